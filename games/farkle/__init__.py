@@ -1,0 +1,1 @@
+"""Farkle: scoring tables, rule sets and the turn engine."""

@@ -1,0 +1,576 @@
+"""The Farkle turn engine: a JSON-round-tripping state, the moves a player can make, and the
+events each move produces. Every function copies the state first, so a refused move leaves
+the caller's state untouched."""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
+from games.farkle.rules import FarkleRules
+from games.farkle.scoring import best_score, best_selection, score_selection, triples_in
+from games.lobby import Seat
+
+LOG_LENGTH = 12
+TIMEOUTS_BEFORE_REMOVAL = 3
+
+ActionKind = Literal["toggle", "roll", "bank", "piggyback"]
+
+
+class Action(BaseModel):
+    """One move: toggle a die (by index into the throw), roll, bank, or piggyback."""
+
+    kind: ActionKind
+    index: int | None = None
+
+
+class Event(BaseModel):
+    """Something that happened, for the table's log and for callers that react to it."""
+
+    kind: str
+    text: str
+    player: int | None = None
+
+
+class FarklePlayer(BaseModel):
+    id: int
+    name: str
+    score: int = 0
+    on_table: bool = False
+    farkles: int = 0
+    malappys: int = 0
+    timeouts: int = 0
+    reached_target: int | None = Field(None, description="Turn number when first at the target.")
+
+
+class Turn(BaseModel):
+    """The current player's turn so far."""
+
+    total: int = 0
+    since_hot: int = Field(0, description="Points since the six dice were last picked up.")
+    dice: list[int] = Field(default_factory=list, description="The throw still on the table.")
+    selected: list[int] = Field(default_factory=list, description="Indexes into dice.")
+    set_aside: list[int] = Field(default_factory=list, description="Set aside since hot dice.")
+    throws: int = 0
+    extended: list[int] = Field(default_factory=list, description="Faces whose triple extends.")
+    piggybacked: bool = False
+    one_die_misses: int = 0
+
+
+class PiggybackOffer(BaseModel):
+    """What the last player banked with and left unrolled."""
+
+    player: int
+    dice: int
+    points: int
+
+
+class FarkleState(BaseModel):
+    rules: FarkleRules
+    players: list[FarklePlayer]
+    departed: list[FarklePlayer] = Field(default_factory=list)
+    current: int = 0
+    turn: Turn = Field(default_factory=Turn)
+    turn_number: int = 1
+    piggyback: PiggybackOffer | None = None
+    final_turns: list[int] | None = Field(None, description="Ids still to play before the end.")
+    finished: bool = False
+    winner: int | None = None
+    log: list[str] = Field(default_factory=list)
+
+    def player(self, user_id: int) -> FarklePlayer:
+        for p in self.players:
+            if p.id == user_id:
+                return p
+        raise NotInGame("You are not in this game.")
+
+    @property
+    def current_player(self) -> FarklePlayer:
+        return self.players[self.current]
+
+
+# --------------------------------------------------------------------------- set-up
+
+
+def new_game(
+    seats: list[Seat], rules: FarkleRules, rng: random.Random
+) -> tuple[FarkleState, list[Event]]:
+    """Seat the players: everyone rolls one die, ties for the highest re-roll; the seating rule
+    says whether the highest roller plays first or last. Join order is the seating order."""
+    if len(seats) < 2:
+        raise IllegalMove("Farkle needs at least two players.")
+    events: list[Event] = []
+    contenders = list(range(len(seats)))
+    while True:
+        rolls = {i: rng.randint(1, 6) for i in contenders}
+        events.append(
+            Event(
+                kind="seating",
+                text="Seating rolls: "
+                + ", ".join(f"{seats[i].name} {r}" for i, r in rolls.items()),
+            )
+        )
+        top = max(rolls.values())
+        contenders = [i for i, r in rolls.items() if r == top]
+        if len(contenders) == 1:
+            break
+    highest = contenders[0]
+    first = highest if rules.seating == "highest_first" else (highest + 1) % len(seats)
+    order = seats[first:] + seats[:first]
+    how = "goes first" if rules.seating == "highest_first" else "goes last"
+    events.append(Event(kind="seating", text=f"{seats[highest].name} rolled highest and {how}."))
+    state = FarkleState(rules=rules, players=[FarklePlayer(id=s.id, name=s.name) for s in order])
+    events.append(_turn_start_event(state))
+    _log(state, events)
+    return state, events
+
+
+# --------------------------------------------------------------------------- queries
+
+
+def selection_dice(state: FarkleState) -> list[int]:
+    return [state.turn.dice[i] for i in state.turn.selected]
+
+
+def must_reroll_last_die(state: FarkleState) -> bool:
+    """True when the last die missed but the rules give it more throws."""
+    t = state.turn
+    return (
+        bool(t.dice) and t.one_die_misses > 0 and best_score(t.dice, state.rules, t.extended) == 0
+    )
+
+
+def selection_value(state: FarkleState) -> int:
+    """Points of the current selection; raises InvalidSelection with the reason it is not valid."""
+    return score_selection(selection_dice(state), state.rules, state.turn.extended)
+
+
+def bank_shortfall(state: FarkleState, value: int) -> str | None:
+    """Why banking with `value` more points is not allowed yet, or None when it is."""
+    rules, turn = state.rules, state.turn
+    player = state.current_player
+    total = turn.total + value
+    need = rules.bank_minimum(player.on_table)
+    if total < need:
+        what = "to get on the table" if need > rules.min_bank else "to bank"
+        return f"You need {need} this turn {what} (you have {total})."
+    if rules.min_bank_after_hot_dice and turn.since_hot + value < rules.min_bank:
+        return (
+            f"After hot dice you need {rules.min_bank} afresh to bank "
+            f"(you have {turn.since_hot + value} since picking the dice up)."
+        )
+    return None
+
+
+def legal_actions(state: FarkleState, user_id: int) -> set[ActionKind]:
+    """The moves `user_id` may make now (empty when it is not their turn)."""
+    if state.finished or state.current_player.id != user_id:
+        return set()
+    turn = state.turn
+    if not turn.dice:
+        acts: set[ActionKind] = {"roll"}
+        if can_piggyback(state):
+            acts.add("piggyback")
+        return acts
+    if must_reroll_last_die(state):
+        return {"roll"}
+    acts = {"toggle"}
+    try:
+        value = selection_value(state)
+    except InvalidSelection:
+        return acts
+    acts.add("roll")
+    if bank_shortfall(state, value) is None:
+        acts.add("bank")
+    return acts
+
+
+def can_piggyback(state: FarkleState) -> bool:
+    offer = state.piggyback
+    return (
+        state.rules.piggyback
+        and offer is not None
+        and offer.player != state.current_player.id
+        and state.current_player.on_table
+        and not state.turn.dice
+        and state.turn.throws == 0
+    )
+
+
+def public_view(state: FarkleState) -> dict[str, object]:
+    """Farkle has no hidden information: everything on the table is public."""
+    return state.model_dump(mode="json")
+
+
+def standings(state: FarkleState) -> list[FarklePlayer]:
+    """Players best first: highest score, then whoever reached the target first."""
+    return _ranked(state.players + state.departed)
+
+
+def _ranked(players: list[FarklePlayer]) -> list[FarklePlayer]:
+    never = 10**9
+    return sorted(
+        players,
+        key=lambda p: (-p.score, p.reached_target if p.reached_target is not None else never),
+    )
+
+
+# --------------------------------------------------------------------------- moves
+
+
+def apply(
+    state: FarkleState, user_id: int, action: Action, rng: random.Random
+) -> tuple[FarkleState, list[Event]]:
+    """Apply one player's move. Raises GameError (state untouched) when it is not allowed."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    state.player(user_id)
+    if state.current_player.id != user_id:
+        raise NotYourTurn(f"It's not your turn: it's {state.current_player.name}'s.")
+    s = state.model_copy(deep=True)
+    s.current_player.timeouts = 0
+    events: list[Event] = []
+    if action.kind == "toggle":
+        _toggle(s, action.index)
+    elif action.kind == "roll":
+        _roll(s, events, rng)
+    elif action.kind == "bank":
+        _bank(s, events)
+    elif action.kind == "piggyback":
+        _piggyback(s, events, rng)
+    else:  # pragma: no cover - Literal already guards this
+        raise IllegalMove(f"Unknown move {action.kind!r}.")
+    _log(s, events)
+    return s, events
+
+
+def timeout(state: FarkleState, rng: random.Random) -> tuple[FarkleState, list[Event]]:
+    """The current player ran out of time: bank if the rules allow it, else end the turn.
+    Three timeouts in a row remove the player."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    s = state.model_copy(deep=True)
+    player = s.current_player
+    player.timeouts += 1
+    events: list[Event] = []
+    banked = False
+    turn = s.turn
+    if turn.dice and not must_reroll_last_die(s):
+        turn.selected = best_selection(turn.dice, s.rules, turn.extended)
+        if bank_shortfall(s, selection_value(s)) is None:
+            events.append(
+                Event(
+                    kind="timeout",
+                    player=player.id,
+                    text=f"{player.name} ran out of time; the bot banks for them.",
+                )
+            )
+            _bank(s, events)
+            banked = True
+    if not banked:
+        lost = f", losing {turn.total}" if turn.total else ""
+        events.append(
+            Event(
+                kind="timeout",
+                player=player.id,
+                text=f"{player.name} ran out of time; turn over{lost}.",
+            )
+        )
+        s.piggyback = None
+        _end_turn(s, events)
+    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
+        events.append(
+            Event(
+                kind="removed",
+                player=player.id,
+                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and is out of the game.",
+            )
+        )
+        _remove(s, player.id, events)
+    _log(s, events)
+    return s, events
+
+
+def remove_player(
+    state: FarkleState, user_id: int, reason: str = "left the game"
+) -> tuple[FarkleState, list[Event]]:
+    """Take a player out (they left); their turn, if it was theirs, passes on."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    who = state.player(user_id)
+    s = state.model_copy(deep=True)
+    events = [Event(kind="removed", player=user_id, text=f"{who.name} {reason}.")]
+    _remove(s, user_id, events)
+    _log(s, events)
+    return s, events
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _toggle(s: FarkleState, index: int | None) -> None:
+    turn = s.turn
+    if not turn.dice or must_reroll_last_die(s):
+        raise IllegalMove("There are no dice to set aside right now: roll first.")
+    if index is None or not 0 <= index < len(turn.dice):
+        raise IllegalMove("That die is not on the table.")
+    if index in turn.selected:
+        turn.selected.remove(index)
+    else:
+        turn.selected.append(index)
+        turn.selected.sort()
+
+
+def _take_selection(s: FarkleState, events: list[Event]) -> int:
+    """Set the selected dice aside, adding their points to the turn; returns dice left to roll."""
+    turn = s.turn
+    if not turn.selected:
+        raise InvalidSelection("Set aside at least one scoring die first.")
+    chosen = selection_dice(s)
+    value = score_selection(chosen, s.rules, turn.extended)
+    turn.total += value
+    turn.since_hot += value
+    turn.set_aside += sorted(chosen)
+    if s.rules.extend_triple_across_throws:
+        turn.extended = sorted(set(turn.extended) | triples_in(chosen, s.rules))
+    left = len(turn.dice) - len(chosen)
+    events.append(
+        Event(
+            kind="set_aside",
+            player=s.current_player.id,
+            text=f"{s.current_player.name} set aside {' '.join(map(str, sorted(chosen)))} for {value} (turn {turn.total}).",
+        )
+    )
+    turn.dice, turn.selected = [], []
+    return left
+
+
+def _roll(s: FarkleState, events: list[Event], rng: random.Random) -> None:
+    turn = s.turn
+    if not turn.dice:
+        count = 6
+    elif must_reroll_last_die(s):
+        count = 1
+    else:
+        count = _take_selection(s, events)
+        if count == 0:
+            count = 6
+            turn.since_hot, turn.set_aside, turn.extended = 0, [], []
+            events.append(
+                Event(
+                    kind="hot_dice",
+                    player=s.current_player.id,
+                    text="Hot dice! All six dice come back.",
+                )
+            )
+    s.piggyback = None
+    _throw(s, count, events, rng)
+
+
+def _piggyback(s: FarkleState, events: list[Event], rng: random.Random) -> None:
+    if not can_piggyback(s):
+        raise IllegalMove("There is nothing to piggyback on right now (you must be on the table).")
+    offer = s.piggyback
+    assert offer is not None
+    s.turn.total = s.turn.since_hot = offer.points
+    s.turn.piggybacked = True
+    s.piggyback = None
+    events.append(
+        Event(
+            kind="piggyback",
+            player=s.current_player.id,
+            text=f"{s.current_player.name} piggybacks on {offer.points} with {offer.dice} dice.",
+        )
+    )
+    _throw(s, offer.dice, events, rng)
+
+
+def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) -> None:
+    turn, player = s.turn, s.current_player
+    turn.dice = [rng.randint(1, 6) for _ in range(count)]
+    turn.selected = []
+    turn.throws += 1
+    shown = " ".join(map(str, turn.dice))
+    if best_score(turn.dice, s.rules, turn.extended) > 0:
+        turn.one_die_misses = 0
+        events.append(Event(kind="roll", player=player.id, text=f"{player.name} rolled {shown}."))
+        return
+    if count == 1 and turn.one_die_misses + 1 < s.rules.one_die_throws:
+        turn.one_die_misses += 1
+        left = s.rules.one_die_throws - turn.one_die_misses
+        events.append(
+            Event(
+                kind="roll",
+                player=player.id,
+                text=f"{player.name} rolled {shown} with the last die: {left} more throw{'s' if left > 1 else ''}.",
+            )
+        )
+        return
+    _farkle(s, shown, events)
+
+
+def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
+    rules, turn, player = s.rules, s.turn, s.current_player
+    malappy = turn.throws == 1 and len(turn.dice) == 6 and not turn.piggybacked
+    player.farkles += 1
+    lost = f", losing {turn.total}" if turn.total else ""
+    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else "Farkle"
+    events.append(
+        Event(kind="farkle", player=player.id, text=f"{player.name} rolled {shown}: {name}{lost}!")
+    )
+    if rules.farkle_penalty_every and player.farkles % rules.farkle_penalty_every == 0:
+        player.score -= rules.farkle_penalty
+        events.append(
+            Event(
+                kind="penalty",
+                player=player.id,
+                text=f"That is {player.name}'s farkle number {player.farkles}: -{rules.farkle_penalty}.",
+            )
+        )
+    s.piggyback = None
+    if malappy and rules.crappy_malappy_wins:
+        player.malappys += 1
+        if player.malappys >= rules.crappy_malappy_wins:
+            events.append(
+                Event(
+                    kind="malappy_win",
+                    player=player.id,
+                    text=f"{player.name}'s crappy malappy number {player.malappys} wins the game outright!",
+                )
+            )
+            _finish(s, events, winner=player.id)
+            return
+    _end_turn(s, events)
+
+
+def _bank(s: FarkleState, events: list[Event]) -> None:
+    turn, player = s.turn, s.current_player
+    if not turn.dice or must_reroll_last_die(s):
+        raise IllegalMove("Roll first: there is nothing to bank yet.")
+    if not turn.selected:
+        raise InvalidSelection("Set aside at least one scoring die before banking.")
+    value = selection_value(s)
+    short = bank_shortfall(s, value)
+    if short:
+        raise IllegalMove(short)
+    left = _take_selection(s, events) or 6
+    player.score += turn.total
+    player.on_table = True
+    events.append(
+        Event(
+            kind="bank",
+            player=player.id,
+            text=f"{player.name} banks {turn.total} (score {player.score}).",
+        )
+    )
+    s.piggyback = (
+        PiggybackOffer(player=player.id, dice=left, points=turn.total)
+        if s.rules.piggyback
+        else None
+    )
+    reached = (
+        player.score >= s.rules.target
+        if s.rules.target_inclusive
+        else player.score > s.rules.target
+    )
+    if reached and player.reached_target is None:
+        player.reached_target = s.turn_number
+    if reached and s.final_turns is None:
+        seat = s.current
+        if s.rules.end_rule == "finish_round":
+            s.final_turns = [p.id for p in s.players[seat + 1 :]]
+            rest = "the rest of the round plays" if s.final_turns else "the round is over"
+        else:
+            s.final_turns = [p.id for p in s.players[seat + 1 :] + s.players[:seat]]
+            rest = "everyone else gets one more turn"
+        events.append(
+            Event(
+                kind="final_round",
+                player=player.id,
+                text=f"{player.name} reached the target; {rest}.",
+            )
+        )
+    _end_turn(s, events)
+
+
+def _end_turn(s: FarkleState, events: list[Event]) -> None:
+    ended = s.current_player.id
+    if s.final_turns is not None and ended in s.final_turns:
+        s.final_turns.remove(ended)
+    s.turn = Turn()
+    s.turn_number += 1
+    if s.final_turns == []:
+        _finish(s, events)
+        return
+    s.current = (s.current + 1) % len(s.players)
+    events.append(_turn_start_event(s))
+
+
+def _remove(s: FarkleState, user_id: int, events: list[Event]) -> None:
+    index = next(i for i, p in enumerate(s.players) if p.id == user_id)
+    if index == s.current and not s.finished:
+        s.turn = Turn()
+    s.departed.append(s.players.pop(index))
+    if s.final_turns is not None and user_id in s.final_turns:
+        s.final_turns.remove(user_id)
+    if s.piggyback is not None and s.piggyback.player == user_id:
+        s.piggyback = None
+    if len(s.players) < 2 or s.final_turns == []:
+        _finish(s, events)
+        return
+    if index < s.current:
+        s.current -= 1
+    elif index == s.current:
+        s.current %= len(s.players)
+        s.turn_number += 1
+        events.append(_turn_start_event(s))
+
+
+def _finish(s: FarkleState, events: list[Event], winner: int | None = None) -> None:
+    s.finished = True
+    s.turn = Turn()
+    s.piggyback = None
+    if winner is None and s.players:
+        winner = _ranked(s.players)[0].id
+    s.winner = winner
+    if winner is not None:
+        name = next(p.name for p in s.players + s.departed if p.id == winner)
+        events.append(Event(kind="game_over", player=winner, text=f"Game over: {name} wins!"))
+    else:
+        events.append(Event(kind="game_over", text="Game over: nobody is left to win."))
+
+
+def _turn_start_event(s: FarkleState) -> Event:
+    p = s.current_player
+    extra = ""
+    if can_piggyback(s):
+        assert s.piggyback is not None
+        extra = f" (may piggyback on {s.piggyback.points} with {s.piggyback.dice} dice)"
+    return Event(kind="turn", player=p.id, text=f"{p.name}'s turn{extra}.")
+
+
+def _log(s: FarkleState, events: list[Event]) -> None:
+    s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+
+
+__all__ = [
+    "Action",
+    "Event",
+    "FarklePlayer",
+    "FarkleState",
+    "GameError",
+    "Turn",
+    "apply",
+    "bank_shortfall",
+    "legal_actions",
+    "must_reroll_last_die",
+    "new_game",
+    "public_view",
+    "remove_player",
+    "selection_value",
+    "standings",
+    "timeout",
+]

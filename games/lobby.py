@@ -1,0 +1,47 @@
+"""A game's waiting room: who has joined and who may start it. Shared by every game."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from games.errors import LobbyError
+
+
+class Seat(BaseModel):
+    """A player as the table knows them: a Discord user id and the name shown."""
+
+    id: int
+    name: str
+
+
+class Lobby(BaseModel):
+    """Players gather here until the starter (or an admin) starts the game."""
+
+    starter: int
+    players: list[Seat] = Field(default_factory=list)
+    min_players: int = 2
+    max_players: int = 8
+    options: dict[str, object] = Field(default_factory=dict)
+
+    def has(self, user_id: int) -> bool:
+        return any(p.id == user_id for p in self.players)
+
+    def join(self, seat: Seat) -> None:
+        if self.has(seat.id):
+            raise LobbyError("You have already joined this game.")
+        if len(self.players) >= self.max_players:
+            raise LobbyError(f"The table is full ({self.max_players} players).")
+        self.players.append(seat)
+
+    def leave(self, user_id: int) -> None:
+        if not self.has(user_id):
+            raise LobbyError("You are not in this lobby.")
+        self.players = [p for p in self.players if p.id != user_id]
+
+    def check_start(self, user_id: int, is_admin: bool) -> None:
+        if user_id != self.starter and not is_admin:
+            raise LobbyError(
+                "Only the player who opened the lobby (or a server manager) can start it."
+            )
+        if len(self.players) < self.min_players:
+            raise LobbyError(f"At least {self.min_players} players are needed to start.")
