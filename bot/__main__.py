@@ -1,0 +1,63 @@
+"""`python -m bot [--config PATH] [--no-sync]`: run the bot with DISCORD_TOKEN from the environment."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from bot.config import BotConfig, ConfigError, load_config
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bot", description=__doc__)
+    parser.add_argument(
+        "--config", type=Path, default=None, help="TOML file (default: config.toml)"
+    )
+    parser.add_argument(
+        "--no-sync", action="store_true", help="do not sync slash commands at start"
+    )
+    return parser.parse_args(argv)
+
+
+def prepare(argv: list[str] | None = None) -> tuple[BotConfig, str, bool]:
+    """Config and token, or ConfigError with one line saying what is wrong."""
+    args = parse_args(argv)
+    path = args.config or Path("config.toml")
+    config = load_config(path, required=args.config is not None)
+    token = os.environ.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        raise ConfigError(
+            "DISCORD_TOKEN is not set: export the bot token from the Discord developer portal"
+        )
+    return config, token, not args.no_sync
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        config, token, sync = prepare(argv)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    from bot.app import GameBot
+
+    logging.basicConfig(
+        level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    bot = GameBot(config, sync=sync)
+    try:
+        bot.run(token, log_handler=None)
+    except Exception as exc:  # login failures: one line, not a traceback
+        import discord
+
+        if isinstance(exc, discord.LoginFailure):
+            print("error: Discord refused DISCORD_TOKEN (improper token)", file=sys.stderr)
+            return 2
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

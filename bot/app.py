@@ -1,0 +1,132 @@
+"""The bot object: wires the store, the table service, the cogs, the timers and the one
+handler every component click goes through."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import discord
+from discord.ext import commands
+
+from bot.components import Click, TableItem
+from bot.config import BotConfig
+from bot.errors import GameTree, UserError, answer_error
+from bot.interactions import actor_of, send_reply
+from bot.service import Reply, Tables
+from bot.store import Store
+from bot.tables.base import Rendered, TableAdapter
+from bot.tables.farkle import FarkleTable
+from bot.timers import TurnTimers
+
+log = logging.getLogger(__name__)
+
+
+def default_adapters() -> dict[str, TableAdapter]:
+    adapters: list[TableAdapter] = [FarkleTable()]
+    return {a.kind: a for a in adapters}
+
+
+class GameBot(commands.AutoShardedBot):
+    """AutoShardedBot so that large bots can split guilds over processes (shard_ids)."""
+
+    def __init__(
+        self, config: BotConfig, *, sync: bool = True, rng: random.Random | None = None
+    ) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True  # channels and threads; no privileged intent is needed
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=intents,
+            tree_cls=GameTree,
+            help_command=None,
+            shard_count=config.shard_count,
+            shard_ids=config.shard_ids,
+            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+        )
+        self.config = config
+        self.sync_commands = sync
+        self.rng = rng or random.SystemRandom()
+        self.adapters = default_adapters()
+        self.timers = TurnTimers(self)
+        self.store: Store
+        self.tables: Tables
+
+    async def setup_hook(self) -> None:
+        self.store = await Store.open(self.config.database_path())
+        self.tables = Tables(
+            store=self.store,
+            adapters=self.adapters,
+            defaults=self.config.defaults,
+            rng=self.rng,
+            on_deadline=self.timers.poke,
+        )
+        self.add_dynamic_items(TableItem)
+        from bot.cogs.admin import AdminCog
+        from bot.cogs.farkle import FarkleCog
+
+        await self.add_cog(FarkleCog(self))
+        await self.add_cog(AdminCog(self))
+        self.timers.start()
+        if self.sync_commands:
+            await self.sync_tree()
+        log.info("Ready to play: %s running sessions", await self.store.count_sessions())
+
+    async def sync_tree(self) -> None:
+        guild_id = self.config.dev_guild_id
+        if guild_id:
+            guild = discord.Object(id=guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+            log.info("Synced %d commands to server %s", len(synced), guild_id)
+        else:
+            synced = await self.tree.sync()
+            log.info("Synced %d global commands (may take a while to appear)", len(synced))
+
+    async def on_component(
+        self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]
+    ) -> None:
+        """Every button and select lands here, including stale, forged and foreign ones."""
+        try:
+            click = Click.parse(custom_id, values)
+            if click is None or click.kind not in self.adapters:
+                raise UserError("This button is not one I recognise any more.")
+            if interaction.channel_id != click.channel_id:
+                raise UserError("This button belongs to a table in another channel.")
+            message_id = interaction.message.id if interaction.message else None
+            reply = await self.tables.click(actor_of(interaction), click, message_id)
+            await send_reply(interaction, reply)
+        except Exception as exc:
+            await answer_error(interaction, exc)
+
+    async def show_table(
+        self, channel_id: int, message_id: int | None, table: Rendered | Reply
+    ) -> None:
+        """Bring a table message up to date outside an interaction (timers, commands)."""
+        content, embed = table.content, table.embed
+        items = table.items or []
+        view = Rendered(embed=embed or discord.Embed(), items=items).view()
+        channel = self.get_partial_messageable(channel_id)
+        try:
+            if message_id is not None:
+                await channel.get_partial_message(message_id).edit(
+                    content=content, embed=embed, view=view
+                )
+                return
+        except discord.NotFound:
+            pass
+        except discord.HTTPException:
+            log.warning("Could not edit the table in channel %s", channel_id, exc_info=True)
+            return
+        try:
+            message = await channel.send(content=content, embed=embed, view=view)
+        except discord.HTTPException:
+            log.warning("Could not post the table in channel %s", channel_id, exc_info=True)
+            return
+        await self.tables.table_posted(channel_id, message.id)
+
+    async def close(self) -> None:
+        await self.timers.stop()
+        if hasattr(self, "store"):
+            await self.store.close()
+        await super().close()

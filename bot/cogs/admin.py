@@ -1,0 +1,154 @@
+"""/config: per-server settings, for members with Manage Server (checked again at run time,
+since server admins can change who sees the command)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.interactions import send_reply
+from bot.service import Reply
+from bot.settings import GuildSettings
+from bot.tables.base import EMBED_COLOUR
+from games.farkle.rules import PRESETS, FarkleRules, rule_fields
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
+RULE_CHOICES = [
+    app_commands.Choice(
+        name=f"{name}: {FarkleRules.model_fields[name].description or ''}"[:100], value=name
+    )
+    for name in rule_fields()
+]
+
+
+def settings_embed(settings: GuildSettings) -> discord.Embed:
+    embed = discord.Embed(title="Server settings", colour=EMBED_COLOUR)
+    timer = f"{settings.turn_timer} s" if settings.turn_timer else "off"
+    embed.add_field(name="General", value=f"Turn timer: **{timer}**", inline=False)
+    farkle = [f"Default rule set: **{PRESETS[settings.farkle_preset].name}**"]
+    for preset, changes in settings.farkle_house_rules.items():
+        if changes:
+            shown = ", ".join(f"{k} = {v}" for k, v in changes.items())
+            farkle.append(f"House rules for {PRESETS[preset].name}: {shown}")
+    embed.add_field(name="Farkle", value="\n".join(farkle)[:1024], inline=False)
+    embed.add_field(name="Kuriki", value=f"Lives: **{settings.kuriki_lives}**", inline=True)
+    embed.add_field(
+        name="CRAP", value=f"Winning threshold: **{settings.crap_threshold}**", inline=True
+    )
+    return embed
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class AdminCog(
+    commands.GroupCog,
+    group_name="config",
+    group_description="Server settings for the games (Manage Server).",
+):
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    async def _update(self, interaction: discord.Interaction[GameBot], **changes: object) -> None:
+        assert interaction.guild_id is not None
+        tables = self.bot.tables
+        current = await tables.settings(interaction.guild_id)
+        new = current.updated(**changes)
+        await tables.save_settings(interaction.guild_id, new)
+        await send_reply(
+            interaction, Reply(content="Saved.", embed=settings_embed(new), ephemeral=True)
+        )
+
+    @app_commands.command(name="show")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def show(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show this server's game settings."""
+        settings = await self.bot.tables.settings(interaction.guild_id)
+        await send_reply(interaction, Reply(embed=settings_embed(settings), ephemeral=True))
+
+    @app_commands.command(name="farkle")
+    @app_commands.describe(preset="Rule set /farkle start uses", target="Score to play to with it")
+    @app_commands.choices(preset=PRESET_CHOICES)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def farkle(
+        self,
+        interaction: discord.Interaction[GameBot],
+        preset: app_commands.Choice[str],
+        target: app_commands.Range[int, 500, 1_000_000] | None = None,
+    ) -> None:
+        """Choose the server's Farkle rule set (and its target)."""
+        current = await self.bot.tables.settings(interaction.guild_id)
+        changed = current.updated(farkle_preset=preset.value)
+        if target is not None:
+            changed = changed.with_house_rule(preset.value, "target", str(target))
+        await self._update(interaction, **changed.model_dump())
+
+    @app_commands.command(name="farkle-rule")
+    @app_commands.describe(
+        rule="The rule to change",
+        value="A number, yes/no, none, or a word such as add / highest_last",
+        preset="Rule set to change (default: the server's)",
+    )
+    @app_commands.choices(rule=RULE_CHOICES, preset=PRESET_CHOICES)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def farkle_rule(
+        self,
+        interaction: discord.Interaction[GameBot],
+        rule: app_commands.Choice[str],
+        value: app_commands.Range[str, 1, 40],
+        preset: app_commands.Choice[str] | None = None,
+    ) -> None:
+        """Change one Farkle house rule."""
+        current = await self.bot.tables.settings(interaction.guild_id)
+        name = preset.value if preset else current.farkle_preset
+        changed = current.with_house_rule(name, rule.value, value)
+        await self._update(interaction, **changed.model_dump())
+
+    @app_commands.command(name="farkle-reset")
+    @app_commands.describe(preset="Rule set to reset (default: the server's)")
+    @app_commands.choices(preset=PRESET_CHOICES)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def farkle_reset(
+        self,
+        interaction: discord.Interaction[GameBot],
+        preset: app_commands.Choice[str] | None = None,
+    ) -> None:
+        """Drop the house rules of a Farkle rule set."""
+        current = await self.bot.tables.settings(interaction.guild_id)
+        name = preset.value if preset else current.farkle_preset
+        rules = {k: v for k, v in current.farkle_house_rules.items() if k != name}
+        await self._update(interaction, farkle_house_rules=rules)
+
+    @app_commands.command(name="timer")
+    @app_commands.describe(seconds="Seconds a player has for each move; 0 turns the timer off")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def timer(
+        self, interaction: discord.Interaction[GameBot], seconds: app_commands.Range[int, 0, 3600]
+    ) -> None:
+        """Set the turn timer for every game."""
+        await self._update(interaction, turn_timer=seconds)
+
+    @app_commands.command(name="kuriki")
+    @app_commands.describe(lives="Lives each Kuriki player starts with (1-9)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def kuriki(
+        self, interaction: discord.Interaction[GameBot], lives: app_commands.Range[int, 1, 9]
+    ) -> None:
+        """Set the number of lives in Kuriki."""
+        await self._update(interaction, kuriki_lives=lives)
+
+    @app_commands.command(name="crap")
+    @app_commands.describe(threshold="Points that end a CRAP game (100-100000)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def crap(
+        self,
+        interaction: discord.Interaction[GameBot],
+        threshold: app_commands.Range[int, 100, 100000],
+    ) -> None:
+        """Set the winning threshold of CRAP."""
+        await self._update(interaction, crap_threshold=threshold)

@@ -1,0 +1,70 @@
+"""/farkle: the slash commands of Farkle. Play itself happens on the table's buttons."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import common
+from games.farkle.rules import PRESETS
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
+
+
+@app_commands.guild_only()
+class FarkleCog(
+    commands.GroupCog,
+    group_name="farkle",
+    group_description="Play Farkle: six dice, push your luck.",
+):
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="start")
+    @app_commands.describe(
+        rules="Rule set (default: this server's choice)",
+        target="Score to play to (default: the rule set's)",
+    )
+    @app_commands.choices(rules=PRESET_CHOICES)
+    async def start(
+        self,
+        interaction: discord.Interaction[GameBot],
+        rules: app_commands.Choice[str] | None = None,
+        target: app_commands.Range[int, 500, 1_000_000] | None = None,
+    ) -> None:
+        """Open a Farkle lobby in this channel; friends join with the button."""
+        await common.start(
+            interaction, "farkle", rules=rules.value if rules else None, target=target
+        )
+
+    @app_commands.command(name="rules")
+    @app_commands.describe(rules="Show this rule set instead of the game in this channel")
+    @app_commands.choices(rules=PRESET_CHOICES)
+    async def rules(
+        self,
+        interaction: discord.Interaction[GameBot],
+        rules: app_commands.Choice[str] | None = None,
+    ) -> None:
+        """Show the rules of the game here, or of a rule set."""
+        await common.rules(interaction, "farkle", rules.value if rules else None)
+
+    @app_commands.command(name="status")
+    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show the Farkle table in this channel, just to you."""
+        await common.status(interaction, "farkle")
+
+    @app_commands.command(name="leave")
+    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Leave the Farkle game or lobby in this channel."""
+        await common.leave(interaction, "farkle")
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
+        """End the Farkle game here (its starter or a server manager)."""
+        await common.end(interaction, "farkle")

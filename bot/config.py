@@ -1,0 +1,63 @@
+"""The bot's own configuration: a TOML file validated by pydantic, plus DISCORD_TOKEN."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.settings import GuildSettings, describe
+
+
+class ConfigError(Exception):
+    """A one-line explanation of what is wrong with the configuration."""
+
+
+class BotConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    database: str = Field(
+        "tablebot{shards}.sqlite3",
+        description="SQLite file; {shards} becomes '-shards-0-1' when shard_ids is set.",
+    )
+    dev_guild_id: int | None = Field(None, description="Sync commands to this server only.")
+    shard_count: int | None = Field(None, ge=1, le=10000)
+    shard_ids: list[int] | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    defaults: GuildSettings = Field(
+        default_factory=GuildSettings, description="Settings of a server that set none."
+    )
+
+    @model_validator(mode="after")
+    def _check_shards(self) -> BotConfig:
+        if self.shard_ids is not None:
+            if self.shard_count is None:
+                raise ValueError("shard_ids needs shard_count")
+            bad = [i for i in self.shard_ids if not 0 <= i < self.shard_count]
+            if bad or not self.shard_ids:
+                raise ValueError(f"shard_ids must be between 0 and {self.shard_count - 1}")
+        return self
+
+    def database_path(self) -> Path:
+        shards = "" if self.shard_ids is None else "-shards-" + "-".join(map(str, self.shard_ids))
+        return Path(self.database.replace("{shards}", shards))
+
+
+def load_config(path: Path, *, required: bool = False) -> BotConfig:
+    """Read and validate `path`; built-in defaults when it is absent and not required."""
+    if not path.exists():
+        if required:
+            raise ConfigError(f"config file {path} does not exist")
+        return BotConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    try:
+        return BotConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: {describe(exc)}") from None

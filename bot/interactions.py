@@ -1,0 +1,41 @@
+"""Sending the service's replies through Discord: the only place that calls the response API."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.service import Actor, Reply
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+log = logging.getLogger(__name__)
+
+
+def actor_of(interaction: discord.Interaction) -> Actor:
+    user = interaction.user
+    perms = interaction.permissions
+    return Actor(id=user.id, name=user.display_name, is_admin=bool(perms and perms.manage_guild))
+
+
+async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) -> None:
+    """Answer the interaction (an update of the clicked message, or a new message)."""
+    if reply.edit:
+        await interaction.response.edit_message(
+            content=reply.content, embed=reply.embed, view=reply.view()
+        )
+    else:
+        kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}
+        if reply.embed is not None:
+            kwargs["embed"] = reply.embed
+        view = reply.view()
+        if view is not None:
+            kwargs["view"] = view
+        response = await interaction.response.send_message(reply.content, **kwargs)  # type: ignore[arg-type]
+        if reply.created_table and reply.channel_id is not None and response.message_id:
+            await interaction.client.tables.table_posted(reply.channel_id, response.message_id)
+    if reply.table is not None and reply.channel_id is not None:
+        await interaction.client.show_table(reply.channel_id, reply.table_message_id, reply.table)

@@ -1,0 +1,400 @@
+"""The table service: every slash command and click, for every game, goes through here.
+
+It holds no Discord objects of the caller; it takes who acted and what they pressed, applies
+the move under the channel's lock, commits it, and returns what to show. The cogs and the
+component handler only translate Discord interactions to these calls and send the replies."""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import discord
+from pydantic import ValidationError
+
+from bot.components import Click, TableItem, view_of
+from bot.errors import CorruptSession, NoSession, StaleTable, UserError
+from bot.sessions import Session, Sessions
+from bot.settings import GuildSettings
+from bot.store import FinishedGame, Store
+from bot.tables.base import Rendered, TableAdapter
+from games.errors import NotInGame
+from games.lobby import Lobby, Seat
+
+log = logging.getLogger(__name__)
+
+LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel"})
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who pressed or typed: their id, the name the table shows, and Manage Server."""
+
+    id: int
+    name: str
+    is_admin: bool = False
+
+
+@dataclass
+class Reply:
+    """What to answer an interaction with.
+
+    `edit` answers a click by updating the clicked message; otherwise a new message is sent
+    (ephemeral when `ephemeral`). `table` is a public table message to edit afterwards (by
+    id), for commands that change a game without being a click on its table."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    items: list[TableItem] | None = None
+    ephemeral: bool = False
+    edit: bool = False
+    table: Rendered | None = None
+    table_message_id: int | None = None
+    channel_id: int | None = None
+    created_table: bool = False
+
+    def view(self) -> discord.ui.View | None:
+        return None if self.items is None else view_of(self.items)
+
+    @classmethod
+    def private(cls, text: str) -> Reply:
+        return cls(content=text, ephemeral=True)
+
+    @classmethod
+    def of_table(cls, rendered: Rendered, **kw: object) -> Reply:
+        return cls(content=rendered.content, embed=rendered.embed, items=rendered.items, **kw)  # type: ignore[arg-type]
+
+
+@dataclass
+class Tables:
+    store: Store
+    adapters: dict[str, TableAdapter]
+    defaults: GuildSettings = field(default_factory=GuildSettings)
+    rng: random.Random = field(default_factory=random.SystemRandom)
+    clock: Callable[[], float] = time.time
+    on_deadline: Callable[[], None] = lambda: None
+
+    def __post_init__(self) -> None:
+        self.sessions = Sessions(self.store, self.adapters)
+        self._settings: dict[int, GuildSettings] = {}
+
+    # ------------------------------------------------------------ settings
+
+    async def settings(self, guild_id: int | None) -> GuildSettings:
+        if guild_id is None:
+            return self.defaults
+        cached = self._settings.get(guild_id)
+        if cached is not None:
+            return cached
+        raw = await self.store.load_settings(guild_id)
+        settings = self.defaults
+        if raw is not None:
+            try:
+                settings = GuildSettings.model_validate(
+                    {**self.defaults.model_dump(), **json.loads(raw)}
+                )
+            except (ValueError, ValidationError):
+                log.error("Settings row for guild %s is damaged; using the defaults", guild_id)
+        self._settings[guild_id] = settings
+        return settings
+
+    async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
+        await self.store.save_settings(guild_id, settings.model_dump_json())
+        self._settings[guild_id] = settings
+
+    # ------------------------------------------------------------ lobby
+
+    async def open_lobby(
+        self,
+        actor: Actor,
+        guild_id: int | None,
+        channel_id: int,
+        kind: str,
+        options: dict[str, object],
+    ) -> Reply:
+        adapter = self.adapters[kind]
+        settings = await self.settings(guild_id)
+        async with self.sessions.lock(channel_id):
+            running = await self.sessions.kind_of(channel_id)
+            if running is not None:
+                title = self.adapters[running].title if running in self.adapters else running
+                raise UserError(
+                    f"A game of {title} is already running in this channel. "
+                    f"Finish it, or end it with /{running} end."
+                )
+            lobby = Lobby(
+                starter=actor.id,
+                players=[Seat(id=actor.id, name=actor.name)],
+                min_players=adapter.min_players,
+                max_players=adapter.max_players,
+                options=adapter.lobby_options(
+                    settings, {k: v for k, v in options.items() if v is not None}
+                ),
+            )
+            session = Session(
+                channel_id=channel_id,
+                guild_id=guild_id,
+                kind=kind,
+                lobby=lobby,
+                created_at=self.clock(),
+            )
+            await self.sessions.save(session)
+            return Reply.of_table(
+                adapter.render_lobby(session, settings), channel_id=channel_id, created_table=True
+            )
+
+    async def table_posted(self, channel_id: int, message_id: int) -> None:
+        """Remember which message is the channel's table (for timer edits)."""
+        async with self.sessions.lock(channel_id):
+            await self.sessions.set_message_id(channel_id, message_id)
+
+    # ------------------------------------------------------------ clicks
+
+    async def click(self, actor: Actor, click: Click, message_id: int | None) -> Reply:
+        """A button or select on a table message."""
+        async with self.sessions.lock(click.channel_id):
+            session = await self._session(click.channel_id, click.kind)
+            adapter = self.adapters[session.kind]
+            if session.kind != click.kind:
+                raise UserError("That button belongs to a game that is over.")
+            work = replace(
+                session,
+                lobby=session.lobby.model_copy(deep=True),
+                message_id=message_id or session.message_id,
+            )
+            settings = await self.settings(session.guild_id)
+            if click.action in LOBBY_ACTIONS:
+                if session.started:
+                    raise UserError("The game has already started: use the buttons on the table.")
+                return await self._lobby_click(actor, work, adapter, settings, click.action)
+            if not session.started:
+                raise UserError("The game has not started yet.")
+            if actor.id not in adapter.player_ids(session.state):
+                raise NotInGame(
+                    "You are not in this game. Wait for the next one, or start one elsewhere."
+                )
+            if click.revision != session.revision:
+                raise StaleTable()
+            work.state = adapter.apply(
+                session.state, actor.id, click.action, click.arg, click.values, self.rng
+            )
+            rendered = await self._commit(work, adapter, settings)
+            return Reply.of_table(rendered, edit=True)
+
+    async def _lobby_click(
+        self,
+        actor: Actor,
+        work: Session,
+        adapter: TableAdapter,
+        settings: GuildSettings,
+        action: str,
+    ) -> Reply:
+        lobby = work.lobby
+        if action == "join":
+            lobby.join(Seat(id=actor.id, name=actor.name))
+        elif action == "leave":
+            lobby.leave(actor.id)
+            if not lobby.players:
+                await self.sessions.delete(work.channel_id)
+                return Reply(
+                    content="Everyone left: the lobby is closed.", embed=None, items=[], edit=True
+                )
+        elif action == "cancel":
+            if actor.id != lobby.starter and not actor.is_admin:
+                raise UserError(
+                    "Only the player who opened the lobby (or a server manager) can cancel it."
+                )
+            await self.sessions.delete(work.channel_id)
+            return Reply(
+                content=f"{actor.name} cancelled the {adapter.title} lobby.",
+                embed=None,
+                items=[],
+                edit=True,
+            )
+        elif action == "start":
+            lobby.check_start(actor.id, actor.is_admin)
+            work.state = adapter.new_game(lobby, settings, self.rng)
+            return Reply.of_table(await self._commit(work, adapter, settings), edit=True)
+        await self.sessions.save(work)
+        return Reply.of_table(adapter.render_lobby(work, settings), edit=True)
+
+    # ------------------------------------------------------------ commands
+
+    async def leave(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            if not session.started:
+                work.lobby.leave(actor.id)
+                if not work.lobby.players:
+                    await self.sessions.delete(channel_id)
+                    return self._with_table(
+                        Reply(content=f"{actor.name} left; the lobby is closed."),
+                        session,
+                        Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
+                    )
+                await self.sessions.save(work)
+                return self._with_table(
+                    Reply(content=f"{actor.name} left the lobby."),
+                    work,
+                    adapter.render_lobby(work, settings),
+                )
+            if actor.id not in adapter.player_ids(session.state):
+                raise NotInGame("You are not in this game.")
+            work.state = adapter.remove_player(session.state, actor.id)
+            rendered = await self._commit(work, adapter, settings)
+            return self._with_table(
+                Reply(content=f"{actor.name} left the {adapter.title} game."), work, rendered
+            )
+
+    async def end(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        """End the channel's game early: its starter or a server manager. Works on damaged rows."""
+        async with self.sessions.lock(channel_id):
+            running = await self.sessions.kind_of(channel_id)
+            if running is None:
+                raise NoSession("There is no game running in this channel.")
+            if running != kind:
+                raise UserError(f"The game here is {running}: use /{running} end.")
+            try:
+                session = await self.sessions.get(channel_id)
+            except CorruptSession:
+                if not actor.is_admin:
+                    raise UserError(
+                        "The saved game here is damaged; a server manager can end it."
+                    ) from None
+                await self.sessions.delete(channel_id)
+                return Reply(content=f"{actor.name} cleared the damaged game in this channel.")
+            assert session is not None
+            adapter = self.adapters[kind]
+            if actor.id != session.lobby.starter and not actor.is_admin:
+                raise UserError(
+                    "Only the player who started this game (or a server manager) can end it."
+                )
+            if not session.started:
+                await self.sessions.delete(channel_id)
+                return self._with_table(
+                    Reply(content=f"{actor.name} cancelled the {adapter.title} lobby."),
+                    session,
+                    Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
+                )
+            result = adapter.outcome(session.state)
+            await self.sessions.finish(session, self._record(session, adapter, ended_by=actor.name))
+            final = adapter.render(session)
+            final.items, final.content = [], None
+            return self._with_table(
+                Reply(
+                    content=f"{actor.name} ended the {adapter.title} game. Standings: "
+                    + ", ".join(
+                        f"{p['name']} {result.scores[str(p['id'])]}" for p in result.players
+                    )
+                ),
+                session,
+                final,
+            )
+
+    async def status(self, channel_id: int, kind: str) -> Reply:
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            rendered = (
+                adapter.render(session)
+                if session.started
+                else adapter.render_lobby(session, settings)
+            )
+            return Reply(
+                content="The live table is the latest table message in this channel.",
+                embed=rendered.embed,
+                ephemeral=True,
+            )
+
+    async def rules(
+        self, guild_id: int | None, channel_id: int, kind: str, preset: str | None
+    ) -> Reply:
+        settings = await self.settings(guild_id)
+        try:
+            session = await self.sessions.get(channel_id)
+        except CorruptSession:
+            session = None
+        return Reply(
+            embed=self.adapters[kind].rules_embed(settings, session, preset), ephemeral=True
+        )
+
+    # ------------------------------------------------------------ timers
+
+    async def expire(self, channel_id: int) -> Reply | None:
+        """Play the safe move for whoever's deadline passed; None when nothing was due."""
+        async with self.sessions.lock(channel_id):
+            try:
+                session = await self.sessions.get(channel_id)
+            except CorruptSession:
+                await self.store.db.execute(
+                    "UPDATE sessions SET deadline = NULL WHERE channel_id = ?", (channel_id,)
+                )
+                return None
+            if session is None or not session.started or session.deadline is None:
+                return None
+            if session.deadline > self.clock():
+                return None
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            work.state = adapter.timeout(session.state, self.rng)
+            rendered = await self._commit(work, adapter, settings)
+            return Reply.of_table(rendered, table_message_id=work.message_id, channel_id=channel_id)
+
+    # ------------------------------------------------------------ internals
+
+    async def _session(self, channel_id: int, kind: str) -> Session:
+        session = await self.sessions.get(channel_id)
+        if session is None:
+            raise NoSession(
+                f"There is no game running in this channel. Start one with /{kind} start."
+            )
+        return session
+
+    async def _commit(
+        self, work: Session, adapter: TableAdapter, settings: GuildSettings
+    ) -> Rendered:
+        """Save a started game (or record it when finished), then render it."""
+        if adapter.is_finished(work.state):
+            work.deadline = None
+            await self.sessions.finish(work, self._record(work, adapter))
+            return adapter.render(work)
+        on_clock = adapter.on_clock(work.state)
+        timer = settings.turn_timer
+        work.deadline = self.clock() + timer if timer and on_clock is not None else None
+        await self.sessions.save(work)
+        if work.deadline is not None:
+            self.on_deadline()
+        return adapter.render(work)
+
+    def _record(
+        self, session: Session, adapter: TableAdapter, ended_by: str | None = None
+    ) -> FinishedGame:
+        """The finished-games row; a game ended early has no winner."""
+        result = adapter.outcome(session.state)
+        return FinishedGame(
+            guild_id=session.guild_id,
+            channel_id=session.channel_id,
+            kind=session.kind,
+            players=result.players,
+            scores=result.scores,
+            winner_id=None if ended_by else result.winner_id,
+            rules=result.rules,
+            outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
+            started_at=session.created_at,
+        )
+
+    @staticmethod
+    def _with_table(reply: Reply, session: Session, rendered: Rendered) -> Reply:
+        reply.table = rendered
+        reply.table_message_id = session.message_id
+        reply.channel_id = session.channel_id
+        return reply

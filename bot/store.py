@@ -1,0 +1,248 @@
+"""The one SQLite file: running sessions, server settings and finished games.
+
+The schema is versioned with numbered migrations (PRAGMA user_version). Every write commits
+before it returns, so a move the bot has acknowledged survives a crash of the process."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiosqlite
+
+MIGRATIONS: list[str] = [
+    # 1: the first schema
+    """
+    CREATE TABLE sessions (
+        channel_id  INTEGER PRIMARY KEY,
+        guild_id    INTEGER,
+        kind        TEXT    NOT NULL,
+        data        TEXT    NOT NULL,
+        revision    INTEGER NOT NULL,
+        message_id  INTEGER,
+        deadline    REAL,
+        created_at  REAL    NOT NULL,
+        updated_at  REAL    NOT NULL
+    );
+    CREATE INDEX sessions_by_deadline ON sessions(deadline) WHERE deadline IS NOT NULL;
+    CREATE TABLE guild_settings (
+        guild_id    INTEGER PRIMARY KEY,
+        data        TEXT    NOT NULL,
+        updated_at  REAL    NOT NULL
+    );
+    CREATE TABLE finished_games (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id    INTEGER,
+        channel_id  INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        players     TEXT    NOT NULL,
+        scores      TEXT    NOT NULL,
+        winner_id   INTEGER,
+        rules       TEXT    NOT NULL,
+        outcome     TEXT    NOT NULL,
+        started_at  REAL    NOT NULL,
+        finished_at REAL    NOT NULL
+    );
+    CREATE INDEX finished_by_guild ON finished_games(guild_id, finished_at);
+    """,
+]
+
+
+@dataclass
+class SessionRow:
+    """A running session as stored: the game's JSON plus what the adapter needs around it."""
+
+    channel_id: int
+    guild_id: int | None
+    kind: str
+    data: str
+    revision: int
+    message_id: int | None
+    deadline: float | None
+    created_at: float
+
+
+@dataclass
+class FinishedGame:
+    """What the finished-games table keeps of a game."""
+
+    guild_id: int | None
+    channel_id: int
+    kind: str
+    players: list[dict[str, object]]
+    scores: dict[str, int]
+    winner_id: int | None
+    rules: dict[str, object]
+    outcome: str
+    started_at: float
+
+
+class Store:
+    """Async access to the database; open with `await Store.open(path)`."""
+
+    def __init__(self, db: aiosqlite.Connection) -> None:
+        self.db = db
+
+    @classmethod
+    async def open(cls, path: Path | str) -> Store:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(str(path), isolation_level=None)
+        await db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode: a commit survives a crash or kill -9 of the process.
+        await db.execute("PRAGMA synchronous=NORMAL")
+        await db.execute("PRAGMA busy_timeout=5000")
+        store = cls(db)
+        await store.migrate()
+        return store
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def schema_version(self) -> int:
+        async with self.db.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def migrate(self) -> None:
+        """Apply every migration newer than the file's version, each in its own transaction."""
+        version = await self.schema_version()
+        for number, sql in enumerate(MIGRATIONS, start=1):
+            if number <= version:
+                continue
+            await self.db.execute("BEGIN")
+            try:
+                for statement in filter(str.strip, sql.split(";")):
+                    await self.db.execute(statement)
+                await self.db.execute(f"PRAGMA user_version={number}")
+                await self.db.execute("COMMIT")
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+
+    # ----------------------------------------------------------------- sessions
+
+    async def load_session(self, channel_id: int) -> SessionRow | None:
+        async with self.db.execute(
+            "SELECT channel_id, guild_id, kind, data, revision, message_id, deadline, created_at"
+            " FROM sessions WHERE channel_id = ?",
+            (channel_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return SessionRow(*row) if row else None
+
+    async def save_session(self, row: SessionRow) -> None:
+        await self.db.execute(
+            "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
+            " deadline, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT(channel_id) DO UPDATE SET guild_id=excluded.guild_id,"
+            " kind=excluded.kind, data=excluded.data, revision=excluded.revision,"
+            " message_id=excluded.message_id, deadline=excluded.deadline,"
+            " updated_at=excluded.updated_at",
+            (
+                row.channel_id,
+                row.guild_id,
+                row.kind,
+                row.data,
+                row.revision,
+                row.message_id,
+                row.deadline,
+                row.created_at,
+                time.time(),
+            ),
+        )
+
+    async def set_message_id(self, channel_id: int, message_id: int) -> None:
+        await self.db.execute(
+            "UPDATE sessions SET message_id = ? WHERE channel_id = ?", (message_id, channel_id)
+        )
+
+    async def delete_session(self, channel_id: int) -> None:
+        await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+
+    async def finish_session(self, channel_id: int, game: FinishedGame) -> int:
+        """Record a finished game and drop its session in one transaction; returns the id."""
+        await self.db.execute("BEGIN")
+        try:
+            cur = await self.db.execute(
+                "INSERT INTO finished_games (guild_id, channel_id, kind, players, scores,"
+                " winner_id, rules, outcome, started_at, finished_at)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                (
+                    game.guild_id,
+                    game.channel_id,
+                    game.kind,
+                    json.dumps(game.players),
+                    json.dumps(game.scores),
+                    game.winner_id,
+                    json.dumps(game.rules),
+                    game.outcome,
+                    game.started_at,
+                    time.time(),
+                ),
+            )
+            await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            await self.db.execute("COMMIT")
+        except BaseException:
+            await self.db.execute("ROLLBACK")
+            raise
+        return int(cur.lastrowid or 0)
+
+    async def due_sessions(self, now: float) -> list[int]:
+        async with self.db.execute(
+            "SELECT channel_id FROM sessions WHERE deadline IS NOT NULL AND deadline <= ?"
+            " ORDER BY deadline",
+            (now,),
+        ) as cur:
+            return [r[0] for r in await cur.fetchall()]
+
+    async def next_deadline(self) -> float | None:
+        async with self.db.execute(
+            "SELECT MIN(deadline) FROM sessions WHERE deadline IS NOT NULL"
+        ) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def count_sessions(self) -> int:
+        async with self.db.execute("SELECT COUNT(*) FROM sessions") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    # ----------------------------------------------------------------- settings
+
+    async def load_settings(self, guild_id: int) -> str | None:
+        async with self.db.execute(
+            "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def save_settings(self, guild_id: int, data: str) -> None:
+        await self.db.execute(
+            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?,?,?)"
+            " ON CONFLICT(guild_id) DO UPDATE SET data=excluded.data,"
+            " updated_at=excluded.updated_at",
+            (guild_id, data, time.time()),
+        )
+
+    async def finished_games(self, channel_id: int | None = None) -> list[dict[str, object]]:
+        sql = (
+            "SELECT id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
+            " started_at, finished_at FROM finished_games"
+        )
+        args: tuple[object, ...] = ()
+        if channel_id is not None:
+            sql += " WHERE channel_id = ?"
+            args = (channel_id,)
+        async with self.db.execute(sql + " ORDER BY id", args) as cur:
+            cols = [c[0] for c in cur.description]
+            rows = await cur.fetchall()
+        out = []
+        for r in rows:
+            rec = dict(zip(cols, r, strict=True))
+            for key in ("players", "scores", "rules"):
+                rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
+            out.append(rec)
+        return out

@@ -1,0 +1,141 @@
+"""What every game adapter provides, and the lobby table all games share."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import discord
+from pydantic import BaseModel
+
+from bot.components import TableItem, button, view_of
+from bot.sessions import Session
+from bot.settings import GuildSettings
+from games.lobby import Lobby
+
+EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
+
+
+@dataclass
+class Outcome:
+    """How a finished game is recorded."""
+
+    players: list[dict[str, object]]
+    scores: dict[str, int]
+    winner_id: int | None
+    rules: dict[str, object]
+    summary: str
+
+
+@dataclass
+class Rendered:
+    """A public table message: text above it, the embed and its buttons."""
+
+    embed: discord.Embed
+    items: list[TableItem] = field(default_factory=list)
+    content: str | None = None
+
+    def view(self) -> discord.ui.View:
+        return view_of(self.items)
+
+
+class TableAdapter(ABC):
+    """The Discord side of one game. No rules live here: legality is asked of the engine."""
+
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 8
+    state_model: ClassVar[type[BaseModel]]
+
+    @abstractmethod
+    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
+        """Validate start options against the server's settings (raises UserError/GameError)."""
+
+    @abstractmethod
+    def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
+        """What the lobby message says about the rules that will be played."""
+
+    @abstractmethod
+    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> Any:
+        """The started game's state."""
+
+    @abstractmethod
+    def apply(
+        self,
+        state: Any,
+        user_id: int,
+        action: str,
+        arg: str | None,
+        values: tuple[str, ...],
+        rng: random.Random,
+    ) -> Any:
+        """The state after a player's move; raises GameError when it is refused."""
+
+    @abstractmethod
+    def timeout(self, state: Any, rng: random.Random) -> Any:
+        """The state after the player on the clock ran out of time."""
+
+    @abstractmethod
+    def remove_player(self, state: Any, user_id: int) -> Any:
+        """The state after a player left."""
+
+    @abstractmethod
+    def player_ids(self, state: Any) -> list[int]:
+        """Players still seated."""
+
+    @abstractmethod
+    def on_clock(self, state: Any) -> int | None:
+        """Whose move the game waits for (None: nobody, so no timer)."""
+
+    @abstractmethod
+    def is_finished(self, state: Any) -> bool: ...
+
+    @abstractmethod
+    def outcome(self, state: Any) -> Outcome: ...
+
+    @abstractmethod
+    def render(self, session: Session) -> Rendered:
+        """The public table for a started game, rendered only from the public view."""
+
+    @abstractmethod
+    def rules_embed(
+        self, settings: GuildSettings, session: Session | None, preset: str | None
+    ) -> discord.Embed:
+        """The rules of the running game, or of a chosen preset, readable on a phone."""
+
+    # ------------------------------------------------------------------ lobby
+
+    def render_lobby(self, session: Session, settings: GuildSettings) -> Rendered:
+        lobby = session.lobby
+        names = "\n".join(f"• <@{p.id}>" for p in lobby.players) or "nobody yet"
+        embed = discord.Embed(
+            title=f"{self.title}: join the table",
+            description=self.lobby_description(lobby, settings),
+            colour=EMBED_COLOUR,
+        )
+        embed.add_field(
+            name=f"Players ({len(lobby.players)}/{lobby.max_players})", value=names, inline=False
+        )
+        embed.set_footer(
+            text=f"{lobby.min_players}-{lobby.max_players} players. "
+            "The player who opened the lobby (or a server manager) starts or cancels it."
+        )
+        rev, ch = session.revision, session.channel_id
+        items = [
+            button(self.kind, "join", ch, rev, "Join", style=discord.ButtonStyle.success),
+            button(self.kind, "leave", ch, rev, "Leave"),
+            button(
+                self.kind,
+                "start",
+                ch,
+                rev,
+                "Start",
+                style=discord.ButtonStyle.primary,
+                disabled=len(lobby.players) < lobby.min_players,
+            ),
+            button(self.kind, "cancel", ch, rev, "Cancel", style=discord.ButtonStyle.danger),
+        ]
+        return Rendered(embed=embed, items=items)

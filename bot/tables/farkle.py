@@ -1,0 +1,362 @@
+"""Farkle on a Discord table: buttons in, one public embed out. Farkle hides nothing, so the
+whole state is the public view."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import discord
+
+from bot.components import TableItem, button
+from bot.errors import UserError
+from bot.sessions import Session
+from bot.settings import GuildSettings, SettingsError
+from bot.tables.base import EMBED_COLOUR, Outcome, Rendered, TableAdapter
+from games.errors import IllegalMove
+from games.farkle import engine
+from games.farkle.engine import Action, FarkleState
+from games.farkle.rules import PRESET_BLURBS, PRESETS, FarkleRules
+from games.farkle.scoring import score_selection
+from games.lobby import Lobby
+
+KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
+LOG_LINES = 6
+_ACTIONS = {"toggle": "toggle", "roll": "roll", "bank": "bank", "piggy": "piggyback"}
+
+
+def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
+    """The rule set in plain sentences (scoring, then play), generated from its fields so it
+    is always true."""
+    kind = {
+        "singles": "Four or more of a kind score only as a triple plus single 1s and 5s.",
+        "double": "Four of a kind is twice the triple, five twice that, six twice again.",
+        "add": "Each die past three adds the triple again (four 4s = 800, five = 1200).",
+        "flat": "Four, five, six of a kind: {} / {} / {}.".format(*rules.flat_kind),
+    }[rules.kind_scoring]
+    sets = [
+        f"Single 1: {rules.single_one}. Single 5: {rules.single_five}.",
+        f"Three 1s: {rules.triple_ones}. Three of any other face: face x 100.",
+        kind,
+    ]
+    six = []
+    if rules.straight is not None:
+        six.append(f"straight 1-6: {rules.straight}")
+    if rules.three_pairs is not None:
+        pairs = f"three pairs: {rules.three_pairs}"
+        if rules.four_and_pair_is_three_pairs:
+            pairs += " (four of a kind + a pair counts)"
+        six.append(pairs)
+    six.append(
+        f"two triples: {rules.two_triplets}"
+        if rules.two_triplets is not None
+        else "two triples: the two triples added"
+    )
+    sets.append("With all six dice: " + "; ".join(six) + ".")
+    if rules.extend_triple_across_throws:
+        sets.append(
+            "After you set aside a triple, each later die of that face this turn scores the "
+            "triple again, until you pick all six dice up."
+        )
+    else:
+        sets.append("Sets never combine across throws.")
+    play = [
+        "Set aside at least one scoring die before each throw. Score all six: hot dice, roll all six again."
+    ]
+    bank = (
+        f"You need {rules.min_bank} in a turn to bank"
+        if rules.min_bank
+        else "You may bank any score"
+    )
+    if rules.min_bank and rules.min_bank_after_hot_dice:
+        bank += ", counted afresh after hot dice"
+    play.append(bank + ".")
+    if rules.opening:
+        play.append(f"To get on the table you need {rules.opening} in one turn.")
+    if rules.one_die_throws > 1:
+        play.append(f"With one die left you get {rules.one_die_throws} throws to roll a 1 or a 5.")
+    if rules.farkle_penalty_every:
+        play.append(
+            f"Every {rules.farkle_penalty_every}th farkle of a player costs {rules.farkle_penalty} "
+            "(scores can go negative)."
+        )
+    if rules.crappy_malappy_wins:
+        play.append(
+            "A farkle on the first throw of six dice in a turn is a crappy malappy: "
+            f"a player's crappy malappy number {rules.crappy_malappy_wins} wins the game at once."
+        )
+    if rules.piggyback:
+        play.append(
+            "Piggyback: on the table, you may start with the last player's unrolled dice and "
+            "banked turn score; if that throw scores, you continue from that total."
+        )
+    seat = "goes first" if rules.seating == "highest_first" else "goes last"
+    reach = "at or over" if rules.target_inclusive else "over"
+    end = (
+        "the rest of that round plays, then the game ends"
+        if rules.end_rule == "finish_round"
+        else "every other player gets one more turn"
+    )
+    play.append(f"Seating: everyone rolls a die; the highest {seat}.")
+    play.append(
+        f"The first to end a turn {reach} {rules.target}: {end}. Highest total wins; a tie goes "
+        "to whoever reached the target first."
+    )
+    return sets, play
+
+
+class FarkleTable(TableAdapter):
+    kind = "farkle"
+    title = "Farkle"
+    min_players = 2
+    max_players = 10
+    state_model = FarkleState
+
+    # ---------------------------------------------------------------- lobby
+
+    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
+        try:
+            rules = settings.farkle_rules(options.get("rules"), options.get("target"))
+        except SettingsError as exc:
+            raise UserError(str(exc)) from None
+        return {"rules": rules.model_dump(mode="json")}
+
+    def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
+        rules = FarkleRules.model_validate(lobby.options["rules"])
+        blurb = next((PRESET_BLURBS[k] for k, v in PRESETS.items() if v.name == rules.name), "")
+        return f"**{rules.name}**, to {rules.target}. {blurb}\nUse `/farkle rules` for every rule."
+
+    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
+        rules = FarkleRules.model_validate(lobby.options["rules"])
+        state, _ = engine.new_game(lobby.players, rules, rng)
+        return state
+
+    # ---------------------------------------------------------------- moves
+
+    def apply(
+        self,
+        state: FarkleState,
+        user_id: int,
+        action: str,
+        arg: str | None,
+        values: tuple[str, ...],
+        rng: random.Random,
+    ) -> FarkleState:
+        kind = _ACTIONS.get(action)
+        if kind is None:
+            raise IllegalMove("That button does not belong to Farkle.")
+        index = int(arg) if kind == "toggle" and arg is not None and arg.isdigit() else None
+        new, _ = engine.apply(state, user_id, Action(kind=kind, index=index), rng)  # type: ignore[arg-type]
+        return new
+
+    def timeout(self, state: FarkleState, rng: random.Random) -> FarkleState:
+        return engine.timeout(state, rng)[0]
+
+    def remove_player(self, state: FarkleState, user_id: int) -> FarkleState:
+        return engine.remove_player(state, user_id)[0]
+
+    def player_ids(self, state: FarkleState) -> list[int]:
+        return [p.id for p in state.players]
+
+    def on_clock(self, state: FarkleState) -> int | None:
+        return None if state.finished else state.current_player.id
+
+    def is_finished(self, state: FarkleState) -> bool:
+        return state.finished
+
+    def outcome(self, state: FarkleState) -> Outcome:
+        ranked = engine.standings(state)
+        winner = next((p for p in ranked if p.id == state.winner), None)
+        return Outcome(
+            players=[{"id": p.id, "name": p.name} for p in ranked],
+            scores={str(p.id): p.score for p in ranked},
+            winner_id=state.winner,
+            rules=state.rules.model_dump(mode="json"),
+            summary=f"{winner.name} won with {winner.score}." if winner else "No winner.",
+        )
+
+    # ---------------------------------------------------------------- rendering
+
+    def render(self, session: Session) -> Rendered:
+        state: FarkleState = session.state
+        rules = state.rules
+        embed = discord.Embed(title=f"🎲 Farkle · {rules.name}", colour=EMBED_COLOUR)
+        lines: list[str] = []
+        content = None
+        if state.finished:
+            winner = next((p for p in engine.standings(state) if p.id == state.winner), None)
+            lines.append(
+                f"🏆 **Game over.** <@{winner.id}> wins with **{winner.score}**!"
+                if winner
+                else "**Game over.**"
+            )
+            content = f"🏆 <@{winner.id}> wins the Farkle game!" if winner else None
+        else:
+            lines += self._turn_lines(session, state)
+        embed.description = "\n".join(lines)
+        embed.add_field(name="Scores", value=self._scores(state), inline=False)
+        if state.log:
+            embed.add_field(
+                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
+            )
+        reach = "at or over" if rules.target_inclusive else "over"
+        embed.set_footer(text=f"Target: {reach} {rules.target} · /farkle rules · /farkle leave")
+        items = [] if state.finished else self._buttons(session, state)
+        return Rendered(embed=embed, items=items, content=content)
+
+    def _turn_lines(self, session: Session, state: FarkleState) -> list[str]:
+        turn, player = state.turn, state.current_player
+        lines = [f"**<@{player.id}>'s turn** · turn total **{turn.total}**"]
+        need = state.rules.bank_minimum(player.on_table)
+        if need:
+            what = "to get on the table" if need > state.rules.min_bank else "to bank"
+            lines[0] += f" · {need} needed {what}"
+        if state.final_turns is not None:
+            lines.append("⚑ Final turns: " + ", ".join(f"<@{i}>" for i in state.final_turns))
+        if turn.dice:
+            lines.append("**Thrown:** " + " ".join(KEYCAPS[d] for d in turn.dice))
+        if turn.set_aside:
+            lines.append("**Set aside:** " + " ".join(map(str, turn.set_aside)))
+        if turn.extended:
+            values = ", ".join(f"each {f} = {state.rules.triple(f)}" for f in turn.extended)
+            lines.append(f"**Extended triples:** {values}")
+        if engine.must_reroll_last_die(state):
+            left = state.rules.one_die_throws - turn.one_die_misses
+            lines.append(
+                f"No score yet with the last die: {left} throw{'s' if left > 1 else ''} left."
+            )
+        elif turn.dice:
+            chosen = engine.selection_dice(state)
+            if not chosen:
+                lines.append("Tap the dice to set aside, then roll again or bank.")
+            else:
+                try:
+                    value = score_selection(chosen, state.rules, turn.extended)
+                    lines.append(f"**Selected:** {' '.join(map(str, chosen))} → **{value}**")
+                    short = engine.bank_shortfall(state, value)
+                    if short:
+                        lines.append(short)
+                except IllegalMove as exc:
+                    lines.append(f"**Selected:** {' '.join(map(str, chosen))} · {exc}")
+        if session.deadline:
+            lines.append(f"⏱ Time for this move runs out <t:{int(session.deadline)}:R>.")
+        return lines
+
+    def _scores(self, state: FarkleState) -> str:
+        rows = []
+        for i, p in enumerate(state.players):
+            mark = "▶" if i == state.current and not state.finished else "·"
+            extra = []
+            if state.rules.opening and not p.on_table:
+                extra.append("not on the table")
+            if state.rules.farkle_penalty_every or state.rules.crappy_malappy_wins:
+                extra.append(f"{p.farkles} crappies")
+            if state.rules.crappy_malappy_wins and p.malappys:
+                extra.append(f"{p.malappys} malappy")
+            tail = f" ({', '.join(extra)})" if extra else ""
+            rows.append(f"{mark} <@{p.id}> **{p.score}**{tail}")
+        for p in state.departed:
+            rows.append(f"✗ <@{p.id}> {p.score} (left)")
+        return "\n".join(rows)[:1024]
+
+    def _buttons(self, session: Session, state: FarkleState) -> list[TableItem]:
+        ch, rev, turn = session.channel_id, session.revision, state.turn
+        legal = engine.legal_actions(state, state.current_player.id)
+        items: list[TableItem] = []
+        if "toggle" in legal:
+            for i, face in enumerate(turn.dice):
+                picked = i in turn.selected
+                item = button(
+                    self.kind,
+                    "toggle",
+                    ch,
+                    rev,
+                    f"{face}" + (" ✓" if picked else ""),
+                    arg=i,
+                    style=discord.ButtonStyle.success if picked else discord.ButtonStyle.secondary,
+                    row=i // 3,
+                )
+                items.append(item)
+        if not turn.dice:
+            roll_label = "Roll 6 dice"
+        elif engine.must_reroll_last_die(state):
+            roll_label = "Throw the last die again"
+        else:
+            left = len(turn.dice) - len(turn.selected)
+            roll_label = f"Set aside & roll {left or 6}" + (" (hot dice!)" if left == 0 else "")
+        items.append(
+            button(
+                self.kind,
+                "roll",
+                ch,
+                rev,
+                roll_label,
+                style=discord.ButtonStyle.primary,
+                disabled="roll" not in legal,
+                row=2,
+            )
+        )
+        if turn.dice and not engine.must_reroll_last_die(state):
+            try:
+                bank_total = turn.total + engine.selection_value(state)
+                bank_label = f"Bank {bank_total}"
+            except IllegalMove:
+                bank_label = "Bank"
+            items.append(
+                button(
+                    self.kind,
+                    "bank",
+                    ch,
+                    rev,
+                    bank_label,
+                    style=discord.ButtonStyle.success,
+                    disabled="bank" not in legal,
+                    row=2,
+                )
+            )
+        if "piggyback" in legal and state.piggyback is not None:
+            offer = state.piggyback
+            items.append(
+                button(
+                    self.kind,
+                    "piggy",
+                    ch,
+                    rev,
+                    f"Piggyback {offer.dice} dice for {offer.points}",
+                    row=2,
+                )
+            )
+        return items
+
+    def rules_embed(
+        self, settings: GuildSettings, session: Session | None, preset: str | None
+    ) -> discord.Embed:
+        if session is not None and session.kind == self.kind and preset is None:
+            source = (
+                session.state.rules
+                if session.started
+                else FarkleRules.model_validate(session.lobby.options["rules"])
+            )
+            heading = "Rules of the game in this channel"
+        else:
+            try:
+                source = settings.farkle_rules(preset)
+            except SettingsError as exc:
+                raise UserError(str(exc)) from None
+            heading = (
+                "Rules with this server's house rules"
+                if settings.farkle_house_rules.get(preset or settings.farkle_preset)
+                else "Rules"
+            )
+        scoring, play = describe_rules(source)
+        embed = discord.Embed(
+            title=f"🎲 Farkle · {source.name}", description=heading, colour=EMBED_COLOUR
+        )
+        embed.add_field(
+            name="Scoring", value="\n".join(f"• {x}" for x in scoring)[:1024], inline=False
+        )
+        embed.add_field(name="Play", value="\n".join(f"• {x}" for x in play)[:1024], inline=False)
+        embed.set_footer(
+            text="Presets: " + ", ".join(PRESETS) + " · admins change rules with /config"
+        )
+        return embed

@@ -1,0 +1,70 @@
+"""Turn timers. Deadlines live in the sessions table, so they survive restarts; one task
+sleeps until the earliest and plays the safe move for whoever let it pass."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+log = logging.getLogger(__name__)
+
+MAX_SLEEP = 30.0
+
+
+class TurnTimers:
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="turn-timers")
+
+    def poke(self) -> None:
+        """A deadline was set: look again (it may be earlier than the one being slept on)."""
+        self._wake.set()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run_due(self) -> int:
+        """Expire every session whose deadline has passed; returns how many moved."""
+        tables = self.bot.tables
+        moved = 0
+        for channel_id in await tables.store.due_sessions(tables.clock()):
+            try:
+                reply = await tables.expire(channel_id)
+                if reply is not None:
+                    moved += 1
+                    await self.bot.show_table(channel_id, reply.table_message_id, reply)
+            except Exception:
+                log.exception("Turn timer failed for channel %s", channel_id)
+        return moved
+
+    async def _run(self) -> None:
+        tables = self.bot.tables
+        while True:
+            try:
+                self._wake.clear()
+                await self.run_due()
+                nxt = await tables.store.next_deadline()
+                delay = (
+                    MAX_SLEEP if nxt is None else min(MAX_SLEEP, max(0.05, nxt - tables.clock()))
+                )
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("Turn timer loop failed; retrying in 5 s")
+                await asyncio.sleep(5)

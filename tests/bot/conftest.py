@@ -1,0 +1,86 @@
+"""Bot-layer fixtures: the real table service on a real SQLite file, a seeded RNG and a
+clock the tests move by hand."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.app import default_adapters
+from bot.components import Click
+from bot.service import Actor, Reply, Tables
+from bot.settings import GuildSettings
+from bot.store import Store
+
+GUILD = 1000
+CHANNEL = 2000
+ALICE = Actor(id=11, name="Alice")
+BOB = Actor(id=12, name="Bob")
+CAROL = Actor(id=13, name="Carol")
+MALLORY = Actor(id=66, name="Mallory")
+ADMIN = Actor(id=99, name="Admin", is_admin=True)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def make_tables(path: Path, clock: Clock, seed: int = 7, **settings: object) -> Tables:
+    store = await Store.open(path)
+    return Tables(
+        store=store,
+        adapters=default_adapters(),
+        defaults=GuildSettings(**settings),  # type: ignore[arg-type]
+        rng=random.Random(seed),
+        clock=clock,
+    )
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "games.sqlite3"
+
+
+@pytest.fixture
+async def tables(db_path: Path, clock: Clock) -> AsyncIterator[Tables]:
+    t = await make_tables(db_path, clock)
+    yield t
+    await t.store.close()
+
+
+def buttons(reply: Reply) -> dict[str, tuple[str, bool]]:
+    """custom_id -> (label, disabled) of a reply's components."""
+    out = {}
+    for item in reply.items or []:
+        out[item.custom_id] = (item.item.label, item.item.disabled)
+    return out
+
+
+def find(reply: Reply, action: str, arg: str | None = None) -> Click:
+    for cid in buttons(reply):
+        click = Click.parse(cid)
+        if click and click.action == action and (arg is None or click.arg == arg):
+            return click
+    raise AssertionError(f"no {action} button in {list(buttons(reply))}")
+
+
+async def open_game(tables: Tables, *players: Actor, **options: object) -> Reply:
+    """Open a Farkle lobby as the first player, let the others join, and start."""
+    first, *rest = players
+    reply = await tables.open_lobby(first, GUILD, CHANNEL, "farkle", dict(options))
+    await tables.table_posted(CHANNEL, 555)
+    for p in rest:
+        reply = await tables.click(p, find(reply, "join"), 555)
+    return await tables.click(first, find(reply, "start"), 555)

@@ -1,0 +1,274 @@
+"""Farkle through the table service on a real SQLite file: whole games, a restart in the
+middle, refusals that change nothing, turn timers and the Discord limits of every render."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.components import Click
+from bot.errors import CorruptSession, NoSession, StaleTable, UserError
+from bot.service import Actor, Reply, Tables
+from games.errors import IllegalMove, NotInGame, NotYourTurn
+from games.farkle.engine import FarkleState
+from games.farkle.scoring import best_selection
+from tests.bot.conftest import (
+    ADMIN,
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    MALLORY,
+    Clock,
+    buttons,
+    find,
+    make_tables,
+    open_game,
+)
+
+PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
+
+
+def check_limits(reply: Reply) -> None:
+    """What Discord would reject with a 400: too many rows or buttons, long ids, big embeds."""
+    view = reply.view()
+    if view is not None:
+        rows = view.to_components()
+        assert len(rows) <= 5
+        for row in rows:
+            assert 1 <= len(row["components"]) <= 5
+            for comp in row["components"]:
+                assert len(comp["custom_id"]) <= 100
+                assert 1 <= len(comp["label"]) <= 80
+    if reply.embed is not None:
+        assert len(reply.embed) <= 6000
+        assert len(reply.embed.fields) <= 25
+        assert all(len(f.value) <= 1024 for f in reply.embed.fields)
+    assert reply.content is None or len(reply.content) <= 2000
+
+
+async def current(tables: Tables) -> FarkleState:
+    session = await tables.sessions.get(CHANNEL)
+    return session.state
+
+
+async def play_move(tables: Tables, reply: Reply, bank_at: int = 300) -> Reply:
+    """One sensible move by whoever's turn it is, using only the buttons on the table."""
+    state = await current(tables)
+    actor = PLAYERS[state.current_player.id]
+    labels = {Click.parse(c).action: d for c, (_, d) in buttons(reply).items()}
+    turn = state.turn
+    if "toggle" in labels and not turn.selected:
+        best = best_selection(turn.dice, state.rules, turn.extended)
+        for i in best:
+            reply = await tables.click(actor, find(reply, "toggle", str(i)), 555)
+            check_limits(reply)
+        labels = {Click.parse(c).action: d for c, (_, d) in buttons(reply).items()}
+    if "bank" in labels and not labels["bank"] and turn.total >= bank_at:
+        return await tables.click(actor, find(reply, "bank"), 555)
+    if "piggy" in labels:
+        return await tables.click(actor, find(reply, "piggy"), 555)
+    return await tables.click(actor, find(reply, "roll"), 555)
+
+
+@pytest.mark.parametrize("preset", ["crappy-malappy", "classic", "on-the-table"])
+async def test_full_game_to_a_winner(tables: Tables, preset: str) -> None:
+    target = {"crappy-malappy": 3000, "classic": 3000, "on-the-table": 5000}[preset]
+    reply = await open_game(tables, ALICE, BOB, CAROL, rules=preset, target=target)
+    for _ in range(3000):
+        check_limits(reply)
+        if await tables.sessions.get(CHANNEL) is None:
+            break
+        reply = await play_move(tables, reply)
+    assert await tables.store.load_session(CHANNEL) is None
+    (record,) = await tables.store.finished_games(CHANNEL)
+    assert record["kind"] == "farkle" and record["rules"]["name"]
+    winner = record["winner_id"]
+    assert winner in PLAYERS
+    scores = record["scores"]
+    assert scores[str(winner)] == max(scores.values())
+    assert reply.items == [] and f"<@{winner}>" in reply.content
+
+
+async def test_restart_mid_game_continues(db_path, clock: Clock) -> None:
+    first = await make_tables(db_path, clock, seed=3)
+    reply = await open_game(first, ALICE, BOB)
+    for _ in range(7):
+        reply = await play_move(first, reply)
+    before = await first.sessions.get(CHANNEL)
+    saved = before.state.model_dump()
+    revision = before.revision
+    await first.store.close()  # the old process is gone; only the file remains
+
+    second = await make_tables(db_path, clock, seed=4)
+    after = await second.sessions.get(CHANNEL)
+    assert after.revision == revision and after.state.model_dump() == saved
+    # The buttons of the message already in the channel still work.
+    reply = await play_move(second, reply)
+    assert (await second.sessions.get(CHANNEL)).revision == revision + 1
+    await second.store.close()
+
+
+async def test_refusals_change_nothing(tables: Tables) -> None:
+    reply = await open_game(tables, ALICE, BOB)
+    state = await current(tables)
+    mover = PLAYERS[state.current_player.id]
+    other = BOB if mover is ALICE else ALICE
+    roll = find(reply, "roll")
+    snapshot = (
+        (await tables.store.load_session(CHANNEL)).data,
+        (await tables.sessions.get(CHANNEL)).revision,
+    )
+
+    async def unchanged() -> None:
+        row = await tables.store.load_session(CHANNEL)
+        assert (row.data, row.revision) == snapshot
+
+    with pytest.raises(NotYourTurn, match="not your turn"):
+        await tables.click(other, roll, 555)
+    await unchanged()
+    with pytest.raises(NotInGame, match="not in this game"):
+        await tables.click(MALLORY, roll, 555)
+    await unchanged()
+    with pytest.raises(IllegalMove):
+        await tables.click(mover, Click("farkle", "bank", CHANNEL, roll.revision), 555)
+    await unchanged()
+    with pytest.raises(IllegalMove):
+        await tables.click(mover, Click("farkle", "nonsense", CHANNEL, roll.revision), 555)
+    await unchanged()
+    reply = await tables.click(mover, roll, 555)  # accepted
+    with pytest.raises(StaleTable, match="moved on"):
+        await tables.click(mover, roll, 555)  # the same (now stale) button again
+    with pytest.raises(IllegalMove, match="not on the table"):
+        await tables.click(
+            mover, Click("farkle", "toggle", CHANNEL, find(reply, "roll").revision, "9"), 555
+        )
+    with pytest.raises(NoSession):
+        await tables.click(mover, Click("farkle", "roll", CHANNEL + 5, 1), 555)
+
+
+async def test_corrupt_row_is_refused_and_admin_can_clear_it(tables: Tables) -> None:
+    reply = await open_game(tables, ALICE, BOB)
+    await tables.store.db.execute(
+        "UPDATE sessions SET data = '{\"lobby\": 7' WHERE channel_id = ?", (CHANNEL,)
+    )
+    tables.sessions._cache.clear()
+    with pytest.raises(CorruptSession, match="damaged"):
+        await tables.click(ALICE, find(reply, "roll"), 555)
+    with pytest.raises(UserError, match="already running"):
+        await tables.open_lobby(BOB, 1000, CHANNEL, "farkle", {})
+    with pytest.raises(UserError, match="server manager"):
+        await tables.end(ALICE, CHANNEL, "farkle")
+    done = await tables.end(ADMIN, CHANNEL, "farkle")
+    assert "cleared" in done.content
+    assert await tables.store.load_session(CHANNEL) is None
+
+
+async def test_end_and_leave(tables: Tables) -> None:
+    await open_game(tables, ALICE, BOB, CAROL)
+    with pytest.raises(UserError, match="Only the player who started"):
+        await tables.end(BOB, CHANNEL, "farkle")
+    reply = await tables.leave(BOB, CHANNEL, "farkle")
+    assert "left" in reply.content and reply.table is not None and reply.table_message_id == 555
+    assert BOB.id not in [p.id for p in (await current(tables)).players]
+    with pytest.raises(NotInGame):
+        await tables.leave(BOB, CHANNEL, "farkle")
+    reply = await tables.end(ALICE, CHANNEL, "farkle")
+    assert "ended" in reply.content and reply.table.items == []
+    (record,) = await tables.store.finished_games(CHANNEL)
+    assert record["winner_id"] is None and record["outcome"].startswith("Ended early")
+
+
+async def test_last_player_left_wins(tables: Tables) -> None:
+    await open_game(tables, ALICE, BOB)
+    await tables.leave(ALICE, CHANNEL, "farkle")
+    (record,) = await tables.store.finished_games(CHANNEL)
+    assert record["winner_id"] == BOB.id
+
+
+async def test_turn_timer_plays_safe_move_and_removes_after_three(
+    tables: Tables, clock: Clock
+) -> None:
+    await open_game(tables, ALICE, BOB, CAROL)
+    session = await tables.sessions.get(CHANNEL)
+    assert session.deadline == clock.now + 120
+    assert await tables.expire(CHANNEL) is None  # not due yet
+    sleeper = session.state.current_player.id
+    for _ in range(3):
+        # Everyone else plays; the sleeper lets the clock run out each time.
+        while (await current(tables)).current_player.id != sleeper:
+            clock.now += 1
+            s = await current(tables)
+            actor = PLAYERS[s.current_player.id]
+            await tables.click(
+                actor,
+                Click("farkle", "roll", CHANNEL, (await tables.sessions.get(CHANNEL)).revision),
+                555,
+            )
+            s = await current(tables)
+            if s.current_player.id == actor.id:  # did not farkle: end the turn by timing out
+                clock.now += 121
+                await tables.expire(CHANNEL)
+        clock.now += 121
+        reply = await tables.expire(CHANNEL)
+        assert reply is not None and "ran out of time" in " ".join((await current(tables)).log)
+    state = await current(tables)
+    assert sleeper not in [p.id for p in state.players]
+    assert "out of the game" in " ".join(state.log)
+
+
+async def test_timer_off_sets_no_deadline(db_path, clock: Clock) -> None:
+    tables = await make_tables(db_path, clock, turn_timer=0)
+    await open_game(tables, ALICE, BOB)
+    assert (await tables.sessions.get(CHANNEL)).deadline is None
+    await tables.store.close()
+
+
+async def test_deadline_survives_restart(db_path, clock: Clock) -> None:
+    first = await make_tables(db_path, clock)
+    await open_game(first, ALICE, BOB)
+    await first.store.close()
+    second = await make_tables(db_path, clock)
+    assert await second.store.next_deadline() == clock.now + 120
+    clock.now += 200
+    assert await second.store.due_sessions(clock.now) == [CHANNEL]
+    assert await second.expire(CHANNEL) is not None
+    await second.store.close()
+
+
+async def test_concurrent_clicks_apply_once(tables: Tables) -> None:
+    import asyncio
+
+    reply = await open_game(tables, ALICE, BOB)
+    mover = PLAYERS[(await current(tables)).current_player.id]
+    roll = find(reply, "roll")
+    results = await asyncio.gather(
+        *(tables.click(mover, roll, 555) for _ in range(20)), return_exceptions=True
+    )
+    ok = [r for r in results if isinstance(r, Reply)]
+    stale = [r for r in results if isinstance(r, StaleTable)]
+    assert len(ok) == 1 and len(stale) == 19
+    assert (await current(tables)).turn.throws == 1
+
+
+async def test_state_json_in_store_round_trips(tables: Tables) -> None:
+    await open_game(tables, ALICE, BOB)
+    row = await tables.store.load_session(CHANNEL)
+    data = json.loads(row.data)
+    assert FarkleState.model_validate(data["state"]) == await current(tables)
+
+
+async def test_status_and_rules_are_private(tables: Tables) -> None:
+    await open_game(tables, ALICE, BOB, rules="classic")
+    status = await tables.status(CHANNEL, "farkle")
+    assert status.ephemeral and status.items is None
+    rules = await tables.rules(1000, CHANNEL, "farkle", None)
+    assert rules.ephemeral and "Classic" in rules.embed.title
+    text = " ".join(f.value for f in rules.embed.fields)
+    assert "350" in text and "1000" in text and "3 throws" in text
+
+
+async def test_actor_name_is_what_the_table_shows(tables: Tables) -> None:
+    reply = await tables.open_lobby(Actor(id=5, name="Zed"), 1000, CHANNEL, "farkle", {})
+    assert "<@5>" in reply.embed.fields[0].value

@@ -1,0 +1,144 @@
+"""Server settings and the bot's config file: bad values get a clear message, nothing changes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import BotConfig, ConfigError, load_config
+from bot.service import Tables
+from bot.settings import GuildSettings, SettingsError
+from tests.bot.conftest import ALICE, CHANNEL, GUILD
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_house_rules_apply_to_their_preset_only() -> None:
+    s = GuildSettings().with_house_rule("classic", "min_bank", "500")
+    s = s.with_house_rule("classic", "straight", "none")
+    s = s.with_house_rule("classic", "piggyback", "yes")
+    s = s.with_house_rule("classic", "flat_kind", "1000, 1500, 2000")
+    rules = s.farkle_rules("classic")
+    assert (rules.min_bank, rules.straight, rules.piggyback, rules.flat_kind) == (
+        500,
+        None,
+        True,
+        (1000, 1500, 2000),
+    )
+    assert s.farkle_rules("crappy-malappy").min_bank == 250
+    assert s.farkle_rules("classic", target=4000).target == 4000
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("min_bank", "lots", "whole number"),
+        ("min_bank", "-5", "greater than or equal"),
+        ("piggyback", "maybe", "yes or no"),
+        ("kind_scoring", "triple", "kind_scoring"),
+        ("flat_kind", "1,2", "three numbers"),
+        ("target", "100", "target"),
+        ("one_die_throws", "9", "one_die_throws"),
+        ("no_such_rule", "1", "no Farkle rule"),
+    ],
+)
+def test_bad_house_rules_are_refused(field: str, value: str, message: str) -> None:
+    s = GuildSettings()
+    with pytest.raises(SettingsError, match=message):
+        s.with_house_rule("classic", field, value)
+    assert s.farkle_house_rules == {}
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"turn_timer": -1},
+        {"turn_timer": 5000},
+        {"kuriki_lives": 0},
+        {"kuriki_lives": 10},
+        {"crap_threshold": 5},
+        {"farkle_preset": "yahtzee"},
+    ],
+)
+def test_out_of_range_settings_are_refused(changes: dict[str, object]) -> None:
+    with pytest.raises(SettingsError):
+        GuildSettings().updated(**changes)
+
+
+async def test_settings_persist_and_apply_to_new_lobbies(tables: Tables) -> None:
+    settings = (await tables.settings(GUILD)).updated(farkle_preset="on-the-table", turn_timer=30)
+    await tables.save_settings(GUILD, settings)
+    tables._settings.clear()
+    loaded = await tables.settings(GUILD)
+    assert loaded.farkle_preset == "on-the-table" and loaded.turn_timer == 30
+    await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
+    session = await tables.sessions.get(CHANNEL)
+    assert session.lobby.options["rules"]["name"] == "On the Table"
+
+
+async def test_damaged_settings_row_falls_back_to_defaults(tables: Tables) -> None:
+    await tables.store.save_settings(GUILD, "{not json")
+    assert await tables.settings(GUILD) == tables.defaults
+
+
+def test_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    assert load_config(path) == BotConfig()
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_config(path, required=True)
+    path.write_text(
+        'shard_count = 4\nshard_ids = [1, 3]\ndatabase = "data/g{shards}.sqlite3"\n'
+        "[defaults]\nturn_timer = 60\n"
+    )
+    config = load_config(path)
+    assert config.database_path() == Path("data/g-shards-1-3.sqlite3")
+    assert config.defaults.turn_timer == 60
+    path.write_text("shard_ids = [5]\nshard_count = 2\n")
+    with pytest.raises(ConfigError, match="shard_ids"):
+        load_config(path)
+    path.write_text("this is = = not toml")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+    path.write_text("colour = 'blue'\n")
+    with pytest.raises(ConfigError, match="colour"):
+        load_config(path)
+
+
+def run_bot(*args: str, token: str | None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    if token is not None:
+        env["DISCORD_TOKEN"] = token
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_missing_token_is_one_clear_line() -> None:
+    result = run_bot("--config", str(ROOT / "config.example.toml"), token=None)
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        == "error: DISCORD_TOKEN is not set: export the bot token from the Discord developer portal"
+    )
+
+
+def test_invalid_config_is_one_clear_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[defaults]\nturn_timer = 99999\n")
+    result = run_bot("--config", str(bad), token="x")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "turn_timer" in lines[0] and "Traceback" not in result.stderr
+
+
+def test_example_config_is_valid() -> None:
+    assert load_config(ROOT / "config.example.toml", required=True) == BotConfig()
