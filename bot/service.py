@@ -287,6 +287,7 @@ class Tables:
             await self.sessions.finish(session, self._record(session, adapter, ended_by=actor.name))
             final = adapter.render(session)
             final.items, final.content = [], None
+            final.embed.description = f"**Game ended early by {actor.name}.**"
             return self._with_table(
                 Reply(
                     content=f"{actor.name} ended the {adapter.title} game. Standings: "

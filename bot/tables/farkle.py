@@ -249,10 +249,10 @@ class FarkleTable(TableAdapter):
             extra = []
             if state.rules.opening and not p.on_table:
                 extra.append("not on the table")
-            if state.rules.farkle_penalty_every or state.rules.crappy_malappy_wins:
-                extra.append(f"{p.farkles} crappies")
-            if state.rules.crappy_malappy_wins and p.malappys:
-                extra.append(f"{p.malappys} malappy")
+            if p.farkles and state.rules.farkle_penalty_every:
+                extra.append(f"{p.farkles} {'crappy' if p.farkles == 1 else 'crappies'}")
+            if p.malappys and state.rules.crappy_malappy_wins:
+                extra.append(f"{p.malappys} crappy malappy")
             tail = f" ({', '.join(extra)})" if extra else ""
             rows.append(f"{mark} <@{p.id}> **{p.score}**{tail}")
         for p in state.departed:

@@ -176,6 +176,7 @@ async def test_end_and_leave(tables: Tables) -> None:
         await tables.leave(BOB, CHANNEL, "farkle")
     reply = await tables.end(ALICE, CHANNEL, "farkle")
     assert "ended" in reply.content and reply.table.items == []
+    assert reply.table.embed.description == "**Game ended early by Alice.**"
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["outcome"].startswith("Ended early")
 

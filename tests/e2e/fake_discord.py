@@ -1,0 +1,1318 @@
+"""A small fake Discord on 127.0.0.1 for end-to-end tests: the gateway websocket (HELLO,
+IDENTIFY -> READY + GUILD_CREATE, heartbeats, injected INTERACTION_CREATE) and the REST routes
+the bot uses, with a store of the messages each user can see.
+
+Every body the bot sends is checked against Discord's own OpenAPI description
+(`../shared/discord/openapi.json`, Draft 2020-12) and against the limits Discord enforces
+that the description misses. A body Discord would refuse is answered the way Discord answers
+it (400, "Invalid Form Body") and recorded in `FakeDiscord.violations`.
+
+It knows nothing of the bot: it speaks Discord, as far as the bot needs it."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import json
+import os
+import time
+import unicodedata
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from aiohttp import WSMsgType, web
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+SPEC_PATH = Path(
+    os.environ.get(
+        "DISCORD_OPENAPI", Path(__file__).resolve().parents[3] / "shared/discord/openapi.json"
+    )
+)
+
+# Message flags.
+EPHEMERAL = 1 << 6
+LOADING = 1 << 7
+COMPONENTS_V2 = 1 << 15
+
+# Permissions.
+MANAGE_GUILD = 1 << 5
+MEMBER_PERMISSIONS = (
+    (1 << 6)  # add reactions
+    | (1 << 10)  # view channel
+    | (1 << 11)  # send messages
+    | (1 << 14)  # embed links
+    | (1 << 15)  # attach files
+    | (1 << 16)  # read message history
+    | (1 << 31)  # use application commands
+)
+BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13)  # + manage messages
+
+# Interaction and callback types.
+APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
+CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE = 4, 5, 6, 7
+
+DISCORD_EPOCH_MS = 1_420_070_400_000
+ACK_DEADLINE = 3.0
+JSON = dict[str, Any]
+
+API_PREFIX = "/api/v10"
+CALLBACK = "/interactions/{interaction_id}/{interaction_token}/callback"
+WEBHOOK = "/webhooks/{webhook_id}/{webhook_token}"
+WEBHOOK_ORIGINAL = "/webhooks/{webhook_id}/{webhook_token}/messages/@original"
+WEBHOOK_MESSAGE = "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}"
+GLOBAL_COMMANDS = "/applications/{application_id}/commands"
+GUILD_COMMANDS = "/applications/{application_id}/guilds/{guild_id}/commands"
+CHANNEL_MESSAGES = "/channels/{channel_id}/messages"
+CHANNEL_MESSAGE_PATH = "/channels/{channel_id}/messages/{message_id}"
+
+
+def iso(ts: float | None = None) -> str:
+    return datetime.fromtimestamp(time.time() if ts is None else ts, UTC).isoformat()
+
+
+class Snowflakes:
+    """Increasing, realistic snowflakes (timestamp << 22)."""
+
+    def __init__(self) -> None:
+        self._last = 0
+
+    def __call__(self) -> int:
+        sf = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
+        self._last = max(sf, self._last + 1)
+        return self._last
+
+
+# ---------------------------------------------------------------------- people and places
+
+
+@dataclass(frozen=True)
+class FakeUser:
+    """A Discord account. `manage_server` gives the Manage Server permission (0x20)."""
+
+    id: int
+    name: str
+    manage_server: bool = False
+    bot: bool = False
+
+    @property
+    def permissions(self) -> int:
+        return MEMBER_PERMISSIONS | (MANAGE_GUILD if self.manage_server else 0)
+
+    def payload(self) -> JSON:
+        return {
+            "id": str(self.id),
+            "username": self.name.lower().replace(" ", "_"),
+            "global_name": self.name,
+            "discriminator": "0",
+            "avatar": None,
+            "bot": self.bot,
+            "public_flags": 0,
+        }
+
+    def member_payload(self, permissions: int | None = None) -> JSON:
+        return {
+            "user": self.payload(),
+            "roles": [],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "nick": None,
+            "avatar": None,
+            "deaf": False,
+            "mute": False,
+            "pending": False,
+            "flags": 0,
+            "premium_since": None,
+            "communication_disabled_until": None,
+            "permissions": str(self.permissions if permissions is None else permissions),
+        }
+
+
+@dataclass
+class FakeChannel:
+    id: int
+    name: str
+    guild_id: int
+    position: int = 0
+
+    def payload(self) -> JSON:
+        return {
+            "id": str(self.id),
+            "type": 0,
+            "name": self.name,
+            "guild_id": str(self.guild_id),
+            "position": self.position,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "parent_id": None,
+            "flags": 0,
+        }
+
+
+@dataclass
+class FakeGuild:
+    id: int
+    name: str
+    owner_id: int
+    channels: list[FakeChannel] = field(default_factory=list)
+    member_count: int = 42
+
+    def payload(self, bot: FakeUser) -> JSON:
+        everyone = {
+            "id": str(self.id),
+            "name": "@everyone",
+            "permissions": str(MEMBER_PERMISSIONS),
+            "position": 0,
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+            "icon": None,
+            "unicode_emoji": None,
+        }
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "banner": None,
+            "description": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "premium_progress_bar_enabled": False,
+            "preferred_locale": "en-US",
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "public_updates_channel_id": None,
+            "safety_alerts_channel_id": None,
+            "vanity_url_code": None,
+            "max_members": 500000,
+            "max_video_channel_users": 25,
+            "features": [],
+            "roles": [everyone],
+            "emojis": [],
+            "stickers": [],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "large": False,
+            "unavailable": False,
+            "member_count": self.member_count,
+            "voice_states": [],
+            "members": [bot.member_payload(BOT_PERMISSIONS)],
+            "channels": [c.payload() for c in self.channels],
+            "threads": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "lazy": True,
+            "application_id": None,
+        }
+
+
+# ---------------------------------------------------------------------- messages
+
+
+def walk_components(components: list[JSON]) -> Iterator[JSON]:
+    """Every component, depth first (rows, containers, sections' accessories, labels)."""
+    for c in components:
+        yield c
+        yield from walk_components(c.get("components") or [])
+        for key in ("accessory", "component"):
+            if isinstance(c.get(key), dict):
+                yield from walk_components([c[key]])
+
+
+def embed_text_length(embed: JSON) -> int:
+    """The characters Discord counts towards the 6000 limit of a message's embeds."""
+    n = len(embed.get("title") or "") + len(embed.get("description") or "")
+    n += len((embed.get("footer") or {}).get("text") or "")
+    n += len((embed.get("author") or {}).get("name") or "")
+    for f in embed.get("fields") or []:
+        n += len(f.get("name") or "") + len(f.get("value") or "")
+    return n
+
+
+def embed_text(embed: JSON) -> str:
+    parts = [embed.get("title") or "", embed.get("description") or ""]
+    for f in embed.get("fields") or []:
+        parts += [f.get("name") or "", f.get("value") or ""]
+    parts.append((embed.get("footer") or {}).get("text") or "")
+    return "\n".join(p for p in parts if p)
+
+
+@dataclass
+class FakeMessage:
+    """A message as Discord stores it. An ephemeral message is seen by `visible_to` only."""
+
+    id: int
+    channel_id: int
+    guild_id: int | None
+    author: JSON
+    content: str = ""
+    embeds: list[JSON] = field(default_factory=list)
+    components: list[JSON] = field(default_factory=list)
+    flags: int = 0
+    visible_to: int | None = None
+    type: int = 0
+    interaction_metadata: JSON | None = None
+    webhook_id: int | None = None
+    application_id: int | None = None
+    created_at: float = field(default_factory=time.time)
+    edited_at: float | None = None
+    edits: int = 0
+    deleted: bool = False
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def loading(self) -> bool:
+        return bool(self.flags & LOADING)
+
+    def visible_for(self, user_id: int) -> bool:
+        return not self.deleted and (not self.ephemeral or self.visible_to == user_id)
+
+    def all_components(self) -> list[JSON]:
+        return list(walk_components(self.components))
+
+    def buttons(self) -> list[JSON]:
+        return [c for c in self.all_components() if c.get("type") == 2]
+
+    def labels(self) -> list[str]:
+        return [b.get("label") or "" for b in self.buttons()]
+
+    def find_component(
+        self, *, label: str | None = None, custom_id: str | None = None
+    ) -> JSON | None:
+        """A component by custom_id, or a button by label (exact, else the first prefix match)."""
+        comps = [c for c in self.all_components() if c.get("type") != 1]
+        if custom_id is not None:
+            return next((c for c in comps if c.get("custom_id") == custom_id), None)
+        if label is not None:
+            buttons = [c for c in comps if c.get("type") == 2]
+            exact = [b for b in buttons if b.get("label") == label]
+            if exact:
+                return exact[0]
+            return next((b for b in buttons if (b.get("label") or "").startswith(label)), None)
+        return None
+
+    def text(self) -> str:
+        """Content and embed text, for assertions."""
+        return "\n".join([self.content, *(embed_text(e) for e in self.embeds)]).strip()
+
+    def apply(self, body: JSON) -> None:
+        """An edit: fields present in the body replace the stored ones; flags keep ephemeral."""
+        if "content" in body:
+            self.content = body["content"] or ""
+        if "embeds" in body:
+            self.embeds = copy.deepcopy(body["embeds"] or [])
+        if "components" in body:
+            self.components = number_components(copy.deepcopy(body["components"] or []))
+        if body.get("flags") is not None:
+            keep = self.flags & (EPHEMERAL | COMPONENTS_V2)
+            self.flags = (int(body["flags"]) & ~(EPHEMERAL | LOADING)) | keep
+        self.flags &= ~LOADING
+        self.edits += 1
+        self.edited_at = time.time()
+
+    def payload(self) -> JSON:
+        out: JSON = {
+            "id": str(self.id),
+            "channel_id": str(self.channel_id),
+            "type": self.type,
+            "author": self.author,
+            "content": self.content,
+            "timestamp": iso(self.created_at),
+            "edited_timestamp": None if self.edited_at is None else iso(self.edited_at),
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "mention_channels": [],
+            "attachments": [],
+            "embeds": copy.deepcopy(self.embeds),
+            "components": copy.deepcopy(self.components),
+            "reactions": [],
+            "pinned": False,
+            "flags": self.flags,
+        }
+        if self.guild_id is not None and not self.ephemeral:
+            out["guild_id"] = str(self.guild_id)
+        if self.webhook_id is not None:
+            out["webhook_id"] = str(self.webhook_id)
+        if self.application_id is not None:
+            out["application_id"] = str(self.application_id)
+        if self.interaction_metadata is not None:
+            out["interaction_metadata"] = copy.deepcopy(self.interaction_metadata)
+        return out
+
+
+def button_row(*buttons: tuple[str, str], style: int = 2) -> JSON:
+    """An action row of (label, custom_id) buttons, for planted messages."""
+    return {
+        "type": 1,
+        "components": [
+            {"type": 2, "style": style, "label": label, "custom_id": cid} for label, cid in buttons
+        ],
+    }
+
+
+def number_components(components: list[JSON]) -> list[JSON]:
+    """Discord gives every component without an `id` a number, counting from 1."""
+    used = {c["id"] for c in walk_components(components) if isinstance(c.get("id"), int)}
+    n = 0
+    for c in walk_components(components):
+        if not isinstance(c.get("id"), int):
+            n += 1
+            while n in used:
+                n += 1
+            c["id"] = n
+    return components
+
+
+# ---------------------------------------------------------------------- interactions
+
+
+@dataclass
+class InteractionRecord:
+    """One interaction the harness injected, and how the bot answered it."""
+
+    id: int
+    token: str
+    type: int
+    user: FakeUser
+    channel_id: int
+    guild_id: int | None
+    payload: JSON
+    message_id: int | None = None  # the message a component sits on
+    dispatched_at: float = 0.0
+    acked_at: float | None = None
+    callback_type: int | None = None
+    callback_body: JSON | None = None
+    message: FakeMessage | None = None  # created (types 4, 5) or updated (6, 7) by the callback
+    followups: list[FakeMessage] = field(default_factory=list)
+    acked: asyncio.Future[InteractionRecord] | None = None
+
+    @property
+    def latency(self) -> float | None:
+        """Seconds from the INTERACTION_CREATE dispatch to the callback."""
+        return None if self.acked_at is None else self.acked_at - self.dispatched_at
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.message is not None and self.message.ephemeral
+
+    @property
+    def text(self) -> str:
+        """What the answer says: the callback's message, then the followups."""
+        msgs = ([self.message] if self.message else []) + self.followups
+        return "\n".join(m.text() for m in msgs)
+
+    def messages(self) -> list[FakeMessage]:
+        return ([self.message] if self.message else []) + self.followups
+
+
+# ---------------------------------------------------------------------- validation
+
+
+@functools.lru_cache(maxsize=4)
+def _registry(path: str) -> Registry:
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    return Registry().with_resource(
+        "urn:discord-openapi", Resource.from_contents(doc, default_specification=DRAFT202012)
+    )
+
+
+def _pointer(*parts: str) -> str:
+    esc = [p.replace("~", "~0").replace("/", "~1") for p in parts]
+    return quote("/" + "/".join(esc), safe="/~")
+
+
+class SpecValidator:
+    """Request bodies against the OpenAPI requestBody schemas (application/json)."""
+
+    def __init__(self, path: Path = SPEC_PATH) -> None:
+        if not path.exists():
+            raise FileNotFoundError(f"Discord's OpenAPI description is missing: {path}")
+        self.registry = _registry(str(path))
+        self._validators: dict[tuple[str, str], Draft202012Validator] = {}
+
+    def validator(self, method: str, path: str) -> Draft202012Validator:
+        key = (method, path)
+        if key not in self._validators:
+            ref = "urn:discord-openapi#" + _pointer(
+                "paths", path, method, "requestBody", "content", "application/json", "schema"
+            )
+            self._validators[key] = Draft202012Validator({"$ref": ref}, registry=self.registry)
+        return self._validators[key]
+
+    def errors(self, method: str, path: str, body: Any) -> list[str]:
+        errors = list(self.validator(method, path).iter_errors(body))
+        if not errors:
+            return []
+        best = _explain(best_match(errors))
+        where = "/".join(map(str, best.absolute_path)) or "(body)"
+        text = best.message
+        if len(text) > 200:
+            shown = json.dumps(best.instance)
+            text = f"{best.validator} {best.validator_value!r} fails on {shown[:60]}... ({len(shown)} chars)"
+        return [f"schema: at {where}: {text}"]
+
+
+def _explain(error: ValidationError) -> ValidationError:
+    """Descend through anyOf/oneOf into the one branch whose `type` fits the instance (the
+    schemas are discriminated by a `type` field), so the message names the real problem."""
+    while error.validator in ("anyOf", "oneOf") and error.context:
+        branches: dict[Any, list[ValidationError]] = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0], []).append(e)
+        fitting = [
+            errs
+            for errs in branches.values()
+            if not any(
+                list(e.relative_path) == ["type"] or (not e.relative_path and e.validator == "type")
+                for e in errs
+            )
+        ]
+        if len(fitting) != 1:
+            break
+        error = best_match(fitting[0])
+    return error
+
+
+def _is_command_name(name: str) -> bool:
+    """^[-_\\p{L}\\p{N}]{1,32}$ and lower case."""
+    return (
+        1 <= len(name) <= 32
+        and all(ch in "-_" or unicodedata.category(ch)[0] in "LN" for ch in name)
+        and name == name.lower()
+    )
+
+
+def message_limits(body: JSON, where: str = "") -> list[str]:
+    """Limits Discord enforces on a message body that the OpenAPI description misses."""
+    problems: list[str] = []
+    content = body.get("content")
+    if isinstance(content, str) and len(content) > 2000:
+        problems.append(f"{where}content is {len(content)} chars (max 2000)")
+    embeds = body.get("embeds") or []
+    total = sum(embed_text_length(e) for e in embeds if isinstance(e, dict))
+    if total > 6000:
+        problems.append(f"{where}embeds hold {total} chars of text (max 6000)")
+    components = body.get("components") or []
+    v2 = bool((body.get("flags") or 0) & COMPONENTS_V2)
+    if not v2 and len(components) > 5:
+        problems.append(f"{where}{len(components)} action rows (max 5)")
+    for c in walk_components(components):
+        cid = c.get("custom_id")
+        if isinstance(cid, str) and not 1 <= len(cid) <= 100:
+            problems.append(f"{where}custom_id {cid!r} is {len(cid)} chars (1-100)")
+        if c.get("type") == 1:
+            children = c.get("components") or []
+            buttons = [x for x in children if x.get("type") == 2]
+            if len(buttons) > 5:
+                problems.append(f"{where}an action row holds {len(buttons)} buttons (max 5)")
+            if any(x.get("type") in (3, 5, 6, 7, 8) for x in children) and len(children) > 1:
+                problems.append(f"{where}an action row holds a select and something else")
+        if c.get("type") == 3 and len(c.get("options") or []) > 25:
+            problems.append(f"{where}a select has {len(c['options'])} options (max 25)")
+    custom_ids = [c["custom_id"] for c in walk_components(components) if c.get("custom_id")]
+    if len(custom_ids) != len(set(custom_ids)):
+        problems.append(f"{where}duplicate custom_id in one message")
+    return problems
+
+
+def new_message_limits(body: JSON) -> list[str]:
+    """A message being created: the limits, and it must not be empty."""
+    problems = message_limits(body)
+    if not any(body.get(k) for k in ("content", "embeds", "components", "attachments", "poll")):
+        problems.append("cannot send an empty message (50006)")
+    return problems
+
+
+def callback_limits(body: JSON) -> list[str]:
+    data = body.get("data") or {}
+    kind = body.get("type")
+    if kind == CHANNEL_MESSAGE:
+        return new_message_limits(data)
+    if kind == UPDATE_MESSAGE:
+        return message_limits(data)
+    if kind == 8 and len(data.get("choices") or []) > 25:
+        return ["autocomplete: more than 25 choices"]
+    if kind == 9:
+        return message_limits(data)
+    return []
+
+
+def command_limits(commands: Any) -> list[str]:
+    """Name and description rules of application commands (the description misses them)."""
+    problems: list[str] = []
+    if not isinstance(commands, list):
+        return problems
+
+    def check_options(options: list[JSON], path: str, depth: int) -> None:
+        if len(options) > 25:
+            problems.append(f"{path}: {len(options)} options (max 25)")
+        seen_optional = False
+        names: set[str] = set()
+        for o in options:
+            name = str(o.get("name", ""))
+            here = f"{path} {name}"
+            if not _is_command_name(name):
+                problems.append(
+                    f"{here}: option name must match ^[-_\\p{{L}}\\p{{N}}]{{1,32}}$ in lower case"
+                )
+            if name in names:
+                problems.append(f"{here}: duplicate option name")
+            names.add(name)
+            desc = o.get("description") or ""
+            if not 1 <= len(desc) <= 100:
+                problems.append(f"{here}: description is {len(desc)} chars (1-100)")
+            kind = o.get("type")
+            if kind in (1, 2):
+                if kind == 2 and depth > 0:
+                    problems.append(f"{here}: subcommand group nested too deep")
+                subs = o.get("options") or []
+                if kind == 2 and any(s.get("type") != 1 for s in subs):
+                    problems.append(f"{here}: a group may hold only subcommands")
+                if kind == 1 and any(s.get("type") in (1, 2) for s in subs):
+                    problems.append(f"{here}: a subcommand may not hold subcommands")
+                check_options(subs, here, depth + 1)
+                continue
+            if o.get("required"):
+                if seen_optional:
+                    problems.append(f"{here}: required option after an optional one")
+            else:
+                seen_optional = True
+            choices = o.get("choices") or []
+            if len(choices) > 25:
+                problems.append(f"{here}: {len(choices)} choices (max 25)")
+            for ch in choices:
+                cname = str(ch.get("name", ""))
+                if not 1 <= len(cname) <= 100:
+                    problems.append(f"{here}: choice name {cname!r} is {len(cname)} chars (1-100)")
+                if isinstance(ch.get("value"), str) and len(ch["value"]) > 100:
+                    problems.append(f"{here}: choice value longer than 100 chars")
+
+    names: set[tuple[int, str]] = set()
+    for cmd in commands:
+        name = str(cmd.get("name", ""))
+        kind = cmd.get("type") or 1
+        if (kind, name) in names:
+            problems.append(f"/{name}: registered twice")
+        names.add((kind, name))
+        if kind != 1:
+            continue
+        if not _is_command_name(name):
+            problems.append(
+                f"/{name}: name must match ^[-_\\p{{L}}\\p{{N}}]{{1,32}}$ in lower case"
+            )
+        desc = cmd.get("description") or ""
+        if not 1 <= len(desc) <= 100:
+            problems.append(f"/{name}: description is {len(desc)} chars (1-100)")
+        check_options(cmd.get("options") or [], f"/{name}", 0)
+        if _command_chars(cmd) > 8000:
+            problems.append(f"/{name}: more than 8000 characters of names and descriptions")
+    return problems
+
+
+def _command_chars(node: JSON) -> int:
+    n = len(node.get("name") or "") + len(node.get("description") or "")
+    for ch in node.get("choices") or []:
+        n += len(str(ch.get("name", ""))) + len(str(ch.get("value", "")))
+    return n + sum(_command_chars(o) for o in node.get("options") or [])
+
+
+# ---------------------------------------------------------------------- the server
+
+
+class _Refused(Exception):
+    """Answer the request with this response (Discord refusing it)."""
+
+    def __init__(self, status: int, code: int, message: str, errors: JSON | None = None) -> None:
+        super().__init__(message)
+        body: JSON = {"message": message, "code": code}
+        if errors:
+            body["errors"] = errors
+        self.response = json_response(body, status=status)
+
+
+def json_response(data: Any, status: int = 200) -> web.Response:
+    # Exactly "application/json": discord.py compares the header to that string, and aiohttp
+    # appends "; charset=utf-8" to json_response() and to any Response built from text=.
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, content_type="application/json"
+    )
+
+
+@dataclass
+class RequestLog:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    status: int = 0
+
+
+@dataclass
+class _Gateway:
+    ws: web.WebSocketResponse
+    seq: int = 0
+    shard: tuple[int, int] = (0, 1)
+    identified: bool = False
+
+
+class FakeDiscord:
+    """The fake. `start()` it, add guilds, point discord.py at `api_url` / `gateway_url`."""
+
+    def __init__(
+        self,
+        *,
+        app_id: int = 1_100_000_000_000_000_001,
+        bot_name: str = "Tablebot",
+        token: str = "fake-bot-token",
+        ack_deadline: float = ACK_DEADLINE,
+        heartbeat_interval: float = 41.25,
+        spec_path: Path = SPEC_PATH,
+    ) -> None:
+        self.snowflake = Snowflakes()
+        self.app_id = app_id
+        self.bot = FakeUser(id=app_id, name=bot_name, bot=True)
+        self.token = token
+        self.ack_deadline = ack_deadline
+        self.heartbeat_interval = heartbeat_interval
+        self.heartbeats = 0
+        self.spec = SpecValidator(spec_path)
+        self.guilds: dict[int, FakeGuild] = {}
+        self.channels: dict[int, FakeChannel] = {}
+        self.messages: dict[int, list[FakeMessage]] = {}
+        self.commands: dict[int | None, list[JSON]] = {}
+        self.interactions: dict[int, InteractionRecord] = {}
+        self._by_token: dict[str, InteractionRecord] = {}
+        self.violations: list[str] = []
+        self.requests: list[RequestLog] = []
+        self.identifies: list[JSON] = []
+        self.in_flight = 0
+        self._gateways: list[_Gateway] = []
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ------------------------------------------------------------ setup
+
+    def add_guild(
+        self, guild_id: int, name: str, channels: dict[int, str], *, owner_id: int
+    ) -> FakeGuild:
+        guild = FakeGuild(id=guild_id, name=name, owner_id=owner_id)
+        for pos, (cid, cname) in enumerate(channels.items()):
+            ch = FakeChannel(id=cid, name=cname, guild_id=guild_id, position=pos)
+            guild.channels.append(ch)
+            self.channels[cid] = ch
+            self.messages.setdefault(cid, [])
+        self.guilds[guild_id] = guild
+        return guild
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._middleware])
+        r = app.router
+        r.add_get("/gateway", self._gateway)
+        p = API_PREFIX
+        r.add_get(p + "/gateway", self._get_gateway)
+        r.add_get(p + "/gateway/bot", self._get_gateway_bot)
+        r.add_get(p + "/users/@me", self._get_me)
+        r.add_get(p + "/oauth2/applications/@me", self._get_application)
+        r.add_get(p + "/applications/{application_id}/commands", self._get_commands)
+        r.add_put(p + "/applications/{application_id}/commands", self._put_commands)
+        r.add_get(
+            p + "/applications/{application_id}/guilds/{guild_id}/commands", self._get_commands
+        )
+        r.add_put(
+            p + "/applications/{application_id}/guilds/{guild_id}/commands", self._put_commands
+        )
+        r.add_post(p + "/interactions/{interaction_id}/{token}/callback", self._callback)
+        r.add_post(p + "/webhooks/{application_id}/{token}", self._followup)
+        for method in ("GET", "PATCH", "DELETE"):
+            r.add_route(
+                method,
+                p + "/webhooks/{application_id}/{token}/messages/{message_id}",
+                self._webhook_message,
+            )
+            r.add_route(
+                method, p + "/channels/{channel_id}/messages/{message_id}", self._channel_message
+            )
+        r.add_post(p + "/channels/{channel_id}/messages", self._create_channel_message)
+        r.add_route("*", "/{tail:.*}", self._unknown)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        for gw in list(self._gateways):
+            await gw.ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # ------------------------------------------------------------ queries
+
+    def message(self, message_id: int) -> FakeMessage | None:
+        for msgs in self.messages.values():
+            for m in msgs:
+                if m.id == message_id:
+                    return m
+        return None
+
+    def visible(self, user_id: int, channel_id: int) -> list[FakeMessage]:
+        """Messages `user_id` sees in the channel, oldest first (public + their ephemerals)."""
+        return [m for m in self.messages.get(channel_id, []) if m.visible_for(user_id)]
+
+    def public(self, channel_id: int) -> list[FakeMessage]:
+        return [m for m in self.messages.get(channel_id, []) if not m.deleted and not m.ephemeral]
+
+    def ack_latencies(self) -> dict[int, float | None]:
+        return {i: r.latency for i, r in self.interactions.items()}
+
+    def violation(self, text: str) -> None:
+        self.violations.append(text)
+
+    def add_message(
+        self,
+        channel_id: int,
+        *,
+        content: str = "",
+        embeds: list[JSON] | None = None,
+        components: list[JSON] | None = None,
+        author: FakeUser | None = None,
+    ) -> FakeMessage:
+        """Plant a public message (not validated): say one an older version of the bot left."""
+        msg = FakeMessage(
+            id=self.snowflake(),
+            channel_id=channel_id,
+            guild_id=self.channels[channel_id].guild_id,
+            author=(author or self.bot).payload(),
+            content=content,
+            embeds=copy.deepcopy(embeds or []),
+            components=number_components(copy.deepcopy(components or [])),
+        )
+        self.messages.setdefault(channel_id, []).append(msg)
+        return msg
+
+    # ------------------------------------------------------------ gateway
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        gw = _Gateway(ws)
+        self._gateways.append(gw)
+        try:
+            await ws.send_str(
+                json.dumps(
+                    {
+                        "op": 10,
+                        "d": {"heartbeat_interval": int(self.heartbeat_interval * 1000)},
+                        "s": None,
+                        "t": None,
+                    }
+                )
+            )
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    if msg.type == WSMsgType.BINARY:
+                        self.violation("gateway: the bot sent a binary frame")
+                    continue
+                data = json.loads(msg.data)
+                op = data.get("op")
+                if op == 1:
+                    self.heartbeats += 1
+                    await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
+                elif op == 2:
+                    await self._identify(gw, data["d"])
+                elif op == 6:
+                    await self._send(gw, "RESUMED", {})
+                elif op in (3, 4, 8, 31):
+                    pass  # presence, voice state, member chunks, soundboard: nothing to do
+                else:
+                    self.violation(f"gateway: unexpected op {op}")
+        finally:
+            self._gateways.remove(gw)
+        return ws
+
+    async def _identify(self, gw: _Gateway, d: JSON) -> None:
+        self.identifies.append(d)
+        if d.get("token") != self.token:
+            await gw.ws.close(code=4004, message=b"Authentication failed.")
+            return
+        shard = tuple(d.get("shard") or (0, 1))
+        gw.shard = (int(shard[0]), int(shard[1]))
+        gw.identified = True
+        mine = [g for g in self.guilds.values() if (g.id >> 22) % gw.shard[1] == gw.shard[0]]
+        me = {**self.bot.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
+        await self._send(
+            gw,
+            "READY",
+            {
+                "v": 10,
+                "user": me,
+                "guilds": [{"id": str(g.id), "unavailable": True} for g in mine],
+                "session_id": f"fake-session-{self.snowflake()}",
+                "resume_gateway_url": self.gateway_url,
+                "shard": list(gw.shard),
+                "application": {"id": str(self.app_id), "flags": 0},
+                "private_channels": [],
+                "relationships": [],
+                "presences": [],
+                "user_settings": {},
+                "guild_join_requests": [],
+                "geo_ordered_rtc_regions": [],
+                "session_type": "normal",
+            },
+        )
+        for g in mine:
+            await self._send(gw, "GUILD_CREATE", g.payload(self.bot))
+
+    async def _send(self, gw: _Gateway, event: str, data: JSON) -> None:
+        gw.seq += 1
+        await gw.ws.send_str(json.dumps({"op": 0, "t": event, "s": gw.seq, "d": data}))
+
+    def _gateway_for(self, guild_id: int | None) -> _Gateway:
+        for gw in self._gateways:
+            if gw.identified and (
+                guild_id is None or (guild_id >> 22) % gw.shard[1] == gw.shard[0]
+            ):
+                return gw
+        raise RuntimeError("no identified gateway connection for that guild")
+
+    async def dispatch(self, event: str, data: JSON, guild_id: int | None = None) -> None:
+        await self._send(self._gateway_for(guild_id), event, data)
+
+    # ------------------------------------------------------------ interactions
+
+    def interaction_payload(
+        self,
+        kind: int,
+        user: FakeUser,
+        channel_id: int,
+        data: JSON,
+        message: FakeMessage | None = None,
+    ) -> InteractionRecord:
+        """Build (not send) an INTERACTION_CREATE as Discord sends it from a guild channel."""
+        channel = self.channels[channel_id]
+        guild = self.guilds[channel.guild_id]
+        iid = self.snowflake()
+        token = f"aW50ZXJhY3Rpb24-{iid}-token"
+        payload: JSON = {
+            "id": str(iid),
+            "application_id": str(self.app_id),
+            "type": kind,
+            "data": data,
+            "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+            "guild_id": str(guild.id),
+            "channel": {**channel.payload(), "permissions": str(user.permissions)},
+            "channel_id": str(channel_id),
+            "member": user.member_payload(),
+            "token": token,
+            "version": 1,
+            "app_permissions": str(BOT_PERMISSIONS),
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": {"0": str(guild.id)},
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if message is not None:
+            payload["message"] = message.payload()
+        return InteractionRecord(
+            id=iid,
+            token=token,
+            type=kind,
+            user=user,
+            channel_id=channel_id,
+            guild_id=guild.id,
+            payload=payload,
+            message_id=message.id if message else None,
+        )
+
+    async def inject(self, record: InteractionRecord) -> InteractionRecord:
+        """Send the INTERACTION_CREATE; `record.acked` resolves when the bot answers."""
+        record.acked = asyncio.get_running_loop().create_future()
+        self.interactions[record.id] = record
+        self._by_token[record.token] = record
+        record.dispatched_at = time.perf_counter()
+        await self.dispatch("INTERACTION_CREATE", record.payload, record.guild_id)
+        return record
+
+    # ------------------------------------------------------------ plumbing
+
+    @web.middleware
+    async def _middleware(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        if request.path == "/gateway":
+            return await handler(request)
+        self.in_flight += 1
+        log = RequestLog(request.method, request.path, dict(request.query), None)
+        self.requests.append(log)
+        try:
+            # Interaction callbacks and webhooks are authorised by their token in the URL.
+            token_auth = request.path.startswith(
+                (API_PREFIX + "/interactions/", API_PREFIX + "/webhooks/")
+            )
+            if not token_auth and request.headers.get("Authorization") != f"Bot {self.token}":
+                raise _Refused(401, 0, "401: Unauthorized")
+            response = await handler(request)
+        except _Refused as refused:
+            response = refused.response
+        except web.HTTPException:
+            raise
+        except Exception as exc:  # a bug in the fake: never answer 5xx (discord.py retries)
+            self.violation(f"fake Discord crashed on {request.method} {request.path}: {exc!r}")
+            response = json_response({"message": f"fake crashed: {exc!r}", "code": 0}, 400)
+        finally:
+            self.in_flight -= 1
+        log.status = response.status
+        return response
+
+    async def _body(
+        self,
+        request: web.Request,
+        spec: tuple[str, str] | None,
+        check: Callable[[Any], list[str]] | None = None,
+    ) -> Any:
+        """The JSON body, refused (400, recorded) if the schema or Discord's limits say no."""
+        raw = await request.read()
+        ctype = request.headers.get("Content-Type", "")
+        if ctype.startswith("multipart/"):
+            form = await request.post()
+            text = form.get("payload_json")
+            body = json.loads(str(text)) if text is not None else {}
+        elif raw:
+            if not ctype.startswith("application/json"):
+                self.violation(f"{request.method} {request.path}: body sent as {ctype!r}")
+            body = json.loads(raw)
+        else:
+            body = None
+        self.requests[-1].body = body
+        problems = self.spec.errors(spec[0], spec[1], body) if spec is not None else []
+        if check is not None and isinstance(body, dict | list):
+            problems += check(body)
+        if problems:
+            self._refuse_body(request, problems, body)
+        return body
+
+    def _refuse_body(self, request: web.Request, problems: list[str], body: Any) -> None:
+        shown = json.dumps(body)[:600]
+        for p in problems:
+            self.violation(f"{request.method} {request.path}: {p}\n  body: {shown}")
+        raise _Refused(
+            400, 50035, "Invalid Form Body", {"_errors": [{"message": p} for p in problems]}
+        )
+
+    def _new_message(
+        self,
+        channel_id: int,
+        body: JSON,
+        *,
+        visible_to: int | None = None,
+        kind: int = 0,
+        interaction: InteractionRecord | None = None,
+        extra_flags: int = 0,
+    ) -> FakeMessage:
+        channel = self.channels[channel_id]
+        flags = int(body.get("flags") or 0) | extra_flags
+        msg = FakeMessage(
+            id=self.snowflake(),
+            channel_id=channel_id,
+            guild_id=channel.guild_id,
+            author=self.bot.payload(),
+            content=body.get("content") or "",
+            embeds=copy.deepcopy(body.get("embeds") or []),
+            components=number_components(copy.deepcopy(body.get("components") or [])),
+            flags=flags,
+            visible_to=visible_to if flags & EPHEMERAL else None,
+            type=kind,
+        )
+        if interaction is not None:
+            msg.webhook_id = self.app_id
+            msg.application_id = self.app_id
+            msg.interaction_metadata = {
+                "id": str(interaction.id),
+                "type": interaction.type,
+                "user": interaction.user.payload(),
+                "authorizing_integration_owners": {"0": str(interaction.guild_id)},
+            }
+        self.messages.setdefault(channel_id, []).append(msg)
+        return msg
+
+    def _record(self, request: web.Request) -> InteractionRecord:
+        rec = self._by_token.get(request.match_info["token"])
+        app = request.match_info.get("application_id")
+        if rec is None or (app is not None and app != str(self.app_id)):
+            raise _Refused(404, 10015, "Unknown Webhook")
+        if rec.callback_type is None:
+            # Discord knows no webhook for an interaction that was never answered.
+            self.violation(
+                f"{request.method} {request.path}: webhook used before the interaction was acknowledged"
+            )
+            raise _Refused(404, 10015, "Unknown Webhook")
+        return rec
+
+    # ------------------------------------------------------------ REST: login and commands
+
+    async def _get_gateway(self, request: web.Request) -> web.Response:
+        return json_response({"url": self.gateway_url})
+
+    async def _get_gateway_bot(self, request: web.Request) -> web.Response:
+        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+        return json_response({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    async def _get_me(self, request: web.Request) -> web.Response:
+        return json_response(
+            {**self.bot.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
+        )
+
+    async def _get_application(self, request: web.Request) -> web.Response:
+        owner = FakeUser(id=self.app_id + 1, name="Owner")
+        return json_response(
+            {
+                "id": str(self.app_id),
+                "name": self.bot.name,
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": owner.payload(),
+                "team": None,
+                "verify_key": "0" * 64,
+                "flags": 0,
+                "summary": "",
+                "tags": [],
+                "redirect_uris": [],
+                "interactions_endpoint_url": None,
+                "approximate_guild_count": len(self.guilds),
+                "bot": self.bot.payload(),
+            }
+        )
+
+    def _scope(self, request: web.Request) -> int | None:
+        if request.match_info["application_id"] != str(self.app_id):
+            raise _Refused(403, 50001, "Missing Access")
+        guild = request.match_info.get("guild_id")
+        if guild is None:
+            return None
+        if int(guild) not in self.guilds:
+            raise _Refused(403, 50001, "Missing Access")
+        return int(guild)
+
+    async def _get_commands(self, request: web.Request) -> web.Response:
+        return json_response(self.commands.get(self._scope(request), []))
+
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        scope = self._scope(request)
+        path = GLOBAL_COMMANDS if scope is None else GUILD_COMMANDS
+        body = await self._body(request, ("put", path), command_limits)
+        old = {(c.get("type", 1), c["name"]): c["id"] for c in self.commands.get(scope, [])}
+        stored = []
+        for cmd in body or []:
+            kind = cmd.get("type") or 1
+            out = {k: v for k, v in cmd.items() if v is not None}
+            out.update(
+                id=old.get((kind, cmd["name"])) or str(self.snowflake()),
+                application_id=str(self.app_id),
+                version=str(self.snowflake()),
+                type=kind,
+                description=cmd.get("description") or "",
+            )
+            if scope is not None:
+                out["guild_id"] = str(scope)
+            stored.append(out)
+        self.commands[scope] = stored
+        return json_response(stored)
+
+    # ------------------------------------------------------------ REST: interactions
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        body = await self._body(request, ("post", CALLBACK), callback_limits)
+        rec = self._by_token.get(request.match_info["token"])
+        if rec is None or str(rec.id) != request.match_info["interaction_id"]:
+            raise _Refused(404, 10062, "Unknown interaction")
+        now = time.perf_counter()
+        if rec.callback_type is not None:
+            self.violation(f"interaction {rec.id}: answered twice")
+            raise _Refused(400, 40060, "Interaction has already been acknowledged.")
+        if now - rec.dispatched_at > self.ack_deadline:
+            self.violation(
+                f"interaction {rec.id}: answered after {now - rec.dispatched_at:.2f} s (max {self.ack_deadline})"
+            )
+            raise _Refused(404, 10062, "Unknown interaction")
+        kind = body["type"]
+        data = body.get("data") or {}
+        if (kind == 8) != (rec.type == AUTOCOMPLETE) or kind not in (4, 5, 6, 7, 8, 9):
+            self.violation(
+                f"interaction {rec.id}: callback type {kind} for interaction type {rec.type}"
+            )
+            raise _Refused(400, 50035, "Invalid Form Body")
+        msg: FakeMessage | None = None
+        if kind == CHANNEL_MESSAGE:
+            msg = self._new_message(
+                rec.channel_id,
+                data,
+                visible_to=rec.user.id,
+                kind=20 if rec.type == APPLICATION_COMMAND else 0,
+                interaction=rec,
+            )
+        elif kind == DEFERRED_CHANNEL_MESSAGE:
+            msg = self._new_message(
+                rec.channel_id,
+                {"flags": int(data.get("flags") or 0) & EPHEMERAL},
+                visible_to=rec.user.id,
+                kind=20 if rec.type == APPLICATION_COMMAND else 0,
+                interaction=rec,
+                extra_flags=LOADING,
+            )
+        elif kind in (DEFERRED_UPDATE, UPDATE_MESSAGE):
+            if rec.type not in (MESSAGE_COMPONENT, MODAL_SUBMIT) or rec.message_id is None:
+                self.violation(
+                    f"interaction {rec.id}: callback type {kind} needs a component interaction"
+                )
+                raise _Refused(400, 50035, "Invalid Form Body")
+            msg = self.message(rec.message_id)
+            if msg is None or msg.deleted:
+                raise _Refused(404, 10008, "Unknown Message")
+            if kind == UPDATE_MESSAGE:
+                msg.apply(data)
+        rec.acked_at = now
+        rec.callback_type = kind
+        rec.callback_body = body
+        rec.message = msg
+        if rec.acked is not None and not rec.acked.done():
+            rec.acked.set_result(rec)
+        if request.query.get("with_response") not in ("1", "true", "True"):
+            return web.Response(status=204)
+        resource: JSON = {"type": kind}
+        if msg is not None and kind != DEFERRED_UPDATE:
+            resource["message"] = msg.payload()
+        return json_response(
+            {
+                "interaction": {
+                    "id": str(rec.id),
+                    "type": rec.type,
+                    "activity_instance_id": None,
+                    "response_message_id": str(msg.id) if msg else None,
+                    "response_message_loading": bool(msg and msg.loading),
+                    "response_message_ephemeral": bool(msg and msg.ephemeral),
+                },
+                "resource": resource,
+            }
+        )
+
+    async def _followup(self, request: web.Request) -> web.StreamResponse:
+        body = await self._body(request, ("post", WEBHOOK), new_message_limits)
+        rec = self._record(request)
+        original = rec.message
+        if (
+            rec.callback_type == DEFERRED_CHANNEL_MESSAGE
+            and original is not None
+            and original.loading
+        ):
+            # The first followup after "thinking..." replaces the loading message.
+            original.apply({k: v for k, v in body.items() if k != "flags"})
+            msg = original
+        else:
+            msg = self._new_message(rec.channel_id, body, visible_to=rec.user.id, interaction=rec)
+            rec.followups.append(msg)
+        if request.query.get("wait") in ("1", "true", "True"):
+            return json_response(msg.payload())
+        return web.Response(status=204)
+
+    async def _webhook_message(self, request: web.Request) -> web.StreamResponse:
+        rec = self._record(request)
+        mid = request.match_info["message_id"]
+        path = WEBHOOK_ORIGINAL if mid == "@original" else WEBHOOK_MESSAGE
+        patch = request.method == "PATCH"
+        body = await self._body(request, ("patch", path) if patch else None, message_limits)
+        ours = {m.id: m for m in rec.messages()}
+        msg = rec.message if mid == "@original" else ours.get(int(mid)) if mid.isdigit() else None
+        if msg is None or msg.deleted:
+            raise _Refused(404, 10008, "Unknown Message")
+        if request.method == "GET":
+            return json_response(msg.payload())
+        if request.method == "DELETE":
+            msg.deleted = True
+            return web.Response(status=204)
+        msg.apply(body or {})
+        return json_response(msg.payload())
+
+    # ------------------------------------------------------------ REST: channel messages
+
+    def _channel(self, request: web.Request) -> FakeChannel:
+        ch = self.channels.get(int(request.match_info["channel_id"]))
+        if ch is None:
+            raise _Refused(404, 10003, "Unknown Channel")
+        return ch
+
+    async def _create_channel_message(self, request: web.Request) -> web.Response:
+        ch = self._channel(request)
+        body = await self._body(request, ("post", CHANNEL_MESSAGES), new_message_limits)
+        if (body.get("flags") or 0) & EPHEMERAL:
+            self.violation(f"POST {request.path}: channel messages cannot be ephemeral")
+        msg = self._new_message(ch.id, {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL})
+        return json_response(msg.payload())
+
+    async def _channel_message(self, request: web.Request) -> web.StreamResponse:
+        ch = self._channel(request)
+        patch = request.method == "PATCH"
+        body = await self._body(
+            request, ("patch", CHANNEL_MESSAGE_PATH) if patch else None, message_limits
+        )
+        mid = request.match_info["message_id"]
+        msg = self.message(int(mid)) if mid.isdigit() else None
+        if msg is None or msg.deleted or msg.channel_id != ch.id or msg.ephemeral:
+            raise _Refused(404, 10008, "Unknown Message")
+        if request.method == "GET":
+            return json_response(msg.payload())
+        if msg.author.get("id") != str(self.app_id):
+            raise _Refused(403, 50005, "Cannot edit a message authored by another user")
+        if request.method == "DELETE":
+            msg.deleted = True
+            return web.Response(status=204)
+        msg.apply(body or {})
+        return json_response(msg.payload())
+
+    async def _unknown(self, request: web.Request) -> web.Response:
+        self.violation(
+            f"unexpected request {request.method} {request.path} (the fake has no such route)"
+        )
+        return json_response({"message": "404: Not Found", "code": 0}, 404)

@@ -1,0 +1,435 @@
+"""Drive the real bot like players do: start `GameBot` against `FakeDiscord`, type slash
+commands, click buttons, and read what each user can see.
+
+    async with running_bot(tmp_path / "e2e.sqlite3", seed=3) as d:
+        await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=5000)
+        await d.click(BOB, TABLE, label="Join")
+        d.table(TABLE).text()
+
+Every dispatch waits until the bot answered (the interaction callback) and then until the
+bot's handler finished (its follow-up edits included), and fails at once, with the details,
+if the bot sent anything Discord would refuse."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from bot.app import GameBot
+from bot.config import BotConfig
+from bot.settings import GuildSettings
+from tests.e2e.fake_discord import (
+    APPLICATION_COMMAND,
+    MESSAGE_COMPONENT,
+    FakeDiscord,
+    FakeMessage,
+    FakeUser,
+    InteractionRecord,
+)
+
+GUILD = 1_100_000_000_000_000_100
+TABLE = 1_100_000_000_000_000_200  # the channel games are played in
+LOUNGE = 1_100_000_000_000_000_201  # another channel of the same server
+
+ALICE = FakeUser(1_100_000_000_000_001_001, "Alice")
+BOB = FakeUser(1_100_000_000_000_001_002, "Bob")
+CAROL = FakeUser(1_100_000_000_000_001_003, "Carol")
+MALLORY = FakeUser(1_100_000_000_000_001_066, "Mallory")
+ADMIN = FakeUser(1_100_000_000_000_001_099, "Admin", manage_server=True)
+
+# Tasks discord.py starts to run a command or a component callback (discord.py 2.7).
+_HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-")
+_NOT_HANDLERS = ("discord-ui-view-timeout-",)
+
+
+class ClientRefused(Exception):
+    """What a real Discord client would not let the user do (unknown option, disabled button)."""
+
+
+def _handler_tasks() -> list[asyncio.Task[Any]]:
+    out = []
+    for task in asyncio.all_tasks():
+        name = task.get_name()
+        handler = name.startswith(_HANDLER_TASKS) and not name.startswith(_NOT_HANDLERS)
+        if handler and not task.done():
+            out.append(task)
+    return out
+
+
+class _LogCapture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # The bot's warnings and anyone's errors: each means something went wrong.
+        if record.levelno >= logging.ERROR or record.name.startswith("bot"):
+            self.records.append(record)
+
+
+def _coerce(command: str, opt: dict[str, Any], value: Any) -> Any:
+    """An option value as the Discord client sends it, refused where the client refuses."""
+    kind, name = opt["type"], opt["name"]
+    choices = opt.get("choices") or []
+    if choices:
+        for ch in choices:
+            if value in (ch["value"], ch["name"]):
+                return ch["value"]
+        raise ClientRefused(
+            f"/{command} {name}: {value!r} is not one of {[c['value'] for c in choices]}"
+        )
+    if kind == 3:
+        if not isinstance(value, str):
+            raise ClientRefused(f"/{command} {name} takes text")
+        if not opt.get("min_length", 0) <= len(value) <= opt.get("max_length", 6000):
+            raise ClientRefused(f"/{command} {name}: length out of range")
+        return value
+    if kind in (4, 10):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ClientRefused(f"/{command} {name} takes a number")
+        if kind == 4 and not float(value).is_integer():
+            raise ClientRefused(f"/{command} {name} takes a whole number")
+        lo, hi = opt.get("min_value"), opt.get("max_value")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise ClientRefused(f"/{command} {name}: {value} is outside {lo}..{hi}")
+        return int(value) if kind == 4 else float(value)
+    if kind == 5:
+        if not isinstance(value, bool):
+            raise ClientRefused(f"/{command} {name} takes true or false")
+        return value
+    raise ClientRefused(f"/{command} {name}: option type {kind} is not supported by the harness")
+
+
+@dataclass
+class Driver:
+    """The test's hands and eyes. All channel arguments are channel ids."""
+
+    fake: FakeDiscord
+    bot: GameBot
+    guild_id: int = GUILD
+    timeout: float = 5.0
+    logs: _LogCapture = field(default_factory=_LogCapture)
+    connect_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ typing
+
+    async def slash(
+        self, user: FakeUser, channel: int, command: str, **options: Any
+    ) -> InteractionRecord:
+        """Run "/group sub opt:value" as `user`: `await d.slash(ALICE, TABLE, "farkle start",
+        rules="classic", target=5000)`. Options are checked like the Discord client does
+        (known names, required ones, choices, ranges); a choice may be given by value or name."""
+        data = self._command_data(command, options)
+        record = self.fake.interaction_payload(APPLICATION_COMMAND, user, channel, data)
+        return await self._run(record)
+
+    def _command_data(self, command: str, options: dict[str, Any]) -> dict[str, Any]:
+        top_name, *path = command.split()
+        for scope in (self.guild_id, None):
+            top = next(
+                (
+                    c
+                    for c in self.fake.commands.get(scope, [])
+                    if c["name"] == top_name and c["type"] == 1
+                ),
+                None,
+            )
+            if top is not None:
+                break
+        else:
+            raise ClientRefused(f"/{top_name} is not a registered command")
+        data: dict[str, Any] = {"id": top["id"], "name": top["name"], "type": 1}
+        if "guild_id" in top:
+            data["guild_id"] = top["guild_id"]
+        node, spec = data, top.get("options") or []
+        for part in path:
+            sub = next((o for o in spec if o["name"] == part and o["type"] in (1, 2)), None)
+            if sub is None:
+                raise ClientRefused(f"/{command}: no subcommand {part!r}")
+            child: dict[str, Any] = {"type": sub["type"], "name": part}
+            node["options"] = [child]
+            node, spec = child, sub.get("options") or []
+        if any(o["type"] in (1, 2) for o in spec):
+            names = [o["name"] for o in spec]
+            raise ClientRefused(f"/{command} needs a subcommand: {names}")
+        given = []
+        for name, value in options.items():
+            opt = next((o for o in spec if o["name"] == name), None)
+            if opt is None:
+                raise ClientRefused(f"/{command} has no option {name!r}")
+            if value is None:
+                continue
+            given.append({"type": opt["type"], "name": name, "value": _coerce(command, opt, value)})
+        missing = [o["name"] for o in spec if o.get("required") and options.get(o["name"]) is None]
+        if missing:
+            raise ClientRefused(f"/{command} needs {missing}")
+        node["options"] = given
+        return data
+
+    # ------------------------------------------------------------------ clicking
+
+    async def click(
+        self,
+        user: FakeUser,
+        channel: int,
+        *,
+        label: str | None = None,
+        custom_id: str | None = None,
+        message: FakeMessage | None = None,
+        allow_disabled: bool = False,
+    ) -> InteractionRecord:
+        """Press a button `user` can see: by `label` (exact, else the first prefix match) or
+        `custom_id`, on `message` or else on the latest visible message that has it.
+        (Discord only sends clicks on buttons that exist; to click a button the bot no longer
+        makes, plant the old message first with `d.fake.add_message(...)`.)"""
+        msg, comp = self._find(user, channel, label=label, custom_id=custom_id, message=message)
+        if msg is None or comp is None:
+            seen = [m.labels() for m in self.visible(user, channel) if m.buttons()]
+            raise ClientRefused(
+                f"{user.name} sees no button {label or custom_id!r} in the channel; "
+                f"buttons they see: {seen}"
+            )
+        if comp.get("disabled") and not allow_disabled:
+            raise ClientRefused(f"button {comp.get('label')!r} is disabled")
+        if comp.get("type") != 2:
+            raise ClientRefused(f"{comp.get('custom_id')!r} is not a button: use select()")
+        data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
+        record = self.fake.interaction_payload(MESSAGE_COMPONENT, user, channel, data, msg)
+        return await self._run(record)
+
+    async def select(
+        self,
+        user: FakeUser,
+        channel: int,
+        values: list[str],
+        *,
+        custom_id: str | None = None,
+        message: FakeMessage | None = None,
+    ) -> InteractionRecord:
+        """Choose `values` in a string select (the first one found, or by `custom_id`)."""
+        candidates = [message] if message else list(reversed(self.visible(user, channel)))
+        for msg in candidates:
+            for comp in msg.all_components():
+                if comp.get("type") == 3 and custom_id in (None, comp.get("custom_id")):
+                    allowed = {o["value"] for o in comp.get("options") or []}
+                    if not set(values) <= allowed:
+                        raise ClientRefused(
+                            f"{values} are not all options of {comp['custom_id']!r}"
+                        )
+                    lo, hi = comp.get("min_values", 1), comp.get("max_values", 1)
+                    if not lo <= len(values) <= hi:
+                        raise ClientRefused(f"choose {lo}-{hi} values")
+                    data = {
+                        "custom_id": comp["custom_id"],
+                        "component_type": 3,
+                        "id": comp.get("id", 1),
+                        "values": values,
+                    }
+                    rec = self.fake.interaction_payload(MESSAGE_COMPONENT, user, channel, data, msg)
+                    return await self._run(rec)
+        raise ClientRefused(f"{user.name} sees no select {custom_id or ''} in the channel")
+
+    def _find(
+        self,
+        user: FakeUser,
+        channel: int,
+        *,
+        label: str | None,
+        custom_id: str | None,
+        message: FakeMessage | None,
+    ) -> tuple[FakeMessage | None, dict[str, Any] | None]:
+        if (label is None) == (custom_id is None):
+            raise TypeError("give exactly one of label= and custom_id=")
+        if message is not None:
+            if not message.visible_for(user.id):
+                raise ClientRefused(f"{user.name} cannot see message {message.id}")
+            return message, message.find_component(label=label, custom_id=custom_id)
+        for msg in reversed(self.visible(user, channel)):
+            comp = msg.find_component(label=label, custom_id=custom_id)
+            if comp is not None:
+                return msg, comp
+        return None, None
+
+    # ------------------------------------------------------------------ reading
+
+    def visible(self, user: FakeUser, channel: int) -> list[FakeMessage]:
+        """What `user` sees in the channel, oldest first: public messages and their ephemerals."""
+        return self.fake.visible(user.id, channel)
+
+    def ephemerals(self, user: FakeUser, channel: int) -> list[FakeMessage]:
+        return [m for m in self.visible(user, channel) if m.ephemeral]
+
+    def latest(self, user: FakeUser, channel: int) -> FakeMessage:
+        msgs = self.visible(user, channel)
+        if not msgs:
+            raise AssertionError(f"{user.name} sees no message in channel {channel}")
+        return msgs[-1]
+
+    def table(self, channel: int) -> FakeMessage:
+        """The latest public message with an embed: the channel's game table."""
+        for msg in reversed(self.fake.public(channel)):
+            if msg.embeds:
+                return msg
+        raise AssertionError(f"no table message in channel {channel}")
+
+    def commands(self) -> list[dict[str, Any]]:
+        """Commands registered for the test server (then global ones)."""
+        return self.fake.commands.get(self.guild_id, []) + self.fake.commands.get(None, [])
+
+    @property
+    def problems(self) -> list[str]:
+        """Violations of Discord's rules, and the bot's warnings and errors in the log."""
+        logged = [f"log {r.name} {r.levelname}: {r.getMessage()}" for r in self.logs.records]
+        return self.fake.violations + logged
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _run(self, record: InteractionRecord) -> InteractionRecord:
+        before = len(self.fake.violations)
+        await self.fake.inject(record)
+        assert record.acked is not None
+        deadline = time.monotonic() + self.timeout
+        seen_handler = False
+        started = time.monotonic()
+        while not record.acked.done():
+            self._check_alive()
+            handlers = _handler_tasks()
+            seen_handler = seen_handler or bool(handlers)
+            if not handlers and (seen_handler or time.monotonic() - started > 1.0):
+                await asyncio.sleep(0.02)  # a last chance for a request already on its way
+                if not record.acked.done():
+                    what = (
+                        "finished handling it without answering"
+                        if seen_handler
+                        else "never handled it (discord.py found no command or item for it)"
+                    )
+                    raise AssertionError(self._explain(record, before, what))
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    self._explain(record, before, f"did not answer in {self.timeout} s")
+                )
+            await asyncio.sleep(0.005)
+        await self.settle()
+        new = self.fake.violations[before:]
+        if new:
+            raise AssertionError(self._explain(record, before, "sent what Discord refuses"))
+        return record
+
+    async def settle(self) -> None:
+        """Wait until the bot finished handling every interaction and every request returned."""
+        deadline = time.monotonic() + self.timeout
+        while _handler_tasks() or self.fake.in_flight:
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"the bot is still busy after {self.timeout} s: {_handler_tasks()}"
+                )
+            await asyncio.sleep(0.005)
+
+    def _check_alive(self) -> None:
+        task = self.connect_task
+        if task is not None and task.done():
+            exc = None if task.cancelled() else task.exception()
+            raise AssertionError(f"the bot's connection ended: {exc!r}") from exc
+
+    def _explain(self, record: InteractionRecord, before: int, what: str) -> str:
+        lines = [f"interaction {record.type} by {record.user.name}: the bot {what}"]
+        lines += [f"  violation: {v}" for v in self.fake.violations[before:]]
+        lines += [f"  {line}" for line in self.problems if line.startswith("log ")]
+        return "\n".join(lines)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    database: Path,
+    *,
+    seed: int = 1,
+    fake: FakeDiscord | None = None,
+    defaults: GuildSettings | None = None,
+    timeout: float = 5.0,
+    shard_count: int | None = 1,
+) -> AsyncIterator[Driver]:
+    """The real GameBot (real cogs, SQLite at `database`) connected to a fake Discord.
+
+    Pass `fake=` to keep a fake (its messages and registered commands) across a restart;
+    `shard_count=None` makes the bot ask GET /gateway/bot, as in production."""
+    own_fake = fake is None
+    if fake is None:
+        fake = FakeDiscord()
+        fake.add_guild(GUILD, "Game night", {TABLE: "games", LOUNGE: "lounge"}, owner_id=ADMIN.id)
+        await fake.start()
+    saved = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    Route.BASE = fake.api_url
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake.gateway_url)
+    logs = _LogCapture()
+    watched = [logging.getLogger("bot"), logging.getLogger("discord"), logging.getLogger("games")]
+    for lg in watched:
+        lg.addHandler(logs)
+    config = BotConfig(
+        database=str(database),
+        shard_count=shard_count,
+        dev_guild_id=GUILD,
+        defaults=defaults or GuildSettings(),
+    )
+    bot = GameBot(config, sync=True, rng=random.Random(seed))
+    bot._connection.guild_ready_timeout = 0.05
+    driver = Driver(fake=fake, bot=bot, timeout=timeout, logs=logs)
+    try:
+        await asyncio.wait_for(bot.login(fake.token), timeout)
+        driver.connect_task = asyncio.create_task(bot.connect(reconnect=False), name="e2e-connect")
+        ready = asyncio.create_task(bot.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {ready, driver.connect_task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
+        if ready not in done:
+            ready.cancel()
+            driver._check_alive()
+            raise AssertionError(f"the bot was not ready after {timeout} s")
+        yield driver
+    finally:
+        with contextlib.suppress(Exception):
+            await driver.settle()
+        await bot.close()
+        if driver.connect_task is not None:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(driver.connect_task, timeout)
+        Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = saved
+        for lg in watched:
+            lg.removeHandler(logs)
+        if own_fake:
+            await fake.stop()
+
+
+def mention(user: FakeUser) -> str:
+    return f"<@{user.id}>"
+
+
+__all__ = [
+    "ADMIN",
+    "ALICE",
+    "BOB",
+    "CAROL",
+    "GUILD",
+    "LOUNGE",
+    "MALLORY",
+    "TABLE",
+    "ClientRefused",
+    "Driver",
+    "FakeDiscord",
+    "FakeMessage",
+    "FakeUser",
+    "InteractionRecord",
+    "mention",
+    "running_bot",
+]
