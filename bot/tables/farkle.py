@@ -233,7 +233,7 @@ class FarkleTable(TableAdapter):
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
                     lines.append(f"**Selected:** {' '.join(map(str, chosen))} → **{value}**")
-                    short = engine.bank_shortfall(state, value)
+                    short = engine.bank_shortfall(state, value, engine.selection_is_hot(state))
                     if short:
                         lines.append(short)
                 except IllegalMove as exc:

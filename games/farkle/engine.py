@@ -148,8 +148,17 @@ def selection_value(state: FarkleState) -> int:
     return score_selection(selection_dice(state), state.rules, state.turn.extended)
 
 
-def bank_shortfall(state: FarkleState, value: int) -> str | None:
-    """Why banking with `value` more points is not allowed yet, or None when it is."""
+def selection_is_hot(state: FarkleState) -> bool:
+    """True when the selection sets aside every die on the table (hot dice)."""
+    return bool(state.turn.dice) and len(state.turn.selected) == len(state.turn.dice)
+
+
+def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> str | None:
+    """Why banking with `value` more points is not allowed yet, or None when it is.
+
+    With the bank minimum counted afresh after hot dice, a selection that makes hot dice
+    cannot be banked at once: the player gets all six dice back and must roll the minimum
+    again ("Now you must roll a minimum of 250 pts again, in order to keep your points")."""
     rules, turn = state.rules, state.turn
     player = state.current_player
     total = turn.total + value
@@ -157,11 +166,14 @@ def bank_shortfall(state: FarkleState, value: int) -> str | None:
     if total < need:
         what = "to get on the table" if need > rules.min_bank else "to bank"
         return f"You need {need} this turn {what} (you have {total})."
-    if rules.min_bank_after_hot_dice and turn.since_hot + value < rules.min_bank:
-        return (
-            f"After hot dice you need {rules.min_bank} afresh to bank "
-            f"(you have {turn.since_hot + value} since picking the dice up)."
-        )
+    if rules.min_bank_after_hot_dice and rules.min_bank:
+        if hot:
+            return f"Hot dice! Roll all six again: you need {rules.min_bank} afresh to bank."
+        if turn.since_hot + value < rules.min_bank:
+            return (
+                f"After hot dice you need {rules.min_bank} afresh to bank "
+                f"(you have {turn.since_hot + value} since picking the dice up)."
+            )
     return None
 
 
@@ -183,7 +195,7 @@ def legal_actions(state: FarkleState, user_id: int) -> set[ActionKind]:
     except InvalidSelection:
         return acts
     acts.add("roll")
-    if bank_shortfall(state, value) is None:
+    if bank_shortfall(state, value, selection_is_hot(state)) is None:
         acts.add("bank")
     return acts
 
@@ -260,7 +272,7 @@ def timeout(state: FarkleState, rng: random.Random) -> tuple[FarkleState, list[E
     turn = s.turn
     if turn.dice and not must_reroll_last_die(s):
         turn.selected = best_selection(turn.dice, s.rules, turn.extended)
-        if bank_shortfall(s, selection_value(s)) is None:
+        if bank_shortfall(s, selection_value(s), selection_is_hot(s)) is None:
             events.append(
                 Event(
                     kind="timeout",
@@ -453,7 +465,7 @@ def _bank(s: FarkleState, events: list[Event]) -> None:
     if not turn.selected:
         raise InvalidSelection("Set aside at least one scoring die before banking.")
     value = selection_value(s)
-    short = bank_shortfall(s, value)
+    short = bank_shortfall(s, value, selection_is_hot(s))
     if short:
         raise IllegalMove(short)
     left = _take_selection(s, events) or 6
@@ -511,20 +523,23 @@ def _end_turn(s: FarkleState, events: list[Event]) -> None:
 
 def _remove(s: FarkleState, user_id: int, events: list[Event]) -> None:
     index = next(i for i, p in enumerate(s.players) if p.id == user_id)
-    if index == s.current and not s.finished:
+    their_turn = index == s.current
+    if their_turn:
         s.turn = Turn()
+        s.piggyback = None  # the offer was theirs alone
     s.departed.append(s.players.pop(index))
     if s.final_turns is not None and user_id in s.final_turns:
         s.final_turns.remove(user_id)
     if s.piggyback is not None and s.piggyback.player == user_id:
         s.piggyback = None
+    if index < s.current:
+        s.current -= 1
+    elif their_turn:
+        s.current %= max(1, len(s.players))
     if len(s.players) < 2 or s.final_turns == []:
         _finish(s, events)
         return
-    if index < s.current:
-        s.current -= 1
-    elif index == s.current:
-        s.current %= len(s.players)
+    if their_turn:
         s.turn_number += 1
         events.append(_turn_start_event(s))
 

@@ -106,7 +106,9 @@ async def test_restart_mid_game_continues(db_path, clock: Clock) -> None:
     assert after.revision == revision and after.state.model_dump() == saved
     # The buttons of the message already in the channel still work.
     reply = await play_move(second, reply)
-    assert (await second.sessions.get(CHANNEL)).revision == revision + 1
+    moved = await second.sessions.get(CHANNEL)
+    assert moved.revision > revision and moved.state.model_dump() != saved
+    assert (await second.store.load_session(CHANNEL)).revision == moved.revision
     await second.store.close()
 
 
