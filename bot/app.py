@@ -17,13 +17,14 @@ from bot.service import Reply, Tables
 from bot.store import Store
 from bot.tables.base import Rendered, TableAdapter
 from bot.tables.farkle import FarkleTable
+from bot.tables.kuriki import KurikiTable
 from bot.timers import TurnTimers
 
 log = logging.getLogger(__name__)
 
 
 def default_adapters() -> dict[str, TableAdapter]:
-    adapters: list[TableAdapter] = [FarkleTable()]
+    adapters: list[TableAdapter] = [FarkleTable(), KurikiTable()]
     return {a.kind: a for a in adapters}
 
 
@@ -64,8 +65,10 @@ class GameBot(commands.AutoShardedBot):
         self.add_dynamic_items(TableItem)
         from bot.cogs.admin import AdminCog
         from bot.cogs.farkle import FarkleCog
+        from bot.cogs.kuriki import KurikiCog
 
         await self.add_cog(FarkleCog(self))
+        await self.add_cog(KurikiCog(self))
         await self.add_cog(AdminCog(self))
         self.timers.start()
         if self.sync_commands:
@@ -93,8 +96,12 @@ class GameBot(commands.AutoShardedBot):
                 raise UserError("This button is not one I recognise any more.")
             if interaction.channel_id != click.channel_id:
                 raise UserError("This button belongs to a table in another channel.")
-            message_id = interaction.message.id if interaction.message else None
-            reply = await self.tables.click(actor_of(interaction), click, message_id)
+            message = interaction.message
+            message_id = message.id if message else None
+            ephemeral = bool(message and message.flags.ephemeral)
+            reply = await self.tables.click(
+                actor_of(interaction), click, message_id, ephemeral=ephemeral
+            )
             await send_reply(interaction, reply)
         except Exception as exc:
             await answer_error(interaction, exc)

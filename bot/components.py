@@ -92,6 +92,30 @@ def button(
     )
 
 
+def select(
+    kind: str,
+    action: str,
+    channel_id: int,
+    revision: int,
+    options: list[tuple[str, str]],
+    *,
+    placeholder: str,
+    arg: object = None,
+) -> TableItem:
+    """A single-choice select; `options` are (label, value) pairs, at most 25."""
+    return TableItem(
+        discord.ui.Select(
+            custom_id=custom_id(kind, action, channel_id, revision, arg),
+            placeholder=placeholder[:150],
+            min_values=1,
+            max_values=1,
+            options=[
+                discord.SelectOption(label=label[:100], value=value) for label, value in options
+            ],
+        )
+    )
+
+
 def view_of(items: list[TableItem]) -> discord.ui.View:
     """A persistent view (no timeout) holding only restart-safe items."""
     view = discord.ui.View(timeout=None)

@@ -32,10 +32,21 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         if reply.embed is not None:
             kwargs["embed"] = reply.embed
         view = reply.view()
-        if view is not None:
+        if view is not None and view.children:
             kwargs["view"] = view
         response = await interaction.response.send_message(reply.content, **kwargs)  # type: ignore[arg-type]
         if reply.created_table and reply.channel_id is not None and response.message_id:
             await interaction.client.tables.table_posted(reply.channel_id, response.message_id)
+    if reply.followup is not None:
+        follow = reply.followup
+        kwargs: dict[str, object] = {"ephemeral": follow.ephemeral}
+        if follow.embed is not None:
+            kwargs["embed"] = follow.embed
+        view = follow.view()
+        if view is not None and view.children:
+            kwargs["view"] = view
+        if follow.content is not None:
+            kwargs["content"] = follow.content
+        await interaction.followup.send(**kwargs)  # type: ignore[arg-type]
     if reply.table is not None and reply.channel_id is not None:
         await interaction.client.show_table(reply.channel_id, reply.table_message_id, reply.table)

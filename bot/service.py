@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import discord
 from pydantic import ValidationError
@@ -21,7 +22,7 @@ from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
-from bot.tables.base import Rendered, TableAdapter
+from bot.tables.base import Move, Rendered, TableAdapter
 from games.errors import NotInGame
 from games.lobby import Lobby, Seat
 
@@ -56,6 +57,7 @@ class Reply:
     table_message_id: int | None = None
     channel_id: int | None = None
     created_table: bool = False
+    followup: Reply | None = None
 
     def view(self) -> discord.ui.View | None:
         return None if self.items is None else view_of(self.items)
@@ -154,17 +156,20 @@ class Tables:
 
     # ------------------------------------------------------------ clicks
 
-    async def click(self, actor: Actor, click: Click, message_id: int | None) -> Reply:
-        """A button or select on a table message."""
+    async def click(
+        self, actor: Actor, click: Click, message_id: int | None, *, ephemeral: bool = False
+    ) -> Reply:
+        """A button or select: on the table, on an ephemeral reply, or on a vote message."""
         async with self.sessions.lock(click.channel_id):
             session = await self._session(click.channel_id, click.kind)
             adapter = self.adapters[session.kind]
             if session.kind != click.kind:
                 raise UserError("That button belongs to a game that is over.")
+            on_table = not ephemeral and click.action not in adapter.off_table_actions
             work = replace(
                 session,
                 lobby=session.lobby.model_copy(deep=True),
-                message_id=message_id or session.message_id,
+                message_id=message_id if on_table and message_id else session.message_id,
             )
             settings = await self.settings(session.guild_id)
             if click.action in LOBBY_ACTIONS:
@@ -177,13 +182,63 @@ class Tables:
                 raise NotInGame(
                     "You are not in this game. Wait for the next one, or start one elsewhere."
                 )
-            if click.revision != session.revision:
+            if (
+                click.action not in adapter.revisionless_actions
+                and click.revision != session.revision
+            ):
                 raise StaleTable()
-            work.state = adapter.apply(
-                session.state, actor.id, click.action, click.arg, click.values, self.rng
+            if click.action in adapter.read_only_actions:
+                shown = adapter.private(session, actor.id, click.action)
+                if shown is None:
+                    raise UserError("There is nothing to show you right now.")
+                return Reply.of_table(shown, ephemeral=True)
+            move = Move(
+                user_id=actor.id,
+                action=click.action,
+                arg=click.arg,
+                values=click.values,
+                now=self.clock(),
+                is_admin=actor.is_admin,
             )
-            rendered = await self._commit(work, adapter, settings)
-            return Reply.of_table(rendered, edit=True)
+            work.state = adapter.apply(session.state, move, self.rng)
+            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            secret = (
+                None
+                if adapter.is_finished(work.state)
+                else adapter.private(work, actor.id, click.action)
+            )
+            if on_table:
+                reply = Reply.of_table(rendered, edit=True)
+            else:
+                after = adapter.message_after(work, actor.id, click.action, click.arg)
+                reply = self._with_table(Reply.of_table(after, edit=True), work, rendered)
+            if secret is not None:
+                reply.followup = Reply.of_table(secret, ephemeral=True)
+            return reply
+
+    async def command(
+        self, actor: Actor, channel_id: int, kind: str, action: str, arg: str | None = None
+    ) -> Reply:
+        """A move made with a slash command rather than a button (e.g. calling a foul). The
+        answer is a public message (from `message_after`) and the table is brought up to date."""
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            adapter = self.adapters[session.kind]
+            if session.kind != kind:
+                raise UserError(f"The game here is {session.kind}: use /{session.kind}.")
+            if not session.started:
+                raise UserError("The game has not started yet.")
+            if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
+                raise NotInGame("You are not in this game.")
+            settings = await self.settings(session.guild_id)
+            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            move = Move(
+                user_id=actor.id, action=action, arg=arg, now=self.clock(), is_admin=actor.is_admin
+            )
+            work.state = adapter.apply(session.state, move, self.rng)
+            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            after = adapter.message_after(work, actor.id, action, arg)
+            return self._with_table(Reply.of_table(after), work, rendered)
 
     async def _lobby_click(
         self,
@@ -248,7 +303,7 @@ class Tables:
             if actor.id not in adapter.player_ids(session.state):
                 raise NotInGame("You are not in this game.")
             work.state = adapter.remove_player(session.state, actor.id)
-            rendered = await self._commit(work, adapter, settings)
+            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
             return self._with_table(
                 Reply(content=f"{actor.name} left the {adapter.title} game."), work, rendered
             )
@@ -330,24 +385,32 @@ class Tables:
     # ------------------------------------------------------------ timers
 
     async def expire(self, channel_id: int) -> Reply | None:
-        """Play the safe move for whoever's deadline passed; None when nothing was due."""
+        """Play the safe move for whoever's turn deadline passed, and close whatever else of
+        the game's ran out (votes); None when nothing was due."""
         async with self.sessions.lock(channel_id):
             try:
                 session = await self.sessions.get(channel_id)
             except CorruptSession:
-                await self.store.db.execute(
-                    "UPDATE sessions SET deadline = NULL WHERE channel_id = ?", (channel_id,)
-                )
+                await self.store.clear_deadline(channel_id)
                 return None
+            now = self.clock()
             if session is None or not session.started or session.deadline is None:
                 return None
-            if session.deadline > self.clock():
+            if session.deadline > now:
                 return None
             adapter = self.adapters[session.kind]
             settings = await self.settings(session.guild_id)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
-            work.state = adapter.timeout(session.state, self.rng)
-            rendered = await self._commit(work, adapter, settings)
+            state = adapter.expire_extra(session.state, now)
+            turn_over = session.turn_deadline is not None and session.turn_deadline <= now
+            if turn_over and not adapter.is_finished(state):
+                state = adapter.timeout(state, self.rng, now)
+            work.state = state
+            if not turn_over:
+                work.turn_deadline = session.turn_deadline
+            rendered = await self._commit(
+                work, adapter, settings, before=session.state, restart_clock=turn_over
+            )
             return Reply.of_table(rendered, table_message_id=work.message_id, channel_id=channel_id)
 
     # ------------------------------------------------------------ internals
@@ -361,16 +424,41 @@ class Tables:
         return session
 
     async def _commit(
-        self, work: Session, adapter: TableAdapter, settings: GuildSettings
+        self,
+        work: Session,
+        adapter: TableAdapter,
+        settings: GuildSettings,
+        actor_id: int | None = None,
+        before: Any = None,
+        *,
+        restart_clock: bool = False,
     ) -> Rendered:
-        """Save a started game (or record it when finished), then render it."""
+        """Save a started game (or record it when finished), then render it.
+
+        The turn clock restarts when the player it waits for changes, when that player
+        moved, or after a timeout; a bystander's move (a peek, a vote) leaves it running."""
         if adapter.is_finished(work.state):
-            work.deadline = None
+            work.deadline = work.turn_deadline = None
             await self.sessions.finish(work, self._record(work, adapter))
             return adapter.render(work)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
-        work.deadline = self.clock() + timer if timer and on_clock is not None else None
+        if not timer or on_clock is None:
+            work.turn_deadline = None
+        else:
+            waited_for = None if before is None else adapter.on_clock(before)
+            if (
+                restart_clock
+                or before is None
+                or work.turn_deadline is None
+                or actor_id == waited_for
+                or on_clock != waited_for
+            ):
+                work.turn_deadline = self.clock() + timer
+        deadlines = [
+            d for d in (work.turn_deadline, adapter.extra_deadline(work.state)) if d is not None
+        ]
+        work.deadline = min(deadlines, default=None)
         await self.sessions.save(work)
         if work.deadline is not None:
             self.on_deadline()

@@ -33,7 +33,8 @@ class Session:
     state: Any = None
     revision: int = 0
     message_id: int | None = None
-    deadline: float | None = None
+    deadline: float | None = None  # the earliest of turn_deadline and the game's own deadlines
+    turn_deadline: float | None = None
     created_at: float = field(default_factory=time.time)
 
     @property
@@ -75,6 +76,9 @@ class Sessions:
                 raise ValueError(f"unknown game kind {row.kind!r}")
             data = json.loads(row.data)
             lobby = Lobby.model_validate(data["lobby"])
+            turn_deadline = data.get("turn_deadline")
+            if turn_deadline is not None and not isinstance(turn_deadline, int | float):
+                raise TypeError("turn_deadline")
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])
@@ -93,6 +97,7 @@ class Sessions:
             revision=row.revision,
             message_id=row.message_id,
             deadline=row.deadline,
+            turn_deadline=turn_deadline,
             created_at=row.created_at,
         )
 
@@ -109,6 +114,7 @@ class Sessions:
         data = {
             "lobby": session.lobby.model_dump(mode="json"),
             "state": None if session.state is None else session.state.model_dump(mode="json"),
+            "turn_deadline": session.turn_deadline,
         }
         row = SessionRow(
             channel_id=session.channel_id,

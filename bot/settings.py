@@ -25,6 +25,14 @@ class GuildSettings(BaseModel):
     )
     turn_timer: int = Field(120, ge=0, le=3600, description="Seconds per move; 0 turns it off.")
     kuriki_lives: int = Field(5, ge=1, le=9, description="Lives each Kuriki player starts with.")
+    kuriki_two_digit: bool = Field(False, description="Declare non-doubles as two-digit numbers.")
+    kuriki_reverse_after_kuriki: bool = Field(
+        False, description="After a Kuriki the Roller may reverse the direction of play."
+    )
+    kuriki_stake: int = Field(0, ge=0, le=1_000_000, description="Kuriki buy-in; 0: no stakes.")
+    kuriki_foul_price: int = Field(
+        25, ge=0, le=1_000_000, description="Paid into the pot per foul."
+    )
     crap_threshold: int = Field(1000, ge=100, le=100000, description="Points that win CRAP.")
 
     @model_validator(mode="after")

@@ -159,6 +159,12 @@ class Store:
             "UPDATE sessions SET message_id = ? WHERE channel_id = ?", (message_id, channel_id)
         )
 
+    async def clear_deadline(self, channel_id: int) -> None:
+        """Stop the timers of a session (used on a damaged row, so the timer loop moves on)."""
+        await self.db.execute(
+            "UPDATE sessions SET deadline = NULL WHERE channel_id = ?", (channel_id,)
+        )
+
     async def delete_session(self, channel_id: int) -> None:
         await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
 

@@ -37,7 +37,14 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
             shown = ", ".join(f"{k} = {v}" for k, v in changes.items())
             farkle.append(f"House rules for {PRESETS[preset].name}: {shown}")
     embed.add_field(name="Farkle", value="\n".join(farkle)[:1024], inline=False)
-    embed.add_field(name="Kuriki", value=f"Lives: **{settings.kuriki_lives}**", inline=True)
+    kuriki = [f"Lives: **{settings.kuriki_lives}**"]
+    if settings.kuriki_two_digit:
+        kuriki.append("two-digit declarations")
+    if settings.kuriki_reverse_after_kuriki:
+        kuriki.append("may reverse after a Kuriki")
+    if settings.kuriki_stake:
+        kuriki.append(f"stakes {settings.kuriki_stake}, fouls {settings.kuriki_foul_price}")
+    embed.add_field(name="Kuriki", value=", ".join(kuriki), inline=True)
     embed.add_field(
         name="CRAP", value=f"Winning threshold: **{settings.crap_threshold}**", inline=True
     )
@@ -134,13 +141,32 @@ class AdminCog(
         await self._update(interaction, turn_timer=seconds)
 
     @app_commands.command(name="kuriki")
-    @app_commands.describe(lives="Lives each Kuriki player starts with (1-9)")
+    @app_commands.describe(
+        lives="Lives each player starts with (1-9)",
+        two_digit="Declare non-doubles as two-digit numbers (3-4 as 43)",
+        reverse_after_kuriki="After a Kuriki the Roller may reverse the direction",
+        stake="Buy-in per player, 0 for no stakes",
+        foul_price="What each foul puts in the pot when playing for stakes",
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
     async def kuriki(
-        self, interaction: discord.Interaction[GameBot], lives: app_commands.Range[int, 1, 9]
+        self,
+        interaction: discord.Interaction[GameBot],
+        lives: app_commands.Range[int, 1, 9] | None = None,
+        two_digit: bool | None = None,
+        reverse_after_kuriki: bool | None = None,
+        stake: app_commands.Range[int, 0, 1_000_000] | None = None,
+        foul_price: app_commands.Range[int, 0, 1_000_000] | None = None,
     ) -> None:
-        """Set the number of lives in Kuriki."""
-        await self._update(interaction, kuriki_lives=lives)
+        """Set Kuriki's lives, variants and stakes."""
+        changes = {
+            "kuriki_lives": lives,
+            "kuriki_two_digit": two_digit,
+            "kuriki_reverse_after_kuriki": reverse_after_kuriki,
+            "kuriki_stake": stake,
+            "kuriki_foul_price": foul_price,
+        }
+        await self._update(interaction, **{k: v for k, v in changes.items() if v is not None})
 
     @app_commands.command(name="crap")
     @app_commands.describe(threshold="Points that end a CRAP game (100-100000)")

@@ -18,6 +18,19 @@ from games.lobby import Lobby
 EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
 
 
+@dataclass(frozen=True)
+class Move:
+    """A player's move as the adapter receives it: the action and its argument from the
+    custom_id, a select's values, the clock, and whether the player manages the server."""
+
+    user_id: int
+    action: str
+    arg: str | None = None
+    values: tuple[str, ...] = ()
+    now: float = 0.0
+    is_admin: bool = False
+
+
 @dataclass
 class Outcome:
     """How a finished game is recorded."""
@@ -49,6 +62,12 @@ class TableAdapter(ABC):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 8
     state_model: ClassVar[type[BaseModel]]
+    #: Actions that only show something (no state change, answered privately).
+    read_only_actions: ClassVar[frozenset[str]] = frozenset()
+    #: Actions accepted whatever the table's revision (e.g. votes on their own message).
+    revisionless_actions: ClassVar[frozenset[str]] = frozenset()
+    #: Actions whose components live on a message other than the table (ephemerals, votes).
+    off_table_actions: ClassVar[frozenset[str]] = frozenset()
 
     @abstractmethod
     def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
@@ -63,20 +82,30 @@ class TableAdapter(ABC):
         """The started game's state."""
 
     @abstractmethod
-    def apply(
-        self,
-        state: Any,
-        user_id: int,
-        action: str,
-        arg: str | None,
-        values: tuple[str, ...],
-        rng: random.Random,
-    ) -> Any:
+    def apply(self, state: Any, move: Move, rng: random.Random) -> Any:
         """The state after a player's move; raises GameError when it is refused."""
 
     @abstractmethod
-    def timeout(self, state: Any, rng: random.Random) -> Any:
+    def timeout(self, state: Any, rng: random.Random, now: float) -> Any:
         """The state after the player on the clock ran out of time."""
+
+    def extra_deadline(self, state: Any) -> float | None:
+        """A deadline other than the turn timer's (e.g. a vote closing); None: none."""
+        return None
+
+    def expire_extra(self, state: Any, now: float) -> Any:
+        """The state after the deadlines of `extra_deadline` that passed by `now`."""
+        return state
+
+    def private(self, session: Session, user_id: int, action: str) -> Rendered | None:
+        """An ephemeral for `user_id` after `action` (their secret view), or None."""
+        return None
+
+    def message_after(
+        self, session: Session, user_id: int, action: str, arg: str | None
+    ) -> Rendered:
+        """What an off-table message (an ephemeral, a vote) shows after a click on it."""
+        return Rendered(embed=discord.Embed(description="Done."))
 
     @abstractmethod
     def remove_player(self, state: Any, user_id: int) -> Any:

@@ -12,7 +12,7 @@ from bot.components import TableItem, button
 from bot.errors import UserError
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
-from bot.tables.base import EMBED_COLOUR, Outcome, Rendered, TableAdapter
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.errors import IllegalMove
 from games.farkle import engine
 from games.farkle.engine import Action, FarkleState
@@ -133,23 +133,16 @@ class FarkleTable(TableAdapter):
 
     # ---------------------------------------------------------------- moves
 
-    def apply(
-        self,
-        state: FarkleState,
-        user_id: int,
-        action: str,
-        arg: str | None,
-        values: tuple[str, ...],
-        rng: random.Random,
-    ) -> FarkleState:
-        kind = _ACTIONS.get(action)
+    def apply(self, state: FarkleState, move: Move, rng: random.Random) -> FarkleState:
+        kind = _ACTIONS.get(move.action)
         if kind is None:
             raise IllegalMove("That button does not belong to Farkle.")
+        arg = move.arg
         index = int(arg) if kind == "toggle" and arg is not None and arg.isdigit() else None
-        new, _ = engine.apply(state, user_id, Action(kind=kind, index=index), rng)  # type: ignore[arg-type]
+        new, _ = engine.apply(state, move.user_id, Action(kind=kind, index=index), rng)  # type: ignore[arg-type]
         return new
 
-    def timeout(self, state: FarkleState, rng: random.Random) -> FarkleState:
+    def timeout(self, state: FarkleState, rng: random.Random, now: float) -> FarkleState:
         return engine.timeout(state, rng)[0]
 
     def remove_player(self, state: FarkleState, user_id: int) -> FarkleState:

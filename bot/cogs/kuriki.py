@@ -1,0 +1,76 @@
+"""/kuriki: the slash commands of Kuriki. The cup is played on the table's buttons."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import common
+from bot.interactions import actor_of, send_reply
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+
+@app_commands.guild_only()
+class KurikiCog(
+    commands.GroupCog,
+    group_name="kuriki",
+    group_description="Play Kuriki: two dice, a cup and lies.",
+):
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="start")
+    @app_commands.describe(lives="Lives each player starts with (default: this server's)")
+    async def start(
+        self,
+        interaction: discord.Interaction[GameBot],
+        lives: app_commands.Range[int, 1, 9] | None = None,
+    ) -> None:
+        """Open a Kuriki lobby in this channel; friends join with the button."""
+        await common.start(interaction, "kuriki", lives=lives)
+
+    @app_commands.command(name="rules")
+    async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show the rules of Kuriki, only to you."""
+        await common.rules(interaction, "kuriki", None)
+
+    @app_commands.command(name="status")
+    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show the Kuriki table in this channel, just to you."""
+        await common.status(interaction, "kuriki")
+
+    @app_commands.command(name="leave")
+    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Leave the Kuriki game or lobby in this channel."""
+        await common.leave(interaction, "kuriki")
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
+        """End the Kuriki game here (its starter or a server manager)."""
+        await common.end(interaction, "kuriki")
+
+    @app_commands.command(name="foul")
+    @app_commands.describe(
+        player="Who disrespected the dice",
+        reason="What they did",
+        rusk="A Rusk (manhandling the cup): a triple foul, server managers only",
+    )
+    async def foul(
+        self,
+        interaction: discord.Interaction[GameBot],
+        player: discord.Member,
+        reason: app_commands.Range[str, 1, 100] = "disrespecting the dice",
+        rusk: bool = False,
+    ) -> None:
+        """Call a foul: the other players vote; a Rusk is charged by a server manager."""
+        assert interaction.channel_id is not None
+        action = "rusk" if rusk else "propose"
+        reply = await interaction.client.tables.command(
+            actor_of(interaction), interaction.channel_id, "kuriki", action, f"{player.id}:{reason}"
+        )
+        await send_reply(interaction, reply)

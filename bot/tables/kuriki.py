@@ -1,0 +1,451 @@
+"""Kuriki on a Discord table. The cup is the public message, rendered only from
+`public_view`; the dice reach a player only through ephemeral replies built from
+`private_view` (the Roller after rolling or pressing Peek, a player who sneaks a peek)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import discord
+
+from bot.components import TableItem, button, select
+from bot.errors import UserError
+from bot.sessions import Session
+from bot.settings import GuildSettings
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from games.errors import IllegalMove
+from games.kuriki import engine
+from games.kuriki.engine import Action, KurikiRules, KurikiState
+from games.kuriki.values import KURIKI, dice_text, legal_declarations, name, roll_value
+from games.lobby import Lobby
+
+LOG_LINES = 6
+SELECT_LIMIT = 25
+_MOVES = {
+    "cw": "direction",
+    "ccw": "direction",
+    "roll": "roll",
+    "declare": "declare",
+    "pull": "pull",
+    "pass": "pass",
+    "sneak": "sneak",
+    "reverse": "reverse",
+    "vote": "vote",
+}
+
+
+def score_pad_row(lives_left: int, lives: int) -> str:
+    """The rule text's star: one arm per life, the centre last; a mark on each life lost."""
+    lost = lives - lives_left
+    arms = lives - 1
+    marked_arms = min(lost, arms)
+    star = "◆" * marked_arms + "◇" * (arms - marked_arms)
+    centre = "●" if lost >= lives else "○"
+    return f"{star} {centre}" if arms else centre
+
+
+RULES_TEXT = [
+    "The Roller shakes two dice under the cup, peeks, and declares. On a fresh roll any value; "
+    "on a point at least the standing declaration. Lying is allowed.",
+    "Ranking: Kuriki (1-2) > 6-6 Boxcars > 5-5 the Mime > 4-4 Walnuts > 3-3 Scouts > 2-2 Nixons > "
+    "1-1 Snake-Eyes > 11 > 10 > ... > 4.",
+    "A Kuriki is shown at once: the Next Guy loses a life and the Roller keeps the cup. Every "
+    "third Kuriki of a player: the Next Guy loses two lives, everyone else but the Roller one.",
+    "The Next Guy may **Roll** (take the cup and declare at least as high), **Pull** (reveal: "
+    "a lie costs the responsible player a life and the puller starts the next point; the truth "
+    "costs the puller a life and the responsible player starts) or **Pass** (take "
+    "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
+    "whoever passed to him.",
+    "**Sneak a peek** shows you the dice and is charged as a foul at once (the digital lifting of "
+    "both cheeks). `/kuriki foul` proposes a disrespect foul that counts when a majority of the "
+    "other players agree; a Rusk (manhandling the cup) is a triple foul only a server manager "
+    "charges. Every third foul costs a life.",
+    "At 0 lives you are out; the first out is Tarted (Pop-Tarts for the table: Brown Sugar and "
+    "Cinnamon). On one life you are in the Tarts. The last player with a life wins.",
+]
+
+
+class KurikiTable(TableAdapter):
+    kind = "kuriki"
+    title = "Kuriki"
+    min_players = 2
+    max_players = 12
+    state_model = KurikiState
+    read_only_actions = frozenset({"peek"})
+    revisionless_actions = frozenset({"vote", "peek"})
+    off_table_actions = frozenset({"declare", "vote"})
+
+    # ---------------------------------------------------------------- lobby
+
+    def rules_of(self, settings: GuildSettings, lives: int | None = None) -> KurikiRules:
+        return KurikiRules(
+            lives=lives or settings.kuriki_lives,
+            two_digit=settings.kuriki_two_digit,
+            reverse_after_kuriki=settings.kuriki_reverse_after_kuriki,
+            stake=settings.kuriki_stake,
+            foul_price=settings.kuriki_foul_price,
+        )
+
+    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
+        lives = options.get("lives")
+        if lives is not None and not 1 <= int(lives) <= 9:
+            raise UserError("Lives must be between 1 and 9.")
+        return {"rules": self.rules_of(settings, lives).model_dump(mode="json")}
+
+    def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
+        rules = KurikiRules.model_validate(lobby.options["rules"])
+        return (
+            f"Two dice, a cup, and lies. **{rules.lives} lives** each. "
+            + _variants(rules)
+            + "\nUse `/kuriki rules` for the rules."
+        )
+
+    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> KurikiState:
+        state, _ = engine.new_game(
+            lobby.players, KurikiRules.model_validate(lobby.options["rules"]), rng
+        )
+        return state
+
+    # ---------------------------------------------------------------- moves
+
+    def apply(self, state: KurikiState, move: Move, rng: random.Random) -> KurikiState:
+        if move.action in ("propose", "rusk"):
+            accused, _, reason = (move.arg or "").partition(":")
+            if not accused.isdigit() or int(accused) not in [p.id for p in state.players]:
+                raise IllegalMove("That player is not in this game.")
+            if move.action == "rusk":
+                if not move.is_admin:
+                    raise UserError("Only a server manager can charge a Rusk.")
+                return engine.charge_rusk(state, int(accused))[0]
+            if move.user_id not in self.player_ids(state):
+                raise IllegalMove("Only players still in the game can call a foul.")
+            action = Action(kind="propose", value=accused, reason=reason, now=move.now)
+            return engine.apply(state, move.user_id, action, rng)[0]
+        kind = _MOVES.get(move.action)
+        if kind is None:
+            raise IllegalMove("That button does not belong to Kuriki.")
+        value: str | None = None
+        vote: int | None = None
+        if move.action in ("cw", "ccw"):
+            value = move.action
+        elif kind == "declare":
+            if not move.values:
+                raise IllegalMove("Choose a declaration.")
+            value = move.values[0]
+        elif kind == "vote":
+            vote_id, _, choice = (move.arg or "").partition("-")
+            vote, value = (int(vote_id) if vote_id.isdigit() else None), choice
+        action = Action(kind=kind, value=value, vote=vote, now=move.now)  # type: ignore[arg-type]
+        return engine.apply(state, move.user_id, action, rng)[0]
+
+    def timeout(self, state: KurikiState, rng: random.Random, now: float = 0.0) -> KurikiState:
+        return engine.timeout(state, rng, now)[0]
+
+    def remove_player(self, state: KurikiState, user_id: int) -> KurikiState:
+        return engine.remove_player(state, user_id)[0]
+
+    def player_ids(self, state: KurikiState) -> list[int]:
+        return [p.id for p in state.players if not p.out]
+
+    def on_clock(self, state: KurikiState) -> int | None:
+        return engine.on_clock(state)
+
+    def extra_deadline(self, state: KurikiState) -> float | None:
+        return engine.next_vote_deadline(state)
+
+    def expire_extra(self, state: KurikiState, now: float) -> KurikiState:
+        return engine.expire_votes(state, now)[0]
+
+    def is_finished(self, state: KurikiState) -> bool:
+        return state.finished
+
+    def outcome(self, state: KurikiState) -> Outcome:
+        ranked = sorted(state.players, key=lambda p: (-p.lives, -p.crowns))
+        winner = next((p for p in state.players if p.id == state.winner), None)
+        return Outcome(
+            players=[{"id": p.id, "name": p.name} for p in ranked],
+            scores={str(p.id): p.lives for p in ranked},
+            winner_id=state.winner,
+            rules=state.rules.model_dump(mode="json"),
+            summary=f"{winner.name} was the last one standing." if winner else "No winner.",
+        )
+
+    # ---------------------------------------------------------------- public table
+
+    def render(self, session: Session) -> Rendered:
+        state: KurikiState = session.state
+        view = engine.public_view(state)
+        assert view["dice"] is None  # the public table is rendered without the cup's contents
+        embed = discord.Embed(title="🥤 Kuriki", colour=EMBED_COLOUR)
+        embed.description = "\n".join(self._situation(session, state))
+        embed.add_field(name="Score pad", value=self._pad(state), inline=False)
+        if state.log:
+            embed.add_field(
+                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
+            )
+        way = "clockwise ↻" if state.direction == 1 else "counter-clockwise ↺"
+        foot = f"Play goes {way} · {state.rules.lives} lives"
+        if state.rules.stake:
+            foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
+        embed.set_footer(text=foot + " · /kuriki rules")
+        content = None
+        if state.finished and state.winner is not None:
+            content = f"🏆 <@{state.winner}> wins the Kuriki game!"
+        return Rendered(
+            embed=embed,
+            items=[] if state.finished else self._buttons(session, state),
+            content=content,
+        )
+
+    def _situation(self, session: Session, state: KurikiState) -> list[str]:
+        lines: list[str] = []
+        if state.last_reveal is not None and state.phase != "over":
+            r = state.last_reveal
+            if r.declared is None:
+                lines.append(f"Last: 👑 Kuriki ({dice_text(r.dice)}).")
+            else:
+                shown = name(roll_value(*r.dice, state.rules.two_digit))
+                verdict = "a lie" if r.liar else "not a lie"
+                lines.append(
+                    f"Last pull: {dice_text(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; <@{r.loser}> lost a life."
+                )
+        roller = f"<@{state.roller}>"
+        if state.phase == "over":
+            lines.append(
+                f"🏆 **Game over.** <@{state.winner}> is the last one standing!"
+                if state.winner
+                else "**Game over.**"
+            )
+        elif state.phase == "direction":
+            lines.append(f"{roller} rolled highest: first Roller. Choose the direction of play.")
+        elif state.phase == "roll":
+            lines.append(f"🥤 {roller} holds the cup: **fresh roll**.")
+            if state.can_reverse:
+                lines.append("After that Kuriki, the Roller may reverse the direction first.")
+        elif state.phase == "declare":
+            on = f" on **{name(state.minimum)}**" if state.minimum else ""
+            lines.append(f"🥤 {roller} rolled{on} and is peeking under the cup…")
+        elif state.phase == "respond":
+            assert state.declared is not None
+            lines.append(
+                f"Standing declaration: **{name(state.declared)}** · responsible: <@{state.responsible}>"
+            )
+            lines.append(f"**Next Guy: <@{state.next_guy}>**: Roll, Pull or Pass.")
+            if state.passed:
+                lines.append("Passed: " + ", ".join(f"<@{p}>" for p in state.passed))
+        if state.votes:
+            for v in state.votes:
+                lines.append(
+                    f"⚖ Foul vote on <@{v.accused}> ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
+                )
+        if session.deadline and state.phase != "over" and session.turn_deadline:
+            lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
+        return lines
+
+    def _pad(self, state: KurikiState) -> str:
+        rows = []
+        for p in state.players:
+            status = ""
+            if p.left:
+                status = " (left)"
+            elif p.out:
+                status = " 🥧 Tarted" if p.id == state.tarted else " (out)"
+            elif p.lives == 1:
+                status = " · in the Tarts"
+            crowns = f" {'👑' * p.crowns}" if p.crowns else ""
+            fouls = f" · {p.fouls} foul{'s' if p.fouls != 1 else ''}" if p.fouls else ""
+            purse = f" · {p.purse:+d}" if state.rules.stake else ""
+            rows.append(
+                f"`{score_pad_row(p.lives, state.rules.lives)}` <@{p.id}> {p.lives}♥{crowns}{fouls}{purse}{status}"
+            )
+        return "\n".join(rows)[:1024]
+
+    def _buttons(self, session: Session, state: KurikiState) -> list[TableItem]:
+        ch, rev = session.channel_id, session.revision
+        primary, secondary, danger = (
+            discord.ButtonStyle.primary,
+            discord.ButtonStyle.secondary,
+            discord.ButtonStyle.danger,
+        )
+        items: list[TableItem] = []
+        if state.phase == "direction":
+            items += [
+                button(self.kind, "cw", ch, rev, "Clockwise ↻", style=primary),
+                button(self.kind, "ccw", ch, rev, "Counter-clockwise ↺", style=primary),
+            ]
+        elif state.phase == "roll":
+            items.append(button(self.kind, "roll", ch, rev, "Roll", style=primary))
+            if state.can_reverse:
+                items.append(button(self.kind, "reverse", ch, rev, "Reverse direction"))
+        elif state.phase in ("declare", "respond"):
+            if state.phase == "respond":
+                items += [
+                    button(self.kind, "roll", ch, rev, "Roll (take the cup)", style=primary),
+                    button(self.kind, "pull", ch, rev, "Pull", style=danger),
+                    button(self.kind, "pass", ch, rev, "Pass"),
+                ]
+            items += [
+                button(self.kind, "peek", ch, rev, "Peek", style=secondary),
+                button(self.kind, "sneak", ch, rev, "Sneak a peek (foul)", style=secondary),
+            ]
+        return items
+
+    # ---------------------------------------------------------------- private replies
+
+    def private(self, session: Session, user_id: int, action: str) -> Rendered | None:
+        """The ephemeral a player gets after `action`: the dice for whoever has seen them, and
+        the Roller's declarations. Built from private_view only."""
+        state: KurikiState = session.state
+        if state.finished:
+            return None
+        if action not in ("roll", "peek", "sneak"):
+            return None
+        view = engine.private_view(state, user_id)
+        dice = view["dice"]
+        if dice is None:
+            if action == "peek":
+                raise UserError(
+                    "You have not seen these dice. Sneak a peek if you dare: it is a foul."
+                )
+            return None
+        value = roll_value(dice[0], dice[1], state.rules.two_digit)
+        lines = [f"🎲 Under the cup: **{dice_text(dice)}**, which is **{name(value)}**."]
+        items: list[TableItem] = []
+        if state.phase == "declare" and user_id == state.roller:
+            legal = legal_declarations(state.rules.two_digit, state.minimum)
+            if state.minimum:
+                lines.append(
+                    f"You must declare at least **{name(state.minimum)}**. Lying is allowed."
+                )
+            else:
+                lines.append("Fresh roll: declare anything. Lying is allowed.")
+            options = [
+                (name(v) + (" (the truth)" if v == value else ""), str(v)) for v in reversed(legal)
+            ]
+            for part, chunk in enumerate(_chunks(options, SELECT_LIMIT)):
+                arg = "hi" if part == 0 else "lo"
+                label = (
+                    "Declare…"
+                    if len(options) <= SELECT_LIMIT
+                    else ("Declare (higher)…" if part == 0 else "Declare (lower)…")
+                )
+                items.append(
+                    select(
+                        self.kind,
+                        "declare",
+                        session.channel_id,
+                        session.revision,
+                        chunk,
+                        placeholder=label,
+                        arg=arg,
+                    )
+                )
+        embed = discord.Embed(description="\n".join(lines), colour=EMBED_COLOUR)
+        return Rendered(embed=embed, items=items)
+
+    def message_after(
+        self, session: Session, user_id: int, action: str, arg: str | None
+    ) -> Rendered:
+        """The declaration ephemeral once used; a foul vote's public message; a Rusk notice."""
+        state: KurikiState = session.state
+        if action == "declare":
+            said = name(state.declared) if state.declared is not None else "your declaration"
+            return Rendered(
+                embed=discord.Embed(description=f"You declared **{said}**.", colour=EMBED_COLOUR)
+            )
+        if action == "rusk":
+            accused = int((arg or "0").partition(":")[0])
+            text = f"🥤💥 A **Rusk** is charged on <@{accused}>: a triple foul. Fetch a new cup and clean up the old one."
+            return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
+        vote_id = None
+        if action == "propose":
+            vote_id = state.next_vote - 1  # the vote just opened (maybe already decided)
+        elif action == "vote":
+            head = (arg or "").partition("-")[0]
+            vote_id = int(head) if head.isdigit() else None
+        return self._vote_message(session, vote_id)
+
+    def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:
+        state: KurikiState = session.state
+        vote = next((v for v in state.votes if v.id == vote_id), None)
+        if vote is None:
+            last = state.log[-1] if state.log else ""
+            return Rendered(
+                embed=discord.Embed(
+                    title="⚖ Foul vote closed", description=last, colour=EMBED_COLOUR
+                )
+            )
+        voters = [p.id for p in state.alive() if p.id != vote.accused]
+        needed = len(voters) // 2 + 1
+        embed = discord.Embed(
+            title="⚖ Foul!",
+            description=(
+                f"<@{vote.proposer}> calls a foul on <@{vote.accused}>: {vote.reason}.\n"
+                f"A majority of the other players ({needed} of {len(voters)}) must agree. "
+                f"Votes: {len(vote.yes)} yes, {len(vote.no)} no. Closes <t:{int(vote.deadline)}:R>."
+            ),
+            colour=EMBED_COLOUR,
+        )
+        ch, rev = session.channel_id, session.revision
+        items = [
+            button(
+                self.kind,
+                "vote",
+                ch,
+                rev,
+                "Agree: foul",
+                arg=f"{vote.id}-yes",
+                style=discord.ButtonStyle.danger,
+            ),
+            button(self.kind, "vote", ch, rev, "Disagree", arg=f"{vote.id}-no"),
+        ]
+        return Rendered(embed=embed, items=items)
+
+    def rules_embed(
+        self, settings: GuildSettings, session: Session | None, preset: str | None
+    ) -> discord.Embed:
+        rules = self.rules_of(settings)
+        if session is not None and session.kind == self.kind:
+            rules = (
+                session.state.rules
+                if session.started
+                else KurikiRules.model_validate(session.lobby.options["rules"])
+            )
+        embed = discord.Embed(
+            title="🥤 Kuriki",
+            description=f"{rules.lives} lives. " + _variants(rules),
+            colour=EMBED_COLOUR,
+        )
+        embed.add_field(
+            name="How to play",
+            value="\n".join(f"• {x}" for x in RULES_TEXT[:4])[:1024],
+            inline=False,
+        )
+        embed.add_field(
+            name="Fouls and the end",
+            value="\n".join(f"• {x}" for x in RULES_TEXT[4:])[:1024],
+            inline=False,
+        )
+        embed.set_footer(
+            text="Not played: the mock-Danzig voice for Snake-Eyes and the count-down for a die on the floor."
+        )
+        return embed
+
+
+def _variants(rules: KurikiRules) -> str:
+    bits = []
+    if rules.two_digit:
+        bits.append("Two-digit declarations (3-4 may be called 43).")
+    if rules.reverse_after_kuriki:
+        bits.append("After a Kuriki the Roller may reverse the direction.")
+    if rules.stake:
+        bits.append(f"Stakes {rules.stake} each, fouls {rules.foul_price} into the pot.")
+    return " ".join(bits)
+
+
+def _chunks(seq: list[Any], size: int) -> list[list[Any]]:
+    return [seq[i : i + size] for i in range(0, len(seq), size)]
+
+
+__all__ = ["KURIKI", "KurikiTable", "score_pad_row"]

@@ -1,0 +1,1 @@
+"""Kuriki: two dice under a cup, declarations, lies, pulls and lives."""

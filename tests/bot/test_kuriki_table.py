@@ -1,0 +1,133 @@
+"""Kuriki through the table service: the cup on the public table, the dice only in
+ephemeral replies, declarations from a select, pulls, fouls and votes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.components import Click
+from bot.errors import UserError
+from bot.service import Actor, Reply, Tables
+from games.errors import IllegalMove, NotYourTurn
+from games.kuriki.engine import KurikiState
+from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, MALLORY, find
+from tests.bot.test_farkle_table import check_limits
+
+PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
+
+
+async def state_of(tables: Tables) -> KurikiState:
+    return (await tables.sessions.get(CHANNEL)).state
+
+
+def public_text(reply: Reply) -> str:
+    parts = [reply.content or ""]
+    for r in (reply, reply.table):
+        if r is not None and r.embed is not None:
+            parts.append(json.dumps(r.embed.to_dict()))
+    return " ".join(parts)
+
+
+async def start_kuriki(tables: Tables, *players: Actor, lives: int = 3) -> Reply:
+    first, *rest = players
+    reply = await tables.open_lobby(first, GUILD, CHANNEL, "kuriki", {"lives": lives})
+    await tables.table_posted(CHANNEL, 777)
+    for p in rest:
+        reply = await tables.click(p, find(reply, "join"), 777)
+    return await tables.click(first, find(reply, "start"), 777)
+
+
+async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    check_limits(reply)
+    state = await state_of(tables)
+    roller = PLAYERS[state.roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    # Rolling: the table is updated publicly, the dice arrive in an ephemeral follow-up.
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    state = await state_of(tables)
+    if state.phase != "declare":
+        pytest.skip("seeded roll was a Kuriki")  # the seed below avoids this
+    assert rolled.edit and rolled.followup is not None and rolled.followup.ephemeral
+    dice = f"{state.dice[0]}-{state.dice[1]}"
+    assert dice in json.dumps(rolled.followup.embed.to_dict())
+    assert dice not in public_text(rolled)
+    declare = next(i for i in rolled.followup.items if i.custom_id.startswith("t:kuriki:declare:"))
+    options = [o.value for o in declare.item.options]
+    assert len(options) <= 25
+    # Someone else cannot use the Roller's select.
+    with pytest.raises(NotYourTurn):
+        await tables.click(
+            BOB if roller is not BOB else CAROL,
+            Click.parse(declare.custom_id, (options[0],)),
+            900,
+            ephemeral=True,
+        )
+    declared = await tables.click(
+        roller, Click.parse(declare.custom_id, (options[0],)), 900, ephemeral=True
+    )
+    assert declared.edit and "You declared" in declared.embed.description
+    assert declared.table is not None and declared.table_message_id == 777
+    session = await tables.sessions.get(CHANNEL)
+    assert session.message_id == 777  # the ephemeral is not the table
+    state = session.state
+    assert state.phase == "respond" and state.next_guy is not None
+    table = declared.table
+    nxt = PLAYERS[state.next_guy]
+    labels = {i.item.label for i in table.items}
+    assert {"Roll (take the cup)", "Pull", "Pass", "Peek", "Sneak a peek (foul)"} <= labels
+    # Peek: only for those who have seen the dice.
+    with pytest.raises(UserError, match="not seen"):
+        await tables.click(nxt, find(Reply(items=table.items), "peek"), 777)
+    peek = await tables.click(roller, find(Reply(items=table.items), "peek"), 777)
+    assert peek.ephemeral and dice in json.dumps(peek.embed.to_dict())
+    pulled = await tables.click(nxt, find(Reply(items=table.items), "pull"), 777)
+    after = await state_of(tables)
+    assert after.phase == "roll" and after.last_reveal is not None
+    assert dice in public_text(pulled)  # revealed by the pull: public now
+    assert sum(p.lives for p in after.players) == 3 * 3 - 1
+
+
+async def test_sneak_a_peek_is_a_public_foul_with_a_private_view(tables: Tables) -> None:
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    state = await state_of(tables)
+    roller = PLAYERS[state.roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    state = await state_of(tables)
+    if state.phase != "declare":
+        pytest.skip("seeded roll was a Kuriki")
+    sneaker = next(p for p in PLAYERS.values() if p is not roller)
+    sneak = await tables.click(sneaker, find(rolled, "sneak"), 777)
+    dice = f"{state.dice[0]}-{state.dice[1]}"
+    assert sneak.edit and "Foul on" in public_text(sneak) and dice not in public_text(sneak)
+    assert sneak.followup is not None and sneak.followup.ephemeral
+    assert dice in json.dumps(sneak.followup.embed.to_dict())
+    assert (await state_of(tables)).player(sneaker.id).fouls == 1
+    with pytest.raises(IllegalMove, match="already seen"):
+        await tables.click(sneaker, find(sneak, "sneak"), 777)
+    with pytest.raises(Exception, match="not in this game"):
+        await tables.click(MALLORY, find(sneak, "sneak"), 777)
+
+
+async def test_foul_vote_and_rusk(tables: Tables) -> None:
+    await start_kuriki(tables, ALICE, BOB, CAROL)
+    proposed = await tables.command(
+        ALICE, CHANNEL, "kuriki", "propose", f"{BOB.id}:calling a die a dice"
+    )
+    assert not proposed.ephemeral and "calls a foul" in proposed.embed.description
+    yes = next(i for i in proposed.items if i.custom_id.endswith("-yes"))
+    with pytest.raises(IllegalMove, match="accused"):
+        await tables.click(BOB, Click.parse(yes.custom_id), 901)
+    voted = await tables.click(CAROL, Click.parse(yes.custom_id), 901)
+    assert voted.edit and voted.items == [] and "closed" in voted.embed.title
+    assert (await state_of(tables)).player(BOB.id).fouls == 1
+    assert (await tables.sessions.get(CHANNEL)).message_id == 777
+    with pytest.raises(UserError, match="server manager"):
+        await tables.command(ALICE, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
+    rusk = await tables.command(ADMIN, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
+    assert "Rusk" in rusk.embed.description
+    bob = (await state_of(tables)).player(BOB.id)
+    assert bob.fouls == 4 and bob.lives == 2  # the third foul cost a life
