@@ -61,8 +61,11 @@ class TurnTimers:
                 delay = (
                     MAX_SLEEP if nxt is None else min(MAX_SLEEP, max(0.05, nxt - tables.clock()))
                 )
+                # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a cancel
+                # that lands just as the wait ends (a move's poke), and stop() never returns.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=delay)
+                    async with asyncio.timeout(delay):
+                        await self._wake.wait()
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 from aiohttp import WSMsgType, web
@@ -676,16 +676,38 @@ class RequestLog:
     status: int = 0
 
 
+_LOG = web.RequestKey("log", RequestLog)  # each request's own log entry
+
+
+@dataclass
+class SentBody:
+    """A message body the bot sent and Discord accepted, and who can see the message it
+    landed on: `public` unless that message is ephemeral (or the body is a modal or
+    autocomplete choices, which only the user sees). Components count: any client can read
+    a button's custom_id."""
+
+    method: str
+    path: str
+    channel_id: int
+    message_id: int | None
+    public: bool
+    body: Any
+
+
 @dataclass
 class _Gateway:
     ws: web.WebSocketResponse
     seq: int = 0
     shard: tuple[int, int] = (0, 1)
     identified: bool = False
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class FakeDiscord:
     """The fake. `start()` it, add guilds, point discord.py at `api_url` / `gateway_url`."""
+
+    # Every fake made, so that test teardown can check the contracts of each (and forget it).
+    created: ClassVar[list[FakeDiscord]] = []
 
     def __init__(
         self,
@@ -713,11 +735,14 @@ class FakeDiscord:
         self._by_token: dict[str, InteractionRecord] = {}
         self.violations: list[str] = []
         self.requests: list[RequestLog] = []
+        self.sent: list[SentBody] = []
+        self.sent_hooks: list[Callable[[SentBody], None]] = []
         self.identifies: list[JSON] = []
         self.in_flight = 0
         self._gateways: list[_Gateway] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
+        FakeDiscord.created.append(self)
 
     # ------------------------------------------------------------ setup
 
@@ -802,6 +827,22 @@ class FakeDiscord:
 
     def ack_latencies(self) -> dict[int, float | None]:
         return {i: r.latency for i, r in self.interactions.items()}
+
+    def public_bodies(self) -> list[SentBody]:
+        """Every accepted body that landed on a message everyone in the channel sees."""
+        return [s for s in self.sent if s.public]
+
+    @property
+    def gateway_connections(self) -> int:
+        return len(self._gateways)
+
+    async def wait_gateway_connections(self, n: int, timeout: float = 5.0) -> None:
+        """Wait until exactly `n` gateway connections are open (a dead bot's one has gone)."""
+        deadline = time.monotonic() + timeout
+        while len(self._gateways) != n:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(self._gateways)} gateway connections, expected {n}")
+            await asyncio.sleep(0.005)
 
     def violation(self, text: str) -> None:
         self.violations.append(text)
@@ -902,8 +943,9 @@ class FakeDiscord:
             await self._send(gw, "GUILD_CREATE", g.payload(self.bot))
 
     async def _send(self, gw: _Gateway, event: str, data: JSON) -> None:
-        gw.seq += 1
-        await gw.ws.send_str(json.dumps({"op": 0, "t": event, "s": gw.seq, "d": data}))
+        async with gw.lock:  # concurrent dispatches: frames whole and in sequence order
+            gw.seq += 1
+            await gw.ws.send_str(json.dumps({"op": 0, "t": event, "s": gw.seq, "d": data}))
 
     def _gateway_for(self, guild_id: int | None) -> _Gateway:
         for gw in self._gateways:
@@ -967,12 +1009,42 @@ class FakeDiscord:
 
     async def inject(self, record: InteractionRecord) -> InteractionRecord:
         """Send the INTERACTION_CREATE; `record.acked` resolves when the bot answers."""
+        self.register(record)
+        await self.dispatch("INTERACTION_CREATE", record.payload, record.guild_id)
+        return record
+
+    def register(self, record: InteractionRecord) -> InteractionRecord:
+        """Make the interaction known (its token usable) and start its 3 s clock, without
+        sending it: `inject` does both."""
         record.acked = asyncio.get_running_loop().create_future()
         self.interactions[record.id] = record
         self._by_token[record.token] = record
         record.dispatched_at = time.perf_counter()
-        await self.dispatch("INTERACTION_CREATE", record.payload, record.guild_id)
         return record
+
+    def _sent(
+        self,
+        request: web.Request,
+        channel_id: int,
+        msg: FakeMessage | None,
+        body: Any,
+        *,
+        public: bool | None = None,
+    ) -> None:
+        """Record an accepted body and who sees it, and tell the hooks."""
+        if public is None:
+            public = msg is not None and not msg.ephemeral
+        sent = SentBody(
+            request.method, request.path, channel_id, msg.id if msg else None, public, body
+        )
+        self.sent.append(sent)
+        for hook in list(self.sent_hooks):
+            try:
+                hook(sent)
+            except Exception as exc:
+                self.violation(
+                    f"a sent-body hook failed on {request.method} {request.path}: {exc!r}"
+                )
 
     # ------------------------------------------------------------ plumbing
 
@@ -985,6 +1057,7 @@ class FakeDiscord:
         self.in_flight += 1
         log = RequestLog(request.method, request.path, dict(request.query), None)
         self.requests.append(log)
+        request[_LOG] = log
         try:
             # Interaction callbacks and webhooks are authorised by their token in the URL.
             token_auth = request.path.startswith(
@@ -1024,7 +1097,7 @@ class FakeDiscord:
             body = json.loads(raw)
         else:
             body = None
-        self.requests[-1].body = body
+        request[_LOG].body = body
         problems = self.spec.errors(spec[0], spec[1], body) if spec is not None else []
         if check is not None and isinstance(body, dict | list):
             problems += check(body)
@@ -1217,6 +1290,10 @@ class FakeDiscord:
         rec.callback_type = kind
         rec.callback_body = body
         rec.message = msg
+        if kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, UPDATE_MESSAGE):
+            self._sent(request, rec.channel_id, msg, data)
+        elif kind != DEFERRED_UPDATE:  # autocomplete choices, a modal: only the user sees them
+            self._sent(request, rec.channel_id, None, data, public=False)
         if rec.acked is not None and not rec.acked.done():
             rec.acked.set_result(rec)
         if request.query.get("with_response") not in ("1", "true", "True"):
@@ -1253,6 +1330,7 @@ class FakeDiscord:
         else:
             msg = self._new_message(rec.channel_id, body, visible_to=rec.user.id, interaction=rec)
             rec.followups.append(msg)
+        self._sent(request, rec.channel_id, msg, body)
         if request.query.get("wait") in ("1", "true", "True"):
             return json_response(msg.payload())
         return web.Response(status=204)
@@ -1273,6 +1351,7 @@ class FakeDiscord:
             msg.deleted = True
             return web.Response(status=204)
         msg.apply(body or {})
+        self._sent(request, rec.channel_id, msg, body)
         return json_response(msg.payload())
 
     # ------------------------------------------------------------ REST: channel messages
@@ -1289,6 +1368,7 @@ class FakeDiscord:
         if (body.get("flags") or 0) & EPHEMERAL:
             self.violation(f"POST {request.path}: channel messages cannot be ephemeral")
         msg = self._new_message(ch.id, {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL})
+        self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
 
     async def _channel_message(self, request: web.Request) -> web.StreamResponse:
@@ -1309,6 +1389,7 @@ class FakeDiscord:
             msg.deleted = True
             return web.Response(status=204)
         msg.apply(body or {})
+        self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
 
     async def _unknown(self, request: web.Request) -> web.Response:

@@ -8,16 +8,24 @@ commands, click buttons, and read what each user can see.
 
 Every dispatch waits until the bot answered (the interaction callback) and then until the
 bot's handler finished (its follow-up edits included), and fails at once, with the details,
-if the bot sent anything Discord would refuse."""
+if the bot sent anything Discord would refuse.
+
+Also: `d.prepare_click(...)` + `d.dispatch_all([...])` send clicks at once; `d.crash()` kills
+the in-process bot without any shutdown; `bot_process(...)` runs the bot in a child process
+(`d.kill()` is SIGKILL); `read_session` / `read_finished` read the database file; and
+`late_answers(fake)` lists interactions not answered within Discord's 3 s."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import sqlite3
+import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,8 +53,16 @@ LOUNGE = 1_100_000_000_000_000_201  # another channel of the same server
 ALICE = FakeUser(1_100_000_000_000_001_001, "Alice")
 BOB = FakeUser(1_100_000_000_000_001_002, "Bob")
 CAROL = FakeUser(1_100_000_000_000_001_003, "Carol")
+DAVE = FakeUser(1_100_000_000_000_001_004, "Dave")
 MALLORY = FakeUser(1_100_000_000_000_001_066, "Mallory")
 ADMIN = FakeUser(1_100_000_000_000_001_099, "Admin", manage_server=True)
+
+ACK_LIMIT = 3.0  # Discord's contract, not a benchmark: a later answer is refused.
+ROOT = Path(__file__).resolve().parents[2]
+
+# Bots killed by `Driver.crash()`: left as a crash leaves them (no close()), buried at the
+# end of the test (their SQLite thread would otherwise keep the interpreter from exiting).
+CORPSES: list[GameBot] = []
 
 # Tasks discord.py starts to run a command or a component callback (discord.py 2.7).
 _HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-")
@@ -113,14 +129,21 @@ def _coerce(command: str, opt: dict[str, Any], value: Any) -> Any:
 
 @dataclass
 class Driver:
-    """The test's hands and eyes. All channel arguments are channel ids."""
+    """The test's hands and eyes. All channel arguments are channel ids.
+
+    `bot` is the in-process GameBot, or None when the bot runs in a child process
+    (`bot_process`); then `process` is that child and `log_file` its log."""
 
     fake: FakeDiscord
-    bot: GameBot
+    bot: GameBot | None
     guild_id: int = GUILD
     timeout: float = 5.0
     logs: _LogCapture = field(default_factory=_LogCapture)
     connect_task: asyncio.Task[None] | None = None
+    process: asyncio.subprocess.Process | None = None
+    log_file: Path | None = None
+    database: Path | None = None
+    crashed: bool = False
 
     # ------------------------------------------------------------------ typing
 
@@ -193,6 +216,27 @@ class Driver:
         `custom_id`, on `message` or else on the latest visible message that has it.
         (Discord only sends clicks on buttons that exist; to click a button the bot no longer
         makes, plant the old message first with `d.fake.add_message(...)`.)"""
+        record = self.prepare_click(
+            user,
+            channel,
+            label=label,
+            custom_id=custom_id,
+            message=message,
+            allow_disabled=allow_disabled,
+        )
+        return await self._run(record)
+
+    def prepare_click(
+        self,
+        user: FakeUser,
+        channel: int,
+        *,
+        label: str | None = None,
+        custom_id: str | None = None,
+        message: FakeMessage | None = None,
+        allow_disabled: bool = False,
+    ) -> InteractionRecord:
+        """The click `click` would send, built but not sent (for `dispatch_all`)."""
         msg, comp = self._find(user, channel, label=label, custom_id=custom_id, message=message)
         if msg is None or comp is None:
             seen = [m.labels() for m in self.visible(user, channel) if m.buttons()]
@@ -205,8 +249,30 @@ class Driver:
         if comp.get("type") != 2:
             raise ClientRefused(f"{comp.get('custom_id')!r} is not a button: use select()")
         data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
-        record = self.fake.interaction_payload(MESSAGE_COMPONENT, user, channel, data, msg)
+        return self.fake.interaction_payload(MESSAGE_COMPONENT, user, channel, data, msg)
+
+    async def dispatch(self, record: InteractionRecord) -> InteractionRecord:
+        """Send a prepared interaction and wait as `click` does."""
         return await self._run(record)
+
+    async def dispatch_all(self, records: Iterable[InteractionRecord]) -> list[InteractionRecord]:
+        """Send prepared interactions all at once (asyncio.gather of the dispatches), wait
+        until every one is answered and the bot is idle; fails on anything Discord refuses."""
+        records = list(records)
+        before = len(self.fake.violations)
+        await asyncio.gather(*(self.fake.inject(r) for r in records))
+        acks = [asyncio.shield(r.acked) for r in records if r.acked is not None]
+        try:
+            await asyncio.wait_for(asyncio.gather(*acks), self.timeout)
+        except TimeoutError:
+            late = [r for r in records if r.acked_at is None]
+            raise AssertionError(
+                self._explain(late[0], before, f"left {len(late)} of {len(records)} unanswered")
+            ) from None
+        await self.settle()
+        if self.fake.violations[before:]:
+            raise AssertionError(self._explain(records[0], before, "sent something it must not"))
+        return records
 
     async def select(
         self,
@@ -291,7 +357,68 @@ class Driver:
     def problems(self) -> list[str]:
         """Violations of Discord's rules, and the bot's warnings and errors in the log."""
         logged = [f"log {r.name} {r.levelname}: {r.getMessage()}" for r in self.logs.records]
+        if self.log_file is not None and self.log_file.exists():
+            lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            logged += [
+                "log (child) " + x[len("PROBLEM ") :] for x in lines if x.startswith("PROBLEM ")
+            ]
         return self.fake.violations + logged
+
+    def stored(self, channel: int) -> dict[str, Any] | None:
+        """The channel's session row as committed (read from the database file)."""
+        assert self.database is not None
+        return read_session(self.database, channel)
+
+    # ------------------------------------------------------------------ dying
+
+    async def crash(self) -> None:
+        """Kill the in-process bot the way a crash kills a process: every task of it stops
+        where it is (a handler still finishing its answer too), its gateway connection
+        drops; no close(), nothing flushed or closed (the SQLite connection stays as it was
+        until `bury_corpses`).
+
+        Cancelling the task running `connect()` is not enough for an AutoShardedBot: each
+        shard reads the gateway in its own task, which would go on answering clicks.
+        Unlike a real crash, a transaction left open would keep its lock in this process:
+        crash between moves (after an answer), not inside one."""
+        bot = self.bot
+        assert bot is not None, "a bot in a child process is killed with kill()"
+        connections = self.fake.gateway_connections
+        doomed: list[asyncio.Task[Any]] = []
+        if self.connect_task is not None:
+            doomed.append(self.connect_task)
+        shards = [info._parent for info in bot.shards.values()]
+        for shard in shards:
+            ws = shard.ws
+            if ws._keep_alive is not None:
+                ws._keep_alive.stop()  # a daemon thread sending heartbeats
+            if shard._task is not None:
+                doomed.append(shard._task)
+        timers = bot.timers._task
+        if timers is not None:
+            doomed.append(timers)
+        doomed += _handler_tasks()
+        for task in doomed:
+            task.cancel()
+        for shard in shards:  # the kernel closes a dead process's sockets
+            transport = shard.ws.socket._writer.transport
+            if transport is not None:
+                transport.abort()
+        await asyncio.gather(*doomed, return_exceptions=True)
+        self.crashed = True
+        self.connect_task = None
+        CORPSES.append(bot)
+        await self.fake.wait_gateway_connections(connections - len(shards), self.timeout)
+
+    async def kill(self) -> None:
+        """SIGKILL the bot's child process and wait until Discord saw its connection drop."""
+        proc = self.process
+        assert proc is not None, "an in-process bot is killed with crash()"
+        connections = self.fake.gateway_connections
+        proc.kill()
+        await proc.wait()
+        self.crashed = True
+        await self.fake.wait_gateway_connections(connections - 1, self.timeout)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -299,6 +426,8 @@ class Driver:
         before = len(self.fake.violations)
         await self.fake.inject(record)
         assert record.acked is not None
+        if self.bot is None:
+            return await self._run_remote(record, before)
         deadline = time.monotonic() + self.timeout
         seen_handler = False
         started = time.monotonic()
@@ -323,11 +452,29 @@ class Driver:
         await self.settle()
         new = self.fake.violations[before:]
         if new:
-            raise AssertionError(self._explain(record, before, "sent what Discord refuses"))
+            raise AssertionError(self._explain(record, before, "sent something it must not"))
+        return record
+
+    async def _run_remote(self, record: InteractionRecord, before: int) -> InteractionRecord:
+        """The bot runs in another process: no handler tasks to watch, only its answers."""
+        assert record.acked is not None
+        deadline = time.monotonic() + self.timeout
+        while not record.acked.done():
+            self._check_alive()
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    self._explain(record, before, f"did not answer in {self.timeout} s")
+                )
+            await asyncio.sleep(0.005)
+        await self.settle()
+        if self.fake.violations[before:]:
+            raise AssertionError(self._explain(record, before, "sent something it must not"))
         return record
 
     async def settle(self) -> None:
         """Wait until the bot finished handling every interaction and every request returned."""
+        if self.bot is None:
+            return await self._settle_remote()
         deadline = time.monotonic() + self.timeout
         while _handler_tasks() or self.fake.in_flight:
             self._check_alive()
@@ -337,7 +484,23 @@ class Driver:
                 )
             await asyncio.sleep(0.005)
 
+    async def _settle_remote(self, quiet: float = 0.05) -> None:
+        """No request in flight and none started for `quiet` seconds."""
+        deadline = time.monotonic() + self.timeout
+        seen, since = len(self.fake.requests), time.monotonic()
+        while True:
+            if self.fake.in_flight or len(self.fake.requests) != seen:
+                seen, since = len(self.fake.requests), time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the bot is still busy after {self.timeout} s")
+            await asyncio.sleep(0.005)
+
     def _check_alive(self) -> None:
+        proc = self.process
+        if proc is not None and proc.returncode is not None:
+            raise AssertionError(f"the bot process ended with status {proc.returncode}")
         task = self.connect_task
         if task is not None and task.done():
             exc = None if task.cancelled() else task.exception()
@@ -384,7 +547,7 @@ async def running_bot(
     )
     bot = GameBot(config, sync=True, rng=random.Random(seed))
     bot._connection.guild_ready_timeout = 0.05
-    driver = Driver(fake=fake, bot=bot, timeout=timeout, logs=logs)
+    driver = Driver(fake=fake, bot=bot, timeout=timeout, logs=logs, database=database)
     try:
         await asyncio.wait_for(bot.login(fake.token), timeout)
         driver.connect_task = asyncio.create_task(bot.connect(reconnect=False), name="e2e-connect")
@@ -398,12 +561,13 @@ async def running_bot(
             raise AssertionError(f"the bot was not ready after {timeout} s")
         yield driver
     finally:
-        with contextlib.suppress(Exception):
-            await driver.settle()
-        await bot.close()
-        if driver.connect_task is not None:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(driver.connect_task, timeout)
+        if not driver.crashed:
+            with contextlib.suppress(Exception):
+                await driver.settle()
+            await bot.close()
+            if driver.connect_task is not None:
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(driver.connect_task, timeout)
         Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = saved
         for lg in watched:
             lg.removeHandler(logs)
@@ -411,15 +575,120 @@ async def running_bot(
             await fake.stop()
 
 
+@contextlib.asynccontextmanager
+async def bot_process(
+    database: Path,
+    fake: FakeDiscord,
+    *,
+    seed: int = 1,
+    timeout: float = 5.0,
+    start_timeout: float = 60.0,
+) -> AsyncIterator[Driver]:
+    """The real GameBot in a child process (`tests/e2e/bot_process.py`) on `database`,
+    connected to `fake` (which runs in this process). The Driver it yields has no `bot`;
+    `await d.kill()` SIGKILLs the child. The child's warnings and errors are `d.problems`."""
+    log_file = database.with_name(f"{database.stem}-bot-{len(fake.identifies)}.log")
+    args = [
+        sys.executable,
+        "-m",
+        "tests.e2e.bot_process",
+        *("--api", fake.api_url, "--gateway", fake.gateway_url, "--token", fake.token),
+        *("--database", str(database), "--seed", str(seed), "--guild", str(GUILD)),
+    ]
+    with log_file.open("wb") as log:
+        proc = await asyncio.create_subprocess_exec(
+            *args,
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=log,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    driver = Driver(
+        fake=fake, bot=None, timeout=timeout, process=proc, log_file=log_file, database=database
+    )
+    try:
+        assert proc.stdout is not None
+        try:
+            line = await asyncio.wait_for(proc.stdout.readline(), start_timeout)
+        except TimeoutError:
+            line = b"(nothing)"
+        if line.strip() != b"READY":
+            raise AssertionError(
+                f"the bot process did not get ready: {line!r}\n"
+                + log_file.read_text(encoding="utf-8", errors="replace")[-3000:]
+            )
+        yield driver
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def bury_corpses() -> None:
+    """Free what crashed bots left behind (the OS does it for a dead process): stop their
+    SQLite threads (not daemons: they would keep the interpreter alive) and HTTP sessions."""
+    while CORPSES:
+        bot = CORPSES.pop()
+        store = getattr(bot, "store", None)
+        if store is not None:
+            thread = store.db._thread
+            store.db.stop()
+            await asyncio.to_thread(thread.join, 5.0)
+        await bot.http.close()
+
+
+def late_answers(fake: FakeDiscord, limit: float = ACK_LIMIT) -> list[str]:
+    """Interactions not answered within `limit` seconds of their dispatch (or never)."""
+    out = []
+    for iid, latency in fake.ack_latencies().items():
+        rec = fake.interactions[iid]
+        what = f"interaction {iid} (type {rec.type}, by {rec.user.name})"
+        if latency is None:
+            out.append(f"{what} was never answered")
+        elif latency >= limit:
+            out.append(f"{what} was answered after {latency:.2f} s (max {limit})")
+    return out
+
+
+def read_session(database: Path, channel: int) -> dict[str, Any] | None:
+    """A channel's session row as committed to the file (another connection's view)."""
+    con = sqlite3.connect(database)
+    try:
+        con.row_factory = sqlite3.Row
+        row = con.execute(
+            "SELECT channel_id, guild_id, kind, data, revision, message_id, deadline, created_at"
+            " FROM sessions WHERE channel_id = ?",
+            (channel,),
+        ).fetchone()
+        return dict(row) if row else None
+    finally:
+        con.close()
+
+
+def read_finished(database: Path, channel: int) -> list[dict[str, Any]]:
+    """The finished-games rows of a channel, as committed to the file."""
+    con = sqlite3.connect(database)
+    try:
+        con.row_factory = sqlite3.Row
+        rows = con.execute(
+            "SELECT * FROM finished_games WHERE channel_id = ? ORDER BY id", (channel,)
+        ).fetchall()
+        return [dict(r) for r in rows]
+    finally:
+        con.close()
+
+
 def mention(user: FakeUser) -> str:
     return f"<@{user.id}>"
 
 
 __all__ = [
+    "ACK_LIMIT",
     "ADMIN",
     "ALICE",
     "BOB",
     "CAROL",
+    "DAVE",
     "GUILD",
     "LOUNGE",
     "MALLORY",
@@ -430,6 +699,11 @@ __all__ = [
     "FakeMessage",
     "FakeUser",
     "InteractionRecord",
+    "bot_process",
+    "bury_corpses",
+    "late_answers",
     "mention",
+    "read_finished",
+    "read_session",
     "running_bot",
 ]

@@ -1,0 +1,88 @@
+"""The real GameBot in a child process, pointed at a FakeDiscord that runs in the test's
+process, so that a test can kill it with SIGKILL like a crashed host would.
+
+    python -m tests.e2e.bot_process --api URL --gateway URL --token T --database FILE
+        [--seed N] [--guild ID]
+
+(each option may also come from the environment: TABLEBOT_E2E_API, ..._GATEWAY, ..._TOKEN,
+..._DATABASE, ..._SEED, ..._GUILD). Prints READY on stdout once the bot is connected and its
+server is loaded. Writes the bot's warnings and anyone's errors to stderr as lines starting
+with "PROBLEM ", which the harness turns into `Driver.problems`. Run it with -m from the
+repository root, so that `bot` and `tests` import as packages."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import random
+import sys
+
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from bot.app import GameBot
+from bot.config import BotConfig
+
+
+class _Problems(logging.Handler):
+    """The same filter as the harness's log capture: bot warnings, anyone's errors."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.ERROR or record.name.startswith("bot"):
+            text = f"{record.name} {record.levelname}: {record.getMessage()}"
+            if record.exc_info:
+                text += " | " + logging.Formatter().formatException(record.exc_info)
+            print("PROBLEM " + text.replace("\n", " | "), file=sys.stderr, flush=True)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    env = os.environ.get
+    p = argparse.ArgumentParser(prog="python -m tests.e2e.bot_process", description=__doc__)
+    p.add_argument("--api", default=env("TABLEBOT_E2E_API"), help="REST base, …/api/v10")
+    p.add_argument("--gateway", default=env("TABLEBOT_E2E_GATEWAY"), help="ws://… URL")
+    p.add_argument("--token", default=env("TABLEBOT_E2E_TOKEN", "fake-bot-token"))
+    p.add_argument("--database", default=env("TABLEBOT_E2E_DATABASE"))
+    p.add_argument("--seed", type=int, default=int(env("TABLEBOT_E2E_SEED", "1")))
+    p.add_argument("--guild", type=int, default=env("TABLEBOT_E2E_GUILD"))
+    args = p.parse_args(argv)
+    missing = [k for k in ("api", "gateway", "database") if not getattr(args, k)]
+    if missing:
+        p.error("missing " + ", ".join("--" + k for k in missing))
+    return args
+
+
+async def run(args: argparse.Namespace) -> None:
+    Route.BASE = args.api
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
+    config = BotConfig(
+        database=args.database, shard_count=1, dev_guild_id=int(args.guild) if args.guild else None
+    )
+    bot = GameBot(config, sync=True, rng=random.Random(args.seed))
+    bot._connection.guild_ready_timeout = 0.05
+
+    async def on_ready() -> None:
+        print("READY", flush=True)
+
+    bot.add_listener(on_ready)
+    async with bot:
+        await bot.login(args.token)
+        await bot.connect(reconnect=False)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    handler = _Problems()
+    for name in ("bot", "discord", "games", "asyncio"):
+        logging.getLogger(name).addHandler(handler)
+    logging.getLogger().setLevel(logging.WARNING)
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()

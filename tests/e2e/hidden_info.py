@@ -1,0 +1,140 @@
+"""No hidden value in a public payload: the check every game with hidden information uses.
+
+The fake records every message body the bot sends and Discord accepts (`FakeDiscord.sent`),
+with who can see the message it lands on: channel messages and their edits, interaction
+answers (type 4 new message, type 7 update of the clicked message) and webhook followups
+and edits are public unless that message is ephemeral. Every string in a public body is
+scanned (content, embeds, and the components' custom_ids too: any client can read those).
+
+    assert_no_public_secrets(d.fake, ["🂡 ace of spades", re.compile(r"hand: \\w+")])
+
+after a game, or live, so that the click that leaks fails at once with the details:
+
+    watch = watch_public_secrets(d.fake)
+    watch.hide(f"your dice: {dice}")        # whenever a hidden value becomes known
+
+Choose secrets that cannot appear by accident (a die "5" alone would match any score).
+This module is imported as `tests.e2e.hidden_info`."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from tests.e2e.fake_discord import FakeDiscord, SentBody
+
+Secret = str | re.Pattern[str]
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, dictionary keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield str(k)
+            yield from strings_in(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from strings_in(v)
+
+
+def _checked(secrets: Iterable[Secret]) -> list[Secret]:
+    out = list(secrets)
+    for s in out:
+        if isinstance(s, str) and not s:
+            raise ValueError("an empty string is in every payload: not a secret")
+        if not isinstance(s, str | re.Pattern):
+            raise TypeError(f"a secret is a str or a compiled pattern, not {type(s).__name__}")
+    return out
+
+
+def _match(secret: Secret, text: str) -> tuple[int, int] | None:
+    if isinstance(secret, str):
+        i = text.find(secret)
+        return None if i < 0 else (i, i + len(secret))
+    m = secret.search(text)
+    return None if m is None else m.span()
+
+
+def leaks_in(sent: SentBody, secrets: Iterable[Secret]) -> list[str]:
+    """How `sent` shows any of `secrets` in public (empty when it is private or clean)."""
+    if not sent.public:
+        return []
+    found = []
+    for secret in _checked(secrets):
+        for text in strings_in(sent.body):
+            span = _match(secret, text)
+            if span is not None:
+                a, b = span
+                shown = text[max(0, a - 40) : b + 40].replace("\n", " | ")
+                found.append(
+                    f"{sent.method} {sent.path} (message {sent.message_id}, public) "
+                    f"shows the secret {getattr(secret, 'pattern', secret)!r}: ...{shown}..."
+                )
+                break
+    return found
+
+
+def public_leaks(fake: FakeDiscord, secrets: Iterable[Secret]) -> list[str]:
+    """Every public body the bot sent so far that shows one of `secrets`."""
+    checked = _checked(secrets)
+    return [line for sent in fake.sent for line in leaks_in(sent, checked)]
+
+
+def assert_no_public_secrets(fake: FakeDiscord, secrets: Iterable[Secret]) -> None:
+    """Fail, naming the request and the text around it, if any public body the bot sent
+    contains one of `secrets`."""
+    leaks = public_leaks(fake, secrets)
+    assert not leaks, "hidden values in public payloads:\n" + "\n".join(leaks)
+
+
+def private_texts(fake: FakeDiscord) -> list[str]:
+    """The content of every body only one user saw (ephemeral answers, modals): handy
+    secrets for a game with nothing hidden, to prove the check sees the difference."""
+    out = []
+    for sent in fake.sent:
+        if not sent.public and isinstance(sent.body, dict) and sent.body.get("content"):
+            out.append(sent.body["content"])
+    return out
+
+
+class SecretWatch:
+    """A live check: each public body is scanned as the fake accepts it, against the
+    secrets hidden so far; a leak becomes a fake violation, so the dispatch that caused it
+    fails (and the `d` fixture's teardown too, if nothing did)."""
+
+    def __init__(self, fake: FakeDiscord, secrets: Iterable[Secret] = ()) -> None:
+        self.fake = fake
+        self.secrets: list[Secret] = _checked(secrets)
+        self.leaks: list[str] = []
+        fake.sent_hooks.append(self._check)
+
+    def hide(self, *secrets: Secret) -> None:
+        self.secrets += _checked(secrets)
+
+    def stop(self) -> None:
+        if self._check in self.fake.sent_hooks:
+            self.fake.sent_hooks.remove(self._check)
+
+    def _check(self, sent: SentBody) -> None:
+        for line in leaks_in(sent, self.secrets):
+            self.leaks.append(line)
+            self.fake.violation("secret leaked: " + line)
+
+
+def watch_public_secrets(fake: FakeDiscord, secrets: Iterable[Secret] = ()) -> SecretWatch:
+    return SecretWatch(fake, secrets)
+
+
+__all__ = [
+    "Secret",
+    "SecretWatch",
+    "assert_no_public_secrets",
+    "leaks_in",
+    "private_texts",
+    "public_leaks",
+    "strings_in",
+    "watch_public_secrets",
+]

@@ -1,0 +1,102 @@
+"""Whole Farkle games through the real client, one per rule set, played the way people play:
+`/farkle start` with a low target, Join, Start, then dice and Roll/Bank buttons chosen by
+reading the public table message only, to a winner recorded in the finished-games table."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.farkle_play import play_to_end, read_table
+from tests.e2e.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    DAVE,
+    GUILD,
+    MALLORY,
+    TABLE,
+    Driver,
+    FakeUser,
+    mention,
+)
+from tests.e2e.hidden_info import assert_no_public_secrets, private_texts, watch_public_secrets
+
+PLAYERS = [ALICE, BOB, CAROL, DAVE]
+NAMES = {
+    "crappy-malappy": "Crappy Malappy",
+    "classic": "Classic Farkle",
+    "on-the-table": "On the Table",
+}
+
+# Answers only the clicker may see; in a game with nothing hidden they stand in for the
+# hidden values of the games to come.
+EPHEMERAL_ONLY = [
+    "You are not in this game",
+    "It's not your turn",
+    "The live table is the latest table message",
+]
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "target"),
+    [
+        pytest.param(
+            "crappy-malappy", 2, 1000, marks=pytest.mark.e2e(seed=3), id="crappy-malappy-2p"
+        ),
+        pytest.param("classic", 3, 1500, marks=pytest.mark.e2e(seed=4), id="classic-3p"),
+        pytest.param("on-the-table", 4, 1000, marks=pytest.mark.e2e(seed=5), id="on-the-table-4p"),
+    ],
+)
+async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -> None:
+    table = PLAYERS[:players]
+    watch = watch_public_secrets(d.fake, EPHEMERAL_ONLY)
+    opened = await d.slash(table[0], TABLE, "farkle start", rules=preset, target=target)
+    assert opened.callback_type == 4 and not opened.ephemeral
+    assert NAMES[preset] in d.table(TABLE).text() and str(target) in d.table(TABLE).text()
+    for p in table[1:]:
+        joined = await d.click(p, TABLE, label="Join")
+        assert joined.callback_type == 7 and mention(p) in d.table(TABLE).text()
+    started = await d.click(table[0], TABLE, label="Start")
+    assert started.callback_type == 7 and started.message is opened.message
+
+    # Before the first roll: a bystander, a player out of turn, and a look at the table.
+    view = read_table(d.table(TABLE))
+    assert view.roll is not None and view.current in {p.id for p in table}
+    waiting = next(p for p in table if p.id != view.current)
+    for who, says in ((MALLORY, "not in this game"), (waiting, "not your turn")):
+        refused = await d.click(who, TABLE, custom_id=view.roll["custom_id"])
+        assert refused.callback_type == 4 and refused.ephemeral and says in refused.text
+    status = await d.slash(waiting, TABLE, "farkle status")
+    assert status.ephemeral and "latest table message" in status.text
+    assert d.table(TABLE).text() == view.text
+
+    presses = await play_to_end(d, TABLE, table)
+    assert presses > 0
+
+    final = read_table(d.table(TABLE))
+    assert final.finished and final.buttons() == [] and final.message is opened.message
+    assert final.winner is not None and final.winner_score is not None
+    assert f"{mention(player_by_id(final.winner))} wins the Farkle game!" in final.message.content
+
+    assert d.bot is not None
+    assert await d.bot.store.load_session(TABLE) is None
+    [row] = await d.bot.store.finished_games(TABLE)
+    assert row["kind"] == "farkle" and row["guild_id"] == GUILD and row["channel_id"] == TABLE
+    assert row["winner_id"] == final.winner
+    assert {p["id"] for p in row["players"]} == {p.id for p in table}  # type: ignore[index,union-attr]
+    assert row["scores"] == {str(i): s for i, s in final.scores.items()}
+    assert row["scores"][str(final.winner)] == final.winner_score  # type: ignore[index]
+    winner_name = player_by_id(final.winner).name
+    assert row["outcome"] == f"{winner_name} won with {final.winner_score}."
+    assert row["rules"]["name"] == NAMES[preset] and row["rules"]["target"] == target  # type: ignore[index]
+
+    # What only one player saw never reached the table, its edits or anyone else.
+    shown_privately = private_texts(d.fake)
+    assert any("It's not your turn" in t for t in shown_privately)
+    assert watch.leaks == []
+    assert_no_public_secrets(d.fake, shown_privately)
+    assert_no_public_secrets(d.fake, EPHEMERAL_ONLY)
+
+
+def player_by_id(user_id: int) -> FakeUser:
+    return next(p for p in PLAYERS if p.id == user_id)
