@@ -16,6 +16,7 @@ from bot.interactions import actor_of, send_reply
 from bot.service import Reply, Tables
 from bot.store import Store
 from bot.tables.base import Rendered, TableAdapter
+from bot.tables.crap import CrapTable
 from bot.tables.farkle import FarkleTable
 from bot.tables.kuriki import KurikiTable
 from bot.timers import TurnTimers
@@ -24,7 +25,7 @@ log = logging.getLogger(__name__)
 
 
 def default_adapters() -> dict[str, TableAdapter]:
-    adapters: list[TableAdapter] = [FarkleTable(), KurikiTable()]
+    adapters: list[TableAdapter] = [FarkleTable(), KurikiTable(), CrapTable()]
     return {a.kind: a for a in adapters}
 
 
@@ -64,11 +65,13 @@ class GameBot(commands.AutoShardedBot):
         )
         self.add_dynamic_items(TableItem)
         from bot.cogs.admin import AdminCog
+        from bot.cogs.crap import CrapCog
         from bot.cogs.farkle import FarkleCog
         from bot.cogs.kuriki import KurikiCog
 
         await self.add_cog(FarkleCog(self))
         await self.add_cog(KurikiCog(self))
+        await self.add_cog(CrapCog(self))
         await self.add_cog(AdminCog(self))
         self.timers.start()
         if self.sync_commands:

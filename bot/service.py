@@ -188,10 +188,11 @@ class Tables:
             ):
                 raise StaleTable()
             if click.action in adapter.read_only_actions:
-                shown = adapter.private(session, actor.id, click.action)
+                shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
                 if shown is None:
                     raise UserError("There is nothing to show you right now.")
-                return Reply.of_table(shown, ephemeral=True)
+                # From an ephemeral: update it in place; from a public message: a new one.
+                return Reply.of_table(shown, ephemeral=True, edit=ephemeral)
             move = Move(
                 user_id=actor.id,
                 action=click.action,
@@ -205,7 +206,7 @@ class Tables:
             secret = (
                 None
                 if adapter.is_finished(work.state)
-                else adapter.private(work, actor.id, click.action)
+                else adapter.private(work, actor.id, click.action, click.arg, click.values)
             )
             if on_table:
                 reply = Reply.of_table(rendered, edit=True)
@@ -401,7 +402,7 @@ class Tables:
             adapter = self.adapters[session.kind]
             settings = await self.settings(session.guild_id)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
-            state = adapter.expire_extra(session.state, now)
+            state = adapter.expire_extra(session.state, now, self.rng)
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
                 state = adapter.timeout(state, self.rng, now)

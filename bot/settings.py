@@ -34,6 +34,9 @@ class GuildSettings(BaseModel):
         25, ge=0, le=1_000_000, description="Paid into the pot per foul."
     )
     crap_threshold: int = Field(1000, ge=100, le=100000, description="Points that win CRAP.")
+    crap_jokers: bool = Field(False, description="Play CRAP with the four jokers.")
+    crap_force_recycle: bool = Field(False, description="The optional Force Recycle action.")
+    crap_bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
 
     @model_validator(mode="after")
     def _check(self) -> GuildSettings:

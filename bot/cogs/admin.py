@@ -45,9 +45,15 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     if settings.kuriki_stake:
         kuriki.append(f"stakes {settings.kuriki_stake}, fouls {settings.kuriki_foul_price}")
     embed.add_field(name="Kuriki", value=", ".join(kuriki), inline=True)
-    embed.add_field(
-        name="CRAP", value=f"Winning threshold: **{settings.crap_threshold}**", inline=True
-    )
+    crap = [
+        f"Threshold: **{settings.crap_threshold}**",
+        f"bluff window {settings.crap_bluff_window} s",
+    ]
+    if settings.crap_jokers:
+        crap.append("jokers")
+    if settings.crap_force_recycle:
+        crap.append("force recycle")
+    embed.add_field(name="CRAP", value=", ".join(crap), inline=True)
     return embed
 
 
@@ -169,12 +175,26 @@ class AdminCog(
         await self._update(interaction, **{k: v for k, v in changes.items() if v is not None})
 
     @app_commands.command(name="crap")
-    @app_commands.describe(threshold="Points that end a CRAP game (100-100000)")
+    @app_commands.describe(
+        threshold="Points that end a CRAP game (100-100000)",
+        jokers="Play with the four jokers",
+        force_recycle="Allow the optional Force Recycle action",
+        bluff_window="Seconds the others have to call an Acquire bluff (5-300)",
+    )
     @app_commands.checks.has_permissions(manage_guild=True)
     async def crap(
         self,
         interaction: discord.Interaction[GameBot],
-        threshold: app_commands.Range[int, 100, 100000],
+        threshold: app_commands.Range[int, 100, 100000] | None = None,
+        jokers: bool | None = None,
+        force_recycle: bool | None = None,
+        bluff_window: app_commands.Range[int, 5, 300] | None = None,
     ) -> None:
-        """Set the winning threshold of CRAP."""
-        await self._update(interaction, crap_threshold=threshold)
+        """Set CRAP's winning threshold, jokers and optional rules."""
+        changes = {
+            "crap_threshold": threshold,
+            "crap_jokers": jokers,
+            "crap_force_recycle": force_recycle,
+            "crap_bluff_window": bluff_window,
+        }
+        await self._update(interaction, **{k: v for k, v in changes.items() if v is not None})

@@ -93,11 +93,18 @@ class TableAdapter(ABC):
         """A deadline other than the turn timer's (e.g. a vote closing); None: none."""
         return None
 
-    def expire_extra(self, state: Any, now: float) -> Any:
+    def expire_extra(self, state: Any, now: float, rng: random.Random) -> Any:
         """The state after the deadlines of `extra_deadline` that passed by `now`."""
         return state
 
-    def private(self, session: Session, user_id: int, action: str) -> Rendered | None:
+    def private(
+        self,
+        session: Session,
+        user_id: int,
+        action: str,
+        arg: str | None = None,
+        values: tuple[str, ...] = (),
+    ) -> Rendered | None:
         """An ephemeral for `user_id` after `action` (their secret view), or None."""
         return None
 

@@ -154,7 +154,7 @@ class KurikiTable(TableAdapter):
     def extra_deadline(self, state: KurikiState) -> float | None:
         return engine.next_vote_deadline(state)
 
-    def expire_extra(self, state: KurikiState, now: float) -> KurikiState:
+    def expire_extra(self, state: KurikiState, now: float, rng: random.Random) -> KurikiState:
         return engine.expire_votes(state, now)[0]
 
     def is_finished(self, state: KurikiState) -> bool:
@@ -293,7 +293,14 @@ class KurikiTable(TableAdapter):
 
     # ---------------------------------------------------------------- private replies
 
-    def private(self, session: Session, user_id: int, action: str) -> Rendered | None:
+    def private(
+        self,
+        session: Session,
+        user_id: int,
+        action: str,
+        arg: str | None = None,
+        values: tuple[str, ...] = (),
+    ) -> Rendered | None:
         """The ephemeral a player gets after `action`: the dice for whoever has seen them, and
         the Roller's declarations. Built from private_view only."""
         state: KurikiState = session.state

@@ -60,6 +60,32 @@ async def tables(db_path: Path, clock: Clock) -> AsyncIterator[Tables]:
     await t.store.close()
 
 
+def check_limits(reply: Reply) -> None:
+    """What Discord would reject with a 400: too many rows or items, long ids, big embeds."""
+    view = reply.view()
+    if view is not None:
+        rows = view.to_components()
+        assert len(rows) <= 5
+        for row in rows:
+            assert 1 <= len(row["components"]) <= 5
+            for comp in row["components"]:
+                assert len(comp["custom_id"]) <= 100
+                if comp["type"] == 2:
+                    assert 1 <= len(comp["label"]) <= 80
+                else:
+                    assert len(row["components"]) == 1
+                    assert 1 <= len(comp["options"]) <= 25
+                    assert len({o["value"] for o in comp["options"]}) == len(comp["options"])
+                    assert all(1 <= len(o["label"]) <= 100 for o in comp["options"])
+                    assert comp["min_values"] <= comp["max_values"] <= len(comp["options"])
+    if reply.embed is not None:
+        assert len(reply.embed) <= 6000
+        assert len(reply.embed.fields) <= 25
+        assert all(len(f.value) <= 1024 for f in reply.embed.fields)
+        assert reply.embed.description is None or len(reply.embed.description) <= 4096
+    assert reply.content is None or len(reply.content) <= 2000
+
+
 def buttons(reply: Reply) -> dict[str, tuple[str, bool]]:
     """custom_id -> (label, disabled) of a reply's components."""
     out = {}

@@ -22,30 +22,13 @@ from tests.bot.conftest import (
     MALLORY,
     Clock,
     buttons,
+    check_limits,
     find,
     make_tables,
     open_game,
 )
 
 PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
-
-
-def check_limits(reply: Reply) -> None:
-    """What Discord would reject with a 400: too many rows or buttons, long ids, big embeds."""
-    view = reply.view()
-    if view is not None:
-        rows = view.to_components()
-        assert len(rows) <= 5
-        for row in rows:
-            assert 1 <= len(row["components"]) <= 5
-            for comp in row["components"]:
-                assert len(comp["custom_id"]) <= 100
-                assert 1 <= len(comp["label"]) <= 80
-    if reply.embed is not None:
-        assert len(reply.embed) <= 6000
-        assert len(reply.embed.fields) <= 25
-        assert all(len(f.value) <= 1024 for f in reply.embed.fields)
-    assert reply.content is None or len(reply.content) <= 2000
 
 
 async def current(tables: Tables) -> FarkleState:

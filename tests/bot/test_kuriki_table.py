@@ -12,8 +12,7 @@ from bot.errors import UserError
 from bot.service import Actor, Reply, Tables
 from games.errors import IllegalMove, NotYourTurn
 from games.kuriki.engine import KurikiState
-from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, MALLORY, find
-from tests.bot.test_farkle_table import check_limits
+from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, MALLORY, check_limits, find
 
 PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
 

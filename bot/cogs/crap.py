@@ -1,0 +1,58 @@
+"""/crap: the slash commands of CRAP. Cards are played from the "My hand" button."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.cogs import common
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+
+@app_commands.guild_only()
+class CrapCog(
+    commands.GroupCog,
+    group_name="crap",
+    group_description="Play CRAP: Challenge, Recycle, Acquire, Protect.",
+):
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="start")
+    @app_commands.describe(
+        threshold="Points to win (default: this server's)",
+        jokers="Play with the four jokers (default: this server's)",
+    )
+    async def start(
+        self,
+        interaction: discord.Interaction[GameBot],
+        threshold: app_commands.Range[int, 100, 100000] | None = None,
+        jokers: bool | None = None,
+    ) -> None:
+        """Open a CRAP lobby in this channel (3-6 players)."""
+        await common.start(interaction, "crap", threshold=threshold, jokers=jokers)
+
+    @app_commands.command(name="rules")
+    async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show the rules of CRAP, only to you."""
+        await common.rules(interaction, "crap", None)
+
+    @app_commands.command(name="status")
+    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Show the CRAP table in this channel, just to you."""
+        await common.status(interaction, "crap")
+
+    @app_commands.command(name="leave")
+    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Leave the CRAP game or lobby in this channel."""
+        await common.leave(interaction, "crap")
+
+    @app_commands.command(name="end")
+    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
+        """End the CRAP game here (its starter or a server manager)."""
+        await common.end(interaction, "crap")

@@ -1,0 +1,488 @@
+"""CRAP on a Discord table. The public table shows counts, scored sets, scores and what was
+shown to everyone (rendered from `public_view` only); each player's cards and their legal
+actions live in the "My hand" ephemeral, built from `private_view` of whoever pressed it."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import discord
+
+from bot.components import TableItem, button, select
+from bot.errors import UserError
+from bot.sessions import Session
+from bot.settings import GuildSettings
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from games.crap import engine
+from games.crap.cards import (
+    RANKS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    SUITS,
+    is_joker,
+    label,
+    labels,
+    rank,
+    rank_name,
+    rank_words,
+    sort_cards,
+)
+from games.crap.engine import Action, CrapRules, CrapState
+from games.errors import IllegalMove
+from games.lobby import Lobby
+
+LOG_LINES = 7
+SELECT_LIMIT = 25
+
+RULES_TEXT = [
+    "On your turn do exactly one thing (press **My hand**):",
+    "**Score** four cards of one value (hand or protected; jokers stand in, -1 point each), or "
+    "a double set of eight. Aces take a card from the highest set on the table and are worth "
+    "its value + 10 (10 if there is none).",
+    "**Recycle**: show and discard your hand, roll off a die with the next player (if they roll "
+    "higher your protected cards go too), then roll two dice and draw that many.",
+    "**Acquire** a value: everyone else hands over their unprotected cards of it. You may bluff; "
+    "the first to press **Call bluff** in time calls it: a bluffer discards a random card, an "
+    "honest caller shows the card and the bluff-caller discards one. If nobody has any, an "
+    "honest caller discards one of that value.",
+    "**Challenge** a player: you roll a die, both place that many cards face down, each names a "
+    "value and a suit, and draws one card per match (value and suit both: two). Jokers match "
+    "nothing.",
+    "**Protect** a card (safe from acquire, challenge, co-operate, random discards, and from a "
+    "recycle unless the roll-off is lost). **Co-operate**: you and another player see each "
+    "other's hands, then each draws one.",
+    "When someone must draw from an empty deck, a scoring round: protected cards return to "
+    "hands, sets are banked (face value x 10; J 110, Q 120, K 130; a double set two sets of "
+    "(face + 1) x 10), everything but the hands is shuffled into a new deck, and the draw "
+    "completes. Reach the threshold in a scoring round to win: the highest total wins, ties share.",
+]
+
+
+class CrapTable(TableAdapter):
+    kind = "crap"
+    title = "CRAP"
+    min_players = 3
+    max_players = 6
+    state_model = CrapState
+    read_only_actions = frozenset({"hand", "pickrank"})
+    revisionless_actions = frozenset({"hand"})
+
+    # ---------------------------------------------------------------- lobby
+
+    def rules_of(self, settings: GuildSettings, options: dict[str, Any]) -> CrapRules:
+        threshold = options.get("threshold") or settings.crap_threshold
+        jokers = options.get("jokers")
+        return CrapRules(
+            threshold=threshold,
+            jokers=settings.crap_jokers if jokers is None else bool(jokers),
+            force_recycle=settings.crap_force_recycle,
+            bluff_window=settings.crap_bluff_window,
+        )
+
+    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
+        threshold = options.get("threshold")
+        if threshold is not None and not 100 <= int(threshold) <= 100000:
+            raise UserError("The threshold must be between 100 and 100000.")
+        return {"rules": self.rules_of(settings, options).model_dump(mode="json")}
+
+    def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
+        return (
+            _describe(CrapRules.model_validate(lobby.options["rules"]))
+            + "\nUse `/crap rules` for the rules."
+        )
+
+    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> CrapState:
+        return engine.new_game(
+            lobby.players, CrapRules.model_validate(lobby.options["rules"]), rng
+        )[0]
+
+    # ---------------------------------------------------------------- moves
+
+    def apply(self, state: CrapState, move: Move, rng: random.Random) -> CrapState:
+        action = self._action(state, move)
+        return engine.apply(state, move.user_id, action, rng)[0]
+
+    def _action(self, state: CrapState, move: Move) -> Action:
+        value = move.values[0] if move.values else None
+        now = move.now
+        act = move.action
+        if act == "score":
+            r, _, size = (value or "").partition("-")
+            if not r.isdigit():
+                raise IllegalMove("Choose what to score.")
+            return Action(
+                kind="score",
+                cards=_pick_set(state.player(move.user_id), int(r), int(size or 4)),
+                now=now,
+            )
+        if act == "acquire":
+            if not (value or "").isdigit():
+                raise IllegalMove("Choose a value to acquire.")
+            return Action(kind="acquire", rank=int(value or 0), now=now)
+        if act == "protect":
+            if not (value or "").isdigit():
+                raise IllegalMove("Choose a card to protect.")
+            return Action(kind="protect", cards=[int(value or 0)], now=now)
+        if act == "target":
+            kind, _, target = (value or "").partition("-")
+            if kind not in ("challenge", "cooperate", "force") or not target.isdigit():
+                raise IllegalMove("Choose a player and what to do with them.")
+            return Action(kind=kind, target=int(target), now=now)  # type: ignore[arg-type]
+        if act == "recycle":
+            return Action(kind="recycle", now=now)
+        if act == "bluff":
+            return Action(kind="call_bluff", now=now)
+        if act == "nocall":
+            return Action(kind="no_call", now=now)
+        if act == "commit":
+            if not all(v.isdigit() for v in move.values):
+                raise IllegalMove("Choose your cards.")
+            return Action(kind="commit", cards=[int(v) for v in move.values], now=now)
+        if act == "guess":
+            r = int(move.arg) if (move.arg or "").isdigit() else None
+            return Action(kind="guess", rank=r, suit=value, now=now)
+        if act == "vote":
+            return Action(kind="vote", value=move.arg, now=now)
+        raise IllegalMove("That button does not belong to CRAP.")
+
+    def timeout(self, state: CrapState, rng: random.Random, now: float) -> CrapState:
+        return engine.timeout(state, rng, now)[0]
+
+    def extra_deadline(self, state: CrapState) -> float | None:
+        return engine.next_deadline(state)
+
+    def expire_extra(self, state: CrapState, now: float, rng: random.Random) -> CrapState:
+        return engine.expire(state, now, rng)[0]
+
+    def remove_player(self, state: CrapState, user_id: int) -> CrapState:
+        return engine.remove_player(state, user_id)[0]
+
+    def player_ids(self, state: CrapState) -> list[int]:
+        return [p.id for p in state.players]
+
+    def on_clock(self, state: CrapState) -> int | None:
+        return engine.on_clock(state)
+
+    def is_finished(self, state: CrapState) -> bool:
+        return state.finished
+
+    def outcome(self, state: CrapState) -> Outcome:
+        ranked = sorted(state.players, key=lambda p: -p.score)
+        names = " and ".join(p.name for p in state.players if p.id in state.winners)
+        return Outcome(
+            players=[{"id": p.id, "name": p.name} for p in ranked],
+            scores={str(p.id): p.score for p in ranked},
+            winner_id=state.winners[0] if state.winners else None,
+            rules=state.rules.model_dump(mode="json") | {"winners": state.winners},
+            summary=f"{names} won." if names else "No winner.",
+        )
+
+    # ---------------------------------------------------------------- public table
+
+    def render(self, session: Session) -> Rendered:
+        state: CrapState = session.state
+        view = engine.public_view(state)
+        embed = discord.Embed(title=f"🃏 CRAP · to {state.rules.threshold}", colour=EMBED_COLOUR)
+        lines, content = self._situation(session, state)
+        embed.description = "\n".join(lines)
+        embed.add_field(name="Players", value=self._players(state, view), inline=False)
+        embed.add_field(
+            name="Table",
+            value=f"Deck {view['deck']} · discard {len(state.discard)} · scoring rounds {state.rounds}",
+            inline=False,
+        )
+        if state.reveals:
+            shown = "\n".join(f"{r.what}: {labels(r.cards)}" for r in state.reveals[-3:])
+            embed.add_field(name="Shown to everyone", value=shown[:1024], inline=False)
+        if state.log:
+            embed.add_field(
+                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
+            )
+        embed.set_footer(text="Your cards: press My hand · /crap rules")
+        items = [] if state.finished else self._buttons(session, state)
+        return Rendered(embed=embed, items=items, content=content)
+
+    def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
+        content = None
+        if state.finished:
+            names = " and ".join(f"<@{w}>" for w in state.winners)
+            lines = [
+                f"🏆 **Game over.** {names} {'win' if len(state.winners) > 1 else 'wins'}!"
+                if names
+                else "**Game over.**"
+            ]
+            return lines, (f"🏆 {names} won the CRAP game!" if names else None)
+        turn = state.current_player
+        lines = []
+        if state.phase == "turn":
+            lines.append(f"**<@{turn.id}>'s turn**: press **My hand** to act.")
+        elif state.phase == "acquire" and state.acquire is not None:
+            a = state.acquire
+            lines.append(f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!**")
+            lines.append(
+                f"Think it's a bluff? The first to press **Call bluff** calls it. Closes <t:{int(a.deadline) + 1}:R>."
+            )
+        elif state.phase == "challenge" and state.challenge is not None:
+            c = state.challenge
+            lines.append(f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**.")
+            waiting = engine.waiting_for(state)
+            if waiting:
+                lines.append(
+                    "Waiting for " + ", ".join(f"<@{w}>" for w in waiting) + " (press My hand)."
+                )
+            content = f"<@{c.target}>, you are challenged! Press **My hand** to place your cards."
+        elif state.phase == "force_vote" and state.force is not None:
+            f = state.force
+            lines.append(
+                f"<@{f.caller}> calls a **Force Recycle** on <@{f.target}>. The others vote: {len(f.yes)} yes, {len(f.no)} no. Closes <t:{int(f.deadline) + 1}:R>."
+            )
+        if session.turn_deadline and engine.on_clock(state) is not None:
+            lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
+        last = state.log[-1] if state.log else ""
+        if state.phase == "turn" and "co-operate" in last:
+            content = "🤝 " + last + " Press **My hand** to see what you saw."
+        return lines, content
+
+    def _players(self, state: CrapState, view: dict[str, Any]) -> str:
+        rows = []
+        for i, (p, pv) in enumerate(zip(state.players, view["players"], strict=True)):
+            mark = "▶" if i == state.current and not state.finished else "·"
+            sets = ", ".join(
+                f"{'2×' if s.double else ''}{rank_name(s.rank)} ({s.points()})" for s in p.sets
+            )
+            rows.append(
+                f"{mark} <@{p.id}> **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
+                + (f" · sets: {sets}" if sets else "")
+            )
+        return "\n".join(rows)[:1024]
+
+    def _buttons(self, session: Session, state: CrapState) -> list[TableItem]:
+        ch, rev = session.channel_id, session.revision
+        items = [button(self.kind, "hand", ch, rev, "My hand", style=discord.ButtonStyle.primary)]
+        if state.phase == "acquire":
+            items += [
+                button(self.kind, "bluff", ch, rev, "Call bluff", style=discord.ButtonStyle.danger),
+                button(self.kind, "nocall", ch, rev, "Let it go"),
+            ]
+        elif state.phase == "force_vote":
+            items += [
+                button(
+                    self.kind,
+                    "vote",
+                    ch,
+                    rev,
+                    "Vote: recycle",
+                    arg="yes",
+                    style=discord.ButtonStyle.danger,
+                ),
+                button(self.kind, "vote", ch, rev, "Vote: no", arg="no"),
+            ]
+        return items
+
+    # ---------------------------------------------------------------- the hand
+
+    def private(
+        self,
+        session: Session,
+        user_id: int,
+        action: str,
+        arg: str | None = None,
+        values: tuple[str, ...] = (),
+    ) -> Rendered | None:
+        """The "My hand" ephemeral: the player's cards (from private_view) and, when it is
+        their move, the actions they can take."""
+        state: CrapState = session.state
+        if state.finished:
+            return None
+        if action == "pickrank":
+            return self._suit_picker(session, values)
+        if action != "hand":
+            return None  # other actions refresh the hand through message_after
+        return self._hand(session, user_id)
+
+    def _hand(self, session: Session, user_id: int) -> Rendered:
+        state: CrapState = session.state
+        mine = engine.private_view(state, user_id)["me"]
+        hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
+        lines = [
+            f"**Your hand ({len(hand)}):** {labels(hand)}",
+            f"**Protected ({len(protected)}):** {labels(protected)}",
+        ]
+        for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
+            lines.append(f"**Seen in co-operate, <@{other_id}>'s hand:** {labels(cards)}")
+        if "committed" in mine:  # type: ignore[operator]
+            lines.append(f"**Face down in the challenge:** {labels(mine['committed'])}")  # type: ignore[index]
+        legal = engine.legal_actions(state, user_id)
+        items = self._hand_actions(session, state, user_id, legal)
+        if not legal:
+            lines.append("Nothing to do right now.")
+        embed = discord.Embed(description="\n".join(lines)[:4000], colour=EMBED_COLOUR)
+        return Rendered(embed=embed, items=items)
+
+    def _hand_actions(
+        self, session: Session, state: CrapState, user_id: int, legal: set[str]
+    ) -> list[TableItem]:
+        ch, rev, kind = session.channel_id, session.revision, self.kind
+        me = state.player(user_id)
+        items: list[TableItem] = []
+        if "score" in legal:
+            options = []
+            for r in engine.scorable_ranks(me):
+                options.append((f"Score {rank_words(r)}", f"{r}-4"))
+                if _count_for(me, r) >= 8:
+                    options.append((f"Score a double set of {rank_words(r)}", f"{r}-8"))
+            items.append(
+                select(kind, "score", ch, rev, options[:SELECT_LIMIT], placeholder="Score a set…")
+            )
+        if "acquire" in legal:
+            options = [(f"Acquire {rank_words(r)}", str(r)) for r in RANKS]
+            items.append(
+                select(
+                    kind,
+                    "acquire",
+                    ch,
+                    rev,
+                    options,
+                    placeholder="Acquire a value… (bluffing allowed)",
+                )
+            )
+        if "protect" in legal:
+            options = [(label(c), str(c)) for c in _distinct(me.hand)][:SELECT_LIMIT]
+            items.append(select(kind, "protect", ch, rev, options, placeholder="Protect a card…"))
+        if legal & {"challenge", "cooperate", "force"}:
+            options = []
+            for p in state.players:
+                if p.id == user_id:
+                    continue
+                options.append((f"Challenge {p.name}", f"challenge-{p.id}"))
+                options.append((f"Co-operate with {p.name}", f"cooperate-{p.id}"))
+                if "force" in legal:
+                    options.append((f"Force {p.name} to recycle (vote)", f"force-{p.id}"))
+            items.append(
+                select(
+                    kind,
+                    "target",
+                    ch,
+                    rev,
+                    options[:SELECT_LIMIT],
+                    placeholder="Challenge or co-operate…",
+                )
+            )
+        if "recycle" in legal:
+            items.append(
+                button(
+                    kind, "recycle", ch, rev, "Recycle my hand", style=discord.ButtonStyle.danger
+                )
+            )
+        if "commit" in legal:
+            need = engine.challenge_size(state, user_id)
+            cards = sort_cards(me.hand)[:SELECT_LIMIT]
+            item = select(
+                kind,
+                "commit",
+                ch,
+                rev,
+                [(label(c), str(c)) for c in cards],
+                placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
+            )
+            item.item.min_values = item.item.max_values = need  # type: ignore[attr-defined]
+            items.append(item)
+        if "guess" in legal:
+            options = [(rank_name(r), str(r)) for r in RANKS]
+            items.append(select(kind, "pickrank", ch, rev, options, placeholder="Name a value…"))
+        return items
+
+    def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
+        if not values or not values[0].isdigit() or int(values[0]) not in RANKS:
+            raise UserError("Choose a value first.")
+        r = int(values[0])
+        options = [(f"{rank_name(r)}{SUIT_SYMBOLS[s]} ({SUIT_NAMES[s]})", s) for s in SUITS]
+        item = select(
+            self.kind,
+            "guess",
+            session.channel_id,
+            session.revision,
+            options,
+            placeholder=f"{rank_name(r)} of…",
+            arg=r,
+        )
+        embed = discord.Embed(
+            description=f"You name **{rank_name(r)}**. Now a suit:", colour=EMBED_COLOUR
+        )
+        return Rendered(embed=embed, items=[item])
+
+    def message_after(
+        self, session: Session, user_id: int, action: str, arg: str | None
+    ) -> Rendered:
+        """An ephemeral "My hand" after its action: refreshed with the new hand."""
+        if session.state.finished:
+            return Rendered(
+                embed=discord.Embed(description="The game is over.", colour=EMBED_COLOUR)
+            )
+        return self._hand(session, user_id)
+
+    def rules_embed(
+        self, settings: GuildSettings, session: Session | None, preset: str | None
+    ) -> discord.Embed:
+        rules = self.rules_of(settings, {})
+        if session is not None and session.kind == self.kind:
+            rules = (
+                session.state.rules
+                if session.started
+                else CrapRules.model_validate(session.lobby.options["rules"])
+            )
+        embed = discord.Embed(
+            title="🃏 CRAP: Challenge, Recycle, Acquire, Protect",
+            description=_describe(rules),
+            colour=EMBED_COLOUR,
+        )
+        embed.add_field(
+            name="A turn", value="\n".join(f"• {x}" for x in RULES_TEXT[:4])[:1024], inline=False
+        )
+        embed.add_field(
+            name="More actions, and scoring",
+            value="\n".join(f"• {x}" for x in RULES_TEXT[4:])[:1024],
+            inline=False,
+        )
+        return embed
+
+
+def _describe(rules: CrapRules) -> str:
+    bits = [
+        f"3-6 players, two decks{' with jokers' if rules.jokers else ''}, to **{rules.threshold}** points."
+    ]
+    if rules.force_recycle:
+        bits.append("Force recycle is on.")
+    bits.append(f"Bluffs can be called for {rules.bluff_window} s.")
+    return " ".join(bits)
+
+
+def _count_for(player: Any, r: int) -> int:
+    cards = player.hand + player.protected
+    return sum(1 for c in cards if rank(c) == r or is_joker(c))
+
+
+def _pick_set(player: Any, r: int, size: int) -> list[int]:
+    """The cards a "Score" choice uses: naturals first (hand, then protected), then jokers."""
+    if size not in (4, 8):
+        raise IllegalMove("A set is four cards, or eight for a double set.")
+    naturals = [c for c in player.hand + player.protected if rank(c) == r]
+    jokers = [c for c in player.hand + player.protected if is_joker(c)]
+    if not naturals:
+        raise IllegalMove(f"You hold no {rank_words(r)}.")
+    picked = (naturals + jokers)[:size]
+    if len(picked) < size:
+        raise IllegalMove(f"You need {size} {rank_words(r)} (jokers count) to score that.")
+    return picked
+
+
+def _distinct(cards: list[int]) -> list[int]:
+    """One card per label (two decks hold two of each card)."""
+    seen: set[str] = set()
+    out = []
+    for c in sort_cards(cards):
+        if label(c) not in seen:
+            seen.add(label(c))
+            out.append(c)
+    return out

@@ -1,0 +1,1 @@
+"""CRAP: Challenge, Recycle, Acquire and Protect, a card game for 3-6 players."""

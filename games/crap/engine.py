@@ -1,0 +1,1015 @@
+"""The CRAP engine: hands, protected cards, scored sets, the deck and the discard pile, and
+the one action a turn allows. Pure: cards and dice come from the caller's RNG, time from the
+caller's `now`.
+
+Every card id is in exactly one place at any time (a hand, a protected row, a scored set, the
+deck or the discard pile); `all_cards` lists them so tests can check conservation. Hands and
+protected cards are hidden: `public_view` gives counts, `private_view` a player's own."""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from games.crap.cards import (
+    JOKER,
+    RANKS,
+    SUITS,
+    full_deck,
+    is_joker,
+    label,
+    labels,
+    rank,
+    rank_name,
+    rank_words,
+    suit,
+)
+from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
+from games.lobby import Seat
+
+LOG_LENGTH = 14
+TIMEOUTS_BEFORE_REMOVAL = 3
+
+Phase = Literal["turn", "acquire", "challenge", "force_vote", "over"]
+ActionKind = Literal[
+    "score",
+    "recycle",
+    "acquire",
+    "challenge",
+    "protect",
+    "cooperate",
+    "force",
+    "call_bluff",
+    "no_call",
+    "commit",
+    "guess",
+    "vote",
+]
+
+
+class CrapRules(BaseModel):
+    threshold: int = Field(1000, ge=100, le=100000)
+    jokers: bool = False
+    force_recycle: bool = False
+    bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
+    vote_seconds: int = Field(60, ge=10, le=3600)
+
+
+class ScoredSet(BaseModel):
+    rank: int
+    cards: list[int]
+    double: bool = False
+    ace_value: int | None = Field(None, description="Aces: fixed when scored.")
+    marker: int | None = Field(None, description="Aces: the card taken from the highest set.")
+
+    def base(self) -> int:
+        """Face value x 10 (Aces: as fixed when scored), before jokers."""
+        return self.ace_value if self.rank == 14 and self.ace_value is not None else self.rank * 10
+
+    def points(self) -> int:
+        jokers = sum(1 for c in self.cards if is_joker(c))
+        if self.double:
+            return 2 * (self.base() + 10) - jokers
+        return self.base() - jokers
+
+    def all_cards(self) -> list[int]:
+        return self.cards + ([self.marker] if self.marker is not None else [])
+
+
+class CPlayer(BaseModel):
+    id: int
+    name: str
+    hand: list[int] = Field(default_factory=list)
+    protected: list[int] = Field(default_factory=list)
+    sets: list[ScoredSet] = Field(default_factory=list)
+    score: int = 0
+    timeouts: int = 0
+    seen: dict[str, list[int]] = Field(
+        default_factory=dict, description="Co-operate: the partner's hand as seen (id -> cards)."
+    )
+
+
+class Acquire(BaseModel):
+    caller: int
+    rank: int
+    bluff: bool
+    deadline: float
+    declined: list[int] = Field(default_factory=list)
+
+
+class Challenge(BaseModel):
+    challenger: int
+    target: int
+    die: int
+    committed: dict[str, list[int]] = Field(default_factory=dict)
+    guesses: dict[str, tuple[int, str]] = Field(default_factory=dict)
+
+
+class ForceVote(BaseModel):
+    caller: int
+    target: int
+    yes: list[int] = Field(default_factory=list)
+    no: list[int] = Field(default_factory=list)
+    deadline: float
+
+
+class Reveal(BaseModel):
+    """Cards shown to everyone at one moment (a recycled hand, a proven Acquire, a challenge)."""
+
+    what: str
+    cards: list[int]
+
+
+class Event(BaseModel):
+    kind: str
+    text: str
+    player: int | None = None
+
+
+class Action(BaseModel):
+    kind: ActionKind
+    cards: list[int] = Field(default_factory=list)
+    rank: int | None = None
+    suit: str | None = None
+    target: int | None = None
+    value: str | None = None
+    now: float = 0.0
+
+
+class CrapState(BaseModel):
+    rules: CrapRules
+    players: list[CPlayer]
+    deck: list[int]
+    discard: list[int] = Field(default_factory=list)
+    current: int = 0
+    phase: Phase = "turn"
+    acquire: Acquire | None = None
+    challenge: Challenge | None = None
+    force: ForceVote | None = None
+    rounds: int = 0
+    winners: list[int] = Field(default_factory=list)
+    reveals: list[Reveal] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=list)
+
+    def player(self, user_id: int) -> CPlayer:
+        for p in self.players:
+            if p.id == user_id:
+                return p
+        raise NotInGame("You are not in this game.")
+
+    @property
+    def current_player(self) -> CPlayer:
+        return self.players[self.current]
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == "over"
+
+    def next_after(self, user_id: int) -> CPlayer:
+        ids = [p.id for p in self.players]
+        return self.players[(ids.index(user_id) + 1) % len(ids)]
+
+
+def all_cards(state: CrapState) -> list[int]:
+    """Every card of the game, wherever it is (for conservation checks)."""
+    out = list(state.deck) + list(state.discard)
+    for p in state.players:
+        out += p.hand + p.protected
+        for s in p.sets:
+            out += s.all_cards()
+    return out
+
+
+# ----------------------------------------------------------------------------- set-up
+
+
+def new_game(
+    seats: list[Seat], rules: CrapRules, rng: random.Random
+) -> tuple[CrapState, list[Event]]:
+    """Shuffle, everyone rolls two dice and draws that many; the fewest cards starts, ties
+    roll off one die each and the lowest starts."""
+    if not 3 <= len(seats) <= 6:
+        raise IllegalMove("CRAP is played by 3 to 6 players.")
+    deck = full_deck(rules.jokers)
+    rng.shuffle(deck)
+    state = CrapState(
+        rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck
+    )
+    events: list[Event] = []
+    for p in state.players:
+        a, b = rng.randint(1, 6), rng.randint(1, 6)
+        p.hand = [state.deck.pop() for _ in range(a + b)]
+        events.append(
+            Event(kind="deal", player=p.id, text=f"{p.name} rolls {a}+{b} and draws {a + b}.")
+        )
+    fewest = min(len(p.hand) for p in state.players)
+    tied = [p.id for p in state.players if len(p.hand) == fewest]
+    while len(tied) > 1:
+        rolls = {pid: rng.randint(1, 6) for pid in tied}
+        events.append(
+            Event(
+                kind="rolloff",
+                text="Roll-off: "
+                + ", ".join(f"{state.player(i).name} {r}" for i, r in rolls.items()),
+            )
+        )
+        low = min(rolls.values())
+        tied = [i for i, r in rolls.items() if r == low]
+    state.current = [p.id for p in state.players].index(tied[0])
+    events.append(
+        Event(
+            kind="turn",
+            player=tied[0],
+            text=f"{state.player(tied[0]).name} has the fewest cards and starts.",
+        )
+    )
+    _log(state, events)
+    return state, events
+
+
+# ----------------------------------------------------------------------------- queries
+
+
+def waiting_for(state: CrapState) -> list[int]:
+    """Players whose decision the game waits for now."""
+    if state.phase == "turn":
+        return [state.current_player.id]
+    if state.phase == "challenge" and state.challenge is not None:
+        c = state.challenge
+        pending = [pid for pid in (c.challenger, c.target) if str(pid) not in c.committed]
+        if pending:
+            return pending
+        for pid in (c.challenger, c.target):
+            if str(pid) not in c.guesses:
+                return [pid]
+    return []
+
+
+def on_clock(state: CrapState) -> int | None:
+    waiting = waiting_for(state)
+    return waiting[0] if waiting else None
+
+
+def legal_actions(state: CrapState, user_id: int) -> set[str]:
+    acts: set[str] = set()
+    if state.finished:
+        return acts
+    try:
+        me = state.player(user_id)
+    except NotInGame:
+        return acts
+    if state.phase == "turn" and user_id == state.current_player.id:
+        acts |= {"recycle", "acquire", "challenge", "cooperate"}
+        if me.hand:
+            acts.add("protect")
+        if scorable_ranks(me):
+            acts.add("score")
+        if state.rules.force_recycle and len(state.players) >= 3:
+            acts.add("force")
+    elif state.phase == "acquire" and state.acquire is not None:
+        a = state.acquire
+        if user_id != a.caller and user_id not in a.declined:
+            acts |= {"call_bluff", "no_call"}
+    elif state.phase == "challenge" and user_id in waiting_for(state):
+        c = state.challenge
+        assert c is not None
+        acts.add("commit" if str(user_id) not in c.committed else "guess")
+    elif state.phase == "force_vote" and state.force is not None:
+        f = state.force
+        if user_id not in (f.caller, f.target) and user_id not in f.yes + f.no:
+            acts.add("vote")
+    return acts
+
+
+def scorable_ranks(player: CPlayer) -> list[int]:
+    """Ranks the player holds enough of (hand and protected, jokers standing in) to score."""
+    cards = player.hand + player.protected
+    jokers = sum(1 for c in cards if is_joker(c))
+    out = []
+    for r in RANKS:
+        natural = sum(1 for c in cards if rank(c) == r)
+        if natural and natural + jokers >= 4:
+            out.append(r)
+    return out
+
+
+def challenge_size(state: CrapState, user_id: int) -> int:
+    """How many cards `user_id` must place face down in the running challenge."""
+    assert state.challenge is not None
+    return min(state.challenge.die, len(state.player(user_id).hand))
+
+
+def highest_set(
+    state: CrapState, exclude: ScoredSet | None = None
+) -> tuple[CPlayer, ScoredSet] | None:
+    best: tuple[CPlayer, ScoredSet] | None = None
+    for p in state.players:
+        for s in p.sets:
+            if s is exclude:
+                continue
+            if best is None or s.base() + (10 if s.double else 0) > best[1].base() + (
+                10 if best[1].double else 0
+            ):
+                best = (p, s)
+    return best
+
+
+def public_view(state: CrapState) -> dict[str, object]:
+    """Counts instead of cards; scored sets, reveals and the log are public."""
+    data = state.model_dump(mode="json")
+    data["deck"] = len(state.deck)
+    for p in data["players"]:  # type: ignore[union-attr]
+        p["hand"] = len(p["hand"])
+        p["protected"] = len(p["protected"])
+        p["seen"] = {}
+    if state.challenge is not None:
+        data["challenge"]["committed"] = {k: len(v) for k, v in state.challenge.committed.items()}  # type: ignore[index]
+        data["challenge"]["guesses"] = {k: None for k in state.challenge.guesses}  # type: ignore[index]
+    if state.acquire is not None:
+        data["acquire"]["bluff"] = None  # type: ignore[index]
+    return data
+
+
+def private_view(state: CrapState, user_id: int) -> dict[str, object]:
+    """The public view plus the player's own hand, protected cards, what they saw in a
+    co-operate and their own challenge cards."""
+    data = public_view(state)
+    me = state.player(user_id)
+    data["me"] = {"hand": list(me.hand), "protected": list(me.protected), "seen": dict(me.seen)}
+    if state.challenge is not None and str(user_id) in state.challenge.committed:
+        data["me"]["committed"] = list(state.challenge.committed[str(user_id)])  # type: ignore[index]
+    return data
+
+
+# ----------------------------------------------------------------------------- moves
+
+
+def apply(
+    state: CrapState, user_id: int, action: Action, rng: random.Random
+) -> tuple[CrapState, list[Event]]:
+    """Apply one player's move; raises GameError (state untouched) when it is refused."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    state.player(user_id)
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    _expire(s, action.now, rng, events)
+    if s.finished:
+        raise IllegalMove("This game is over.")
+    if action.kind not in legal_actions(s, user_id):
+        raise _refusal(s, user_id, action.kind)
+    me = s.player(user_id)
+    me.timeouts = 0
+    kind = action.kind
+    if kind == "score":
+        _score(s, me, action.cards, events)
+        _end_turn(s, events)
+    elif kind == "recycle":
+        _recycle(s, me, rng, events)
+        _end_turn(s, events)
+    elif kind == "acquire":
+        _acquire(s, me, action, events)
+    elif kind == "protect":
+        _protect(s, me, action.cards, events)
+        _end_turn(s, events)
+    elif kind == "cooperate":
+        _cooperate(s, me, action.target, rng, events)
+        _end_turn(s, events)
+    elif kind == "challenge":
+        _challenge(s, me, action.target, rng, events)
+    elif kind == "force":
+        _force(s, me, action, events)
+    elif kind in ("call_bluff", "no_call"):
+        _respond_acquire(s, me, kind == "call_bluff", rng, events)
+    elif kind == "commit":
+        _commit(s, me, action.cards, rng, events)
+    elif kind == "guess":
+        _guess(s, me, action.rank, action.suit, rng, events)
+    elif kind == "vote":
+        _vote(s, me, action.value, rng, events)
+    _log(s, events)
+    return s, events
+
+
+def expire(state: CrapState, now: float, rng: random.Random) -> tuple[CrapState, list[Event]]:
+    """Close whatever window ran out by `now` (the bluff window, a force-recycle vote)."""
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    _expire(s, now, rng, events)
+    _log(s, events)
+    return s, events
+
+
+def next_deadline(state: CrapState) -> float | None:
+    if state.phase == "acquire" and state.acquire is not None:
+        return state.acquire.deadline
+    if state.phase == "force_vote" and state.force is not None:
+        return state.force.deadline
+    return None
+
+
+def timeout(
+    state: CrapState, rng: random.Random, now: float = 0.0
+) -> tuple[CrapState, list[Event]]:
+    """The player(s) on the clock ran out of time: an absent player's turn is skipped; in a
+    challenge an absent player's cards are chosen and guesses made at random. Three timeouts
+    in a row take a player out of the game."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    # Who was on the clock before a window closes: a player whose turn only starts now
+    # (an Acquire or a vote just expired) has not run out of time.
+    absent = waiting_for(state)
+    _expire(s, now, rng, events)
+    if s.phase == "turn" and absent:
+        p = s.current_player
+        p.timeouts += 1
+        events.append(
+            Event(kind="skip", player=p.id, text=f"{p.name} ran out of time: turn skipped.")
+        )
+        _end_turn(s, events)
+    elif s.phase == "challenge":
+        for pid in absent:
+            s.player(pid).timeouts += 1
+        # Only the absent: a present player waiting on them still makes their own choices.
+        for pid in absent:
+            if s.phase != "challenge":
+                break
+            p = s.player(pid)
+            c = s.challenge
+            assert c is not None
+            if str(pid) not in c.committed:
+                cards = rng.sample(p.hand, challenge_size(s, pid))
+                events.append(
+                    Event(
+                        kind="timeout",
+                        player=pid,
+                        text=f"{p.name} ran out of time: cards chosen at random.",
+                    )
+                )
+                _commit(s, p, cards, rng, events)
+            else:
+                events.append(
+                    Event(
+                        kind="timeout",
+                        player=pid,
+                        text=f"{p.name} ran out of time: a random guess.",
+                    )
+                )
+                _guess(s, p, rng.choice(RANKS), rng.choice(SUITS), rng, events)
+    for p in list(s.players):
+        if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
+            events.append(
+                Event(
+                    kind="removed",
+                    player=p.id,
+                    text=f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
+                )
+            )
+            _remove(s, p.id, events)
+    _log(s, events)
+    return s, events
+
+
+def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
+    """A player leaves between turns or during their own turn; their cards go to the discard."""
+    if state.finished:
+        raise IllegalMove("This game is over.")
+    who = state.player(user_id)
+    if state.phase != "turn":
+        raise IllegalMove("Wait until the current action is settled before leaving.")
+    s = state.model_copy(deep=True)
+    events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
+    _remove(s, user_id, events)
+    _log(s, events)
+    return s, events
+
+
+# ----------------------------------------------------------------------------- internals
+
+
+def _refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
+    if (
+        s.phase == "turn"
+        and user_id != s.current_player.id
+        and kind in ("score", "recycle", "acquire", "challenge", "protect", "cooperate", "force")
+    ):
+        return NotYourTurn(f"It's not your turn: it's {s.current_player.name}'s.")
+    if kind == "score":
+        return IllegalMove("You have no four cards of one value to score.")
+    if kind in ("call_bluff", "no_call"):
+        return IllegalMove("There is no Acquire call for you to answer.")
+    if kind == "force":
+        return IllegalMove("Force recycle is not played at this table.")
+    return IllegalMove("That is not possible right now.")
+
+
+def _draw(s: CrapState, p: CPlayer, n: int, rng: random.Random, events: list[Event]) -> None:
+    """Draw n cards; an empty deck starts a scoring round, then the draw completes."""
+    for _ in range(n):
+        if not s.deck:
+            _scoring_round(s, rng, events)
+            if s.finished or not s.deck:
+                return
+        p.hand.append(s.deck.pop())
+
+
+def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> None:
+    s.rounds += 1
+    events.append(Event(kind="scoring", text=f"The deck is empty: scoring round {s.rounds}!"))
+    pile = list(s.discard)
+    s.discard = []
+    for p in s.players:
+        p.hand += p.protected
+        p.protected = []
+        gained = sum(st.points() for st in p.sets)
+        p.score += gained
+        for st in p.sets:
+            pile += st.all_cards()
+        if p.sets:
+            events.append(
+                Event(kind="bank", player=p.id, text=f"{p.name} banks {gained} (total {p.score}).")
+            )
+        p.sets = []
+    rng.shuffle(pile)
+    s.deck = pile
+    best = max(p.score for p in s.players)
+    if best >= s.rules.threshold:
+        s.winners = [p.id for p in s.players if p.score == best]
+        s.phase = "over"
+        s.acquire = s.challenge = s.force = None
+        names = " and ".join(s.player(i).name for i in s.winners)
+        events.append(
+            Event(
+                kind="game_over",
+                text=f"Game over: {names} {'win' if len(s.winners) > 1 else 'wins'} with {best}!",
+            )
+        )
+    else:
+        events.append(
+            Event(
+                kind="reshuffle",
+                text=f"Nobody has {s.rules.threshold} yet: the discards and scored sets are shuffled into a new deck of {len(s.deck)}.",
+            )
+        )
+
+
+def _take(p: CPlayer, cards: list[int], *, protected_too: bool) -> None:
+    """Remove exactly these cards from the player's hand (and protected row if allowed)."""
+    hand, prot = list(p.hand), list(p.protected)
+    for c in cards:
+        if c in hand:
+            hand.remove(c)
+        elif protected_too and c in prot:
+            prot.remove(c)
+        else:
+            raise InvalidSelection(f"{label(c)} is not among your cards.")
+    p.hand, p.protected = hand, prot
+
+
+def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> None:
+    if len(cards) not in (4, 8) or len(set(cards)) != len(cards):
+        raise InvalidSelection("Score exactly four cards of one value (or eight for a double set).")
+    naturals = {rank(c) for c in cards if not is_joker(c)}
+    if len(naturals) != 1:
+        raise InvalidSelection(
+            "A set is four cards of one value: jokers may stand in, at least one card must be natural."
+        )
+    r = naturals.pop()
+    _take(me, cards, protected_too=True)
+    st = ScoredSet(rank=r, cards=sorted(cards), double=len(cards) == 8)
+    if r == 14:
+        top = highest_set(s)
+        if top is None:
+            st.ace_value = 10
+            how = "no other set is on the table"
+        else:
+            owner, other = top
+            st.ace_value = other.base() + (10 if other.double else 0) + 10
+            how = f"{owner.name}'s {rank_words(other.rank)} are the highest set"
+            if other.cards:
+                taken = next((c for c in other.cards if not is_joker(c)), other.cards[0])
+                other.cards.remove(taken)
+                st.marker = taken
+                how = f"taking {label(taken)} from {owner.name}'s {rank_words(other.rank)}"
+        events.append(
+            Event(kind="aces", player=me.id, text=f"Aces are worth {st.ace_value} ({how}).")
+        )
+    me.sets.append(st)
+    what = "a double set of" if st.double else ""
+    events.append(
+        Event(
+            kind="score",
+            player=me.id,
+            text=f"{me.name} scores {what} {rank_words(r)}: {labels(cards)} ({st.points()} points).".replace(
+                "  ", " "
+            ),
+        )
+    )
+
+
+def _recycle(
+    s: CrapState, me: CPlayer, rng: random.Random, events: list[Event], forced: bool = False
+) -> None:
+    shown = list(me.hand)
+    s.reveals.append(Reveal(what=f"{me.name}'s recycled hand", cards=shown))
+    s.reveals = s.reveals[-6:]
+    s.discard += me.hand
+    me.hand = []
+    other = s.next_after(me.id)
+    mine, theirs = rng.randint(1, 6), rng.randint(1, 6)
+    verb = "is forced to recycle" if forced else "recycles"
+    events.append(
+        Event(
+            kind="recycle",
+            player=me.id,
+            text=f"{me.name} {verb}, showing {labels(shown)}. Roll-off: {me.name} {mine}, {other.name} {theirs}.",
+        )
+    )
+    if theirs > mine and me.protected:
+        s.reveals.append(Reveal(what=f"{me.name}'s protected cards", cards=list(me.protected)))
+        events.append(
+            Event(
+                kind="recycle",
+                player=me.id,
+                text=f"{other.name} rolled higher: {me.name}'s protected {labels(me.protected)} go too.",
+            )
+        )
+        s.discard += me.protected
+        me.protected = []
+    a, b = rng.randint(1, 6), rng.randint(1, 6)
+    events.append(
+        Event(kind="draw", player=me.id, text=f"{me.name} rolls {a}+{b} and draws {a + b}.")
+    )
+    _draw(s, me, a + b, rng, events)
+
+
+def _protect(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> None:
+    if len(cards) != 1:
+        raise InvalidSelection("Protect exactly one card from your hand.")
+    _take(me, cards, protected_too=False)
+    me.protected.append(cards[0])
+    events.append(
+        Event(
+            kind="protect",
+            player=me.id,
+            text=f"{me.name} protects a card ({len(me.protected)} protected).",
+        )
+    )
+
+
+def _target(s: CrapState, me: CPlayer, target: int | None) -> CPlayer:
+    if target is None or target == me.id:
+        raise IllegalMove("Choose another player.")
+    return s.player(target)
+
+
+def _cooperate(
+    s: CrapState, me: CPlayer, target: int | None, rng: random.Random, events: list[Event]
+) -> None:
+    other = _target(s, me, target)
+    me.seen = {str(other.id): list(other.hand)}
+    other.seen = {str(me.id): list(me.hand)}
+    events.append(
+        Event(
+            kind="cooperate",
+            player=me.id,
+            text=f"{me.name} and {other.name} co-operate: each sees the other's hand, then each draws one.",
+        )
+    )
+    _draw(s, me, 1, rng, events)
+    if not s.finished:
+        _draw(s, other, 1, rng, events)
+
+
+def _acquire(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> None:
+    r = action.rank
+    if r not in RANKS:
+        raise IllegalMove("Name a card value to acquire (2 to Ace).")
+    holds = any(rank(c) == r for c in me.hand + me.protected)
+    s.acquire = Acquire(
+        caller=me.id, rank=r, bluff=not holds, deadline=action.now + s.rules.bluff_window
+    )
+    s.phase = "acquire"
+    events.append(
+        Event(
+            kind="acquire",
+            player=me.id,
+            text=f'{me.name}: "Acquire {rank_words(r)}!" Call the bluff within {s.rules.bluff_window} s, or let it go.',
+        )
+    )
+
+
+def _respond_acquire(
+    s: CrapState, me: CPlayer, call: bool, rng: random.Random, events: list[Event]
+) -> None:
+    a = s.acquire
+    assert a is not None
+    if not call:
+        a.declined.append(me.id)
+        others = [p.id for p in s.players if p.id != a.caller]
+        if set(others) <= set(a.declined):
+            _settle_acquire(s, None, rng, events)
+        return
+    _settle_acquire(s, me, rng, events)
+
+
+def _settle_acquire(
+    s: CrapState, caller_of_bluff: CPlayer | None, rng: random.Random, events: list[Event]
+) -> None:
+    a = s.acquire
+    assert a is not None
+    caller = s.player(a.caller)
+    s.acquire = None
+    s.phase = "turn"
+    if caller_of_bluff is not None:
+        if a.bluff:
+            events.append(
+                Event(
+                    kind="bluff",
+                    player=caller_of_bluff.id,
+                    text=f"{caller_of_bluff.name} calls the bluff, and {caller.name} was bluffing! Nothing moves.",
+                )
+            )
+            _random_discard(s, caller, rng, events)
+            _end_turn(s, events)
+            return
+        proof = next(c for c in caller.hand + caller.protected if rank(c) == a.rank)
+        s.reveals.append(Reveal(what=f"{caller.name}'s proof", cards=[proof]))
+        events.append(
+            Event(
+                kind="bluff",
+                player=caller_of_bluff.id,
+                text=f"{caller_of_bluff.name} calls the bluff, but {caller.name} shows {label(proof)}.",
+            )
+        )
+        _random_discard(s, caller_of_bluff, rng, events)
+    got: list[int] = []
+    for p in s.players:
+        if p.id == caller.id:
+            continue
+        give = [c for c in p.hand if rank(c) == a.rank]
+        if give:
+            p.hand = [c for c in p.hand if c not in give]
+            got += give
+            events.append(Event(kind="give", player=p.id, text=f"{p.name} hands over {len(give)}."))
+    if got:
+        caller.hand += got
+        events.append(
+            Event(
+                kind="acquired",
+                player=caller.id,
+                text=f"{caller.name} acquires {len(got)} {rank_words(a.rank)}.",
+            )
+        )
+    elif not a.bluff:
+        in_hand = [c for c in caller.hand if rank(c) == a.rank]
+        card = in_hand[0] if in_hand else next(c for c in caller.protected if rank(c) == a.rank)
+        _take(caller, [card], protected_too=True)
+        s.discard.append(card)
+        s.reveals.append(Reveal(what=f"{caller.name}'s discard", cards=[card]))
+        events.append(
+            Event(
+                kind="acquired",
+                player=caller.id,
+                text=f"Nobody has any {rank_words(a.rank)}: {caller.name} discards {label(card)}.",
+            )
+        )
+    else:
+        events.append(
+            Event(kind="acquired", player=caller.id, text=f"Nobody has any {rank_words(a.rank)}.")
+        )
+    _end_turn(s, events)
+
+
+def _random_discard(s: CrapState, p: CPlayer, rng: random.Random, events: list[Event]) -> None:
+    if not p.hand:
+        events.append(
+            Event(kind="discard", player=p.id, text=f"{p.name} has no unprotected card to discard.")
+        )
+        return
+    card = rng.choice(p.hand)
+    p.hand.remove(card)
+    s.discard.append(card)
+    events.append(
+        Event(kind="discard", player=p.id, text=f"{p.name} discards a random card: {label(card)}.")
+    )
+
+
+def _challenge(
+    s: CrapState, me: CPlayer, target: int | None, rng: random.Random, events: list[Event]
+) -> None:
+    other = _target(s, me, target)
+    die = rng.randint(1, 6)
+    s.challenge = Challenge(challenger=me.id, target=other.id, die=die)
+    s.phase = "challenge"
+    events.append(
+        Event(
+            kind="challenge",
+            player=me.id,
+            text=f"{me.name} challenges {other.name} and rolls {die}: each places {die} card{'s' if die > 1 else ''} face down.",
+        )
+    )
+    for p in (me, other):
+        if challenge_size(s, p.id) == 0:
+            _commit(s, p, [], rng, events)
+
+
+def _commit(
+    s: CrapState, me: CPlayer, cards: list[int], rng: random.Random, events: list[Event]
+) -> None:
+    c = s.challenge
+    assert c is not None
+    need = challenge_size(s, me.id)
+    if len(cards) != need or len(set(cards)) != len(cards) or any(x not in me.hand for x in cards):
+        raise InvalidSelection(
+            f"Place exactly {need} card{'s' if need != 1 else ''} from your unprotected hand."
+        )
+    c.committed[str(me.id)] = list(cards)
+    events.append(
+        Event(
+            kind="commit",
+            player=me.id,
+            text=f"{me.name} places {need} card{'s' if need != 1 else ''} face down.",
+        )
+    )
+
+
+def _guess(
+    s: CrapState,
+    me: CPlayer,
+    r: int | None,
+    su: str | None,
+    rng: random.Random,
+    events: list[Event],
+) -> None:
+    c = s.challenge
+    assert c is not None
+    if r not in RANKS or su not in SUITS:
+        raise IllegalMove("Name a value (2 to Ace) and a suit.")
+    c.guesses[str(me.id)] = (r, su)
+    if len(c.guesses) < 2:
+        events.append(
+            Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)} of {su}.")
+        )
+        return
+    events.append(
+        Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)} of {su}.")
+    )
+    _settle_challenge(s, rng, events)
+
+
+def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> None:
+    c = s.challenge
+    assert c is not None
+    challenger, target = s.player(c.challenger), s.player(c.target)
+    shown = c.committed[str(challenger.id)] + c.committed[str(target.id)]
+    s.reveals.append(Reveal(what="the challenge", cards=shown))
+    s.reveals = s.reveals[-6:]
+    wins: dict[int, int] = {}
+    for guesser, opponent in ((challenger, target), (target, challenger)):
+        gr, gs = c.guesses[str(guesser.id)]
+        hits = 0
+        for card in c.committed[str(opponent.id)]:
+            if is_joker(card):
+                continue
+            hits += (rank(card) == gr) + (suit(card) == gs)
+        wins[guesser.id] = hits
+        events.append(
+            Event(
+                kind="reveal",
+                player=guesser.id,
+                text=f"{opponent.name} showed {labels(c.committed[str(opponent.id)])}: {guesser.name} matches {hits} and draws {hits}.",
+            )
+        )
+    s.challenge = None
+    s.phase = "turn"
+    for p in (challenger, target):
+        _draw(s, p, wins[p.id], rng, events)
+        if s.finished:
+            return
+    _end_turn(s, events)
+
+
+def _force(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> None:
+    other = _target(s, me, action.target)
+    s.force = ForceVote(caller=me.id, target=other.id, deadline=action.now + s.rules.vote_seconds)
+    s.phase = "force_vote"
+    events.append(
+        Event(
+            kind="force",
+            player=me.id,
+            text=f"{me.name} calls a Force Recycle on {other.name}: the others vote.",
+        )
+    )
+
+
+def _vote(
+    s: CrapState, me: CPlayer, value: str | None, rng: random.Random, events: list[Event]
+) -> None:
+    f = s.force
+    assert f is not None
+    if value not in ("yes", "no"):
+        raise IllegalMove("Vote yes or no.")
+    (f.yes if value == "yes" else f.no).append(me.id)
+    voters = [p.id for p in s.players if p.id not in (f.caller, f.target)]
+    needed = len(voters) // 2 + 1
+    if len(f.yes) >= needed:
+        target = s.player(f.target)
+        s.force = None
+        s.phase = "turn"
+        events.append(
+            Event(
+                kind="force",
+                player=target.id,
+                text=f"The table agrees: {target.name} must recycle.",
+            )
+        )
+        _recycle(s, target, rng, events, forced=True)
+        if not s.finished:
+            _end_turn(s, events)
+    elif len(f.no) > len(voters) - needed:
+        _fail_force(s, events, "voted down")
+
+
+def _fail_force(s: CrapState, events: list[Event], why: str) -> None:
+    f = s.force
+    assert f is not None
+    s.force = None
+    s.phase = "turn"
+    events.append(
+        Event(
+            kind="force",
+            player=f.target,
+            text=f"The Force Recycle on {s.player(f.target).name} is {why}.",
+        )
+    )
+    _end_turn(s, events)
+
+
+def _expire(s: CrapState, now: float, rng: random.Random, events: list[Event]) -> None:
+    if s.phase == "acquire" and s.acquire is not None and s.acquire.deadline <= now:
+        _settle_acquire(s, None, rng, events)
+    elif s.phase == "force_vote" and s.force is not None and s.force.deadline <= now:
+        _fail_force(s, events, "out of time without a majority")
+
+
+def _end_turn(s: CrapState, events: list[Event]) -> None:
+    if s.finished:
+        return
+    s.current = (s.current + 1) % len(s.players)
+    p = s.current_player
+    events.append(Event(kind="turn", player=p.id, text=f"{p.name}'s turn."))
+
+
+def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
+    index = next(i for i, p in enumerate(s.players) if p.id == user_id)
+    p = s.players[index]
+    s.discard += p.hand + p.protected
+    for st in p.sets:
+        s.discard += st.all_cards()
+    was_current = index == s.current
+    s.players.pop(index)
+    for other in s.players:
+        other.seen.pop(str(user_id), None)
+    if len(s.players) < 2:
+        s.phase = "over"
+        s.winners = [q.id for q in s.players]
+        if s.winners:
+            events.append(
+                Event(
+                    kind="game_over",
+                    text=f"Game over: {s.players[0].name} is the last player at the table and wins.",
+                )
+            )
+        return
+    if index < s.current:
+        s.current -= 1
+    elif was_current:
+        s.current %= len(s.players)
+        events.append(
+            Event(kind="turn", player=s.current_player.id, text=f"{s.current_player.name}'s turn.")
+        )
+
+
+def _log(s: CrapState, events: list[Event]) -> None:
+    s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+
+
+__all__ = [
+    "JOKER",
+    "Action",
+    "CrapRules",
+    "CrapState",
+    "all_cards",
+    "apply",
+    "expire",
+    "legal_actions",
+    "new_game",
+    "private_view",
+    "public_view",
+    "timeout",
+]

@@ -1,0 +1,144 @@
+"""CRAP through the table service: the public table shows counts, each player's cards come
+only through their "My hand" ephemeral, and a whole game reaches the threshold."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from bot.components import Click
+from bot.service import Actor, Reply, Tables
+from games.crap.cards import label
+from games.crap.engine import CrapState, all_cards
+from tests.bot.conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    MALLORY,
+    Clock,
+    check_limits,
+    find,
+    make_tables,
+)
+
+PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
+
+
+async def state_of(tables: Tables) -> CrapState:
+    return (await tables.sessions.get(CHANNEL)).state
+
+
+def public_json(reply: Reply) -> str:
+    parts = [reply.content or ""]
+    for r in (reply, reply.table):
+        if r is not None and getattr(r, "embed", None) is not None:
+            parts.append(json.dumps(r.embed.to_dict(), ensure_ascii=False))
+    return " ".join(parts)
+
+
+def components(reply: Reply) -> dict[str, object]:
+    return {i.custom_id: i.item for i in reply.items or []}
+
+
+async def start_crap(tables: Tables, **options: object) -> Reply:
+    reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "crap", dict(options))
+    await tables.table_posted(CHANNEL, 888)
+    for p in (BOB, CAROL):
+        reply = await tables.click(p, find(reply, "join"), 888)
+    return await tables.click(ALICE, find(reply, "start"), 888)
+
+
+async def my_hand(tables: Tables, actor: Actor, table: Reply) -> Reply:
+    hand = await tables.click(actor, find(table, "hand"), 888)
+    assert hand.ephemeral and not hand.edit
+    return hand
+
+
+async def test_hand_is_private_and_table_shows_counts(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    check_limits(table)
+    state = await state_of(tables)
+    for p in state.players:
+        assert f"✋ {len(p.hand)}" in public_json(table)
+    hand = await my_hand(tables, BOB, table)
+    bob = state.player(BOB.id)
+    text = json.dumps(hand.embed.to_dict(), ensure_ascii=False)
+    assert all(label(c) in text for c in bob.hand)
+    # Mallory is not in the game: no hand for her.
+    try:
+        await tables.click(MALLORY, find(table, "hand"), 888)
+    except Exception as exc:
+        assert "not in this game" in str(exc)
+    else:
+        raise AssertionError("a non-player got a hand")
+
+
+async def play(tables: Tables, table: Reply, rng: random.Random, clock: Clock) -> Reply:
+    """One decision by whoever the game waits for, made only from what they can see."""
+    state = await state_of(tables)
+    full = sorted(all_cards(state))
+    if state.phase == "acquire":
+        clock.now += 1
+        answer = rng.choice(["bluff", "nocall", "nocall"])
+        caller = state.acquire.caller
+        actor = next(
+            p for i, p in PLAYERS.items() if i != caller and i not in state.acquire.declined
+        )
+        return await tables.click(actor, find(table, answer), 888)
+    waiting = state.current_player.id if state.phase == "turn" else None
+    if state.phase == "challenge":
+        from games.crap.engine import waiting_for
+
+        waiting = waiting_for(state)[0]
+    actor = PLAYERS[waiting]
+    hand = await my_hand(tables, actor, table)
+    comps = components(hand)
+    by_action = {Click.parse(cid).action: (cid, item) for cid, item in comps.items()}
+    if "score" in by_action:
+        cid, item = by_action["score"]
+        choice = (item.options[0].value,)
+    elif "commit" in by_action:
+        cid, item = by_action["commit"]
+        choice = tuple(o.value for o in item.options[: item.min_values])
+    elif "pickrank" in by_action:
+        cid, item = by_action["pickrank"]
+        picker = await tables.click(
+            actor, Click.parse(cid, (rng.choice(item.options).value,)), 999, ephemeral=True
+        )
+        assert picker.edit and picker.ephemeral
+        cid, item = next(iter(components(picker).items()))
+        choice = (rng.choice(item.options).value,)
+    else:
+        kinds = [k for k in ("acquire", "protect", "target", "recycle") if k in by_action]
+        pick = rng.choice(kinds)
+        cid, item = by_action[pick]
+        choice = () if pick == "recycle" else (rng.choice(item.options).value,)
+    reply = await tables.click(actor, Click.parse(cid, choice), 999, ephemeral=True)
+    after = await tables.sessions.get(CHANNEL)
+    if after is not None:
+        assert sorted(all_cards(after.state)) == full
+        assert after.message_id == 888
+    check_limits(reply)
+    return (
+        Reply(items=reply.table.items, embed=reply.table.embed, content=reply.table.content)
+        if reply.table
+        else reply
+    )
+
+
+async def test_whole_game_to_the_threshold(db_path, clock: Clock) -> None:
+    tables = await make_tables(db_path, clock, seed=5)
+    rng = random.Random(11)
+    table = await start_crap(tables, threshold=150, jokers=True)
+    for _ in range(3000):
+        if await tables.sessions.get(CHANNEL) is None:
+            break
+        table = await play(tables, table, rng, clock)
+    (record,) = await tables.store.finished_games(CHANNEL)
+    assert record["kind"] == "crap" and record["winner_id"] in PLAYERS
+    assert max(record["scores"].values()) >= 150
+    assert record["scores"][str(record["winner_id"])] == max(record["scores"].values())
+    assert "won the CRAP game" in (table.content or "")
+    await tables.store.close()
