@@ -320,6 +320,7 @@ def public_view(state: CrapState) -> dict[str, object]:
     """Counts instead of cards; scored sets, reveals and the log are public."""
     data = state.model_dump(mode="json")
     data["deck"] = len(state.deck)
+    data["discard"] = len(state.discard)  # a leaver's unseen cards end up there too
     for p in data["players"]:  # type: ignore[union-attr]
         p["hand"] = len(p["hand"])
         p["protected"] = len(p["protected"])
@@ -977,6 +978,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
         other.seen.pop(str(user_id), None)
     if len(s.players) < 2:
         s.phase = "over"
+        s.current = 0  # keep current_player valid for the one left
         s.winners = [q.id for q in s.players]
         if s.winners:
             events.append(
@@ -997,6 +999,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
 
 def _log(s: CrapState, events: list[Event]) -> None:
     s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+    s.reveals = s.reveals[-6:]
 
 
 __all__ = [
