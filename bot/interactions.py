@@ -21,32 +21,31 @@ def actor_of(interaction: discord.Interaction) -> Actor:
     return Actor(id=user.id, name=user.display_name, is_admin=bool(perms and perms.manage_guild))
 
 
+def _message_kwargs(reply: Reply) -> dict[str, object]:
+    """The keyword arguments of a new message (response or follow-up) for `reply`."""
+    kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}
+    if reply.content is not None:
+        kwargs["content"] = reply.content
+    if reply.embed is not None:
+        kwargs["embed"] = reply.embed
+    view = reply.view()
+    if view is not None and view.children:
+        kwargs["view"] = view
+    return kwargs
+
+
 async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) -> None:
-    """Answer the interaction (an update of the clicked message, or a new message)."""
+    """Answer the interaction (an update of the clicked message, or a new message), then send
+    the follow-ups (a private view, a public ping) and bring the table up to date."""
     if reply.edit:
         await interaction.response.edit_message(
             content=reply.content, embed=reply.embed, view=reply.view()
         )
     else:
-        kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}
-        if reply.embed is not None:
-            kwargs["embed"] = reply.embed
-        view = reply.view()
-        if view is not None and view.children:
-            kwargs["view"] = view
-        response = await interaction.response.send_message(reply.content, **kwargs)  # type: ignore[arg-type]
+        response = await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
         if reply.created_table and reply.channel_id is not None and response.message_id:
             await interaction.client.tables.table_posted(reply.channel_id, response.message_id)
-    if reply.followup is not None:
-        follow = reply.followup
-        kwargs: dict[str, object] = {"ephemeral": follow.ephemeral}
-        if follow.embed is not None:
-            kwargs["embed"] = follow.embed
-        view = follow.view()
-        if view is not None and view.children:
-            kwargs["view"] = view
-        if follow.content is not None:
-            kwargs["content"] = follow.content
-        await interaction.followup.send(**kwargs)  # type: ignore[arg-type]
+    for follow in reply.followups:
+        await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if reply.table is not None and reply.channel_id is not None:
         await interaction.client.show_table(reply.channel_id, reply.table_message_id, reply.table)

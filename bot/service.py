@@ -57,7 +57,7 @@ class Reply:
     table_message_id: int | None = None
     channel_id: int | None = None
     created_table: bool = False
-    followup: Reply | None = None
+    followups: list[Reply] = field(default_factory=list)
 
     def view(self) -> discord.ui.View | None:
         return None if self.items is None else view_of(self.items)
@@ -214,7 +214,10 @@ class Tables:
                 after = adapter.message_after(work, actor.id, click.action, click.arg)
                 reply = self._with_table(Reply.of_table(after, edit=True), work, rendered)
             if secret is not None:
-                reply.followup = Reply.of_table(secret, ephemeral=True)
+                reply.followups.append(Reply.of_table(secret, ephemeral=True))
+            ping = adapter.announce(work, actor.id, click.action, click.values)
+            if ping is not None:
+                reply.followups.append(Reply.of_table(ping))
             return reply
 
     async def command(

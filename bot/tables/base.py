@@ -108,6 +108,13 @@ class TableAdapter(ABC):
         """An ephemeral for `user_id` after `action` (their secret view), or None."""
         return None
 
+    def announce(
+        self, session: Session, user_id: int, action: str, values: tuple[str, ...]
+    ) -> Rendered | None:
+        """A public message that pings someone the move involves (a challenge), or None.
+        Editing the table does not notify anyone; a new message does."""
+        return None
+
     def message_after(
         self, session: Session, user_id: int, action: str, arg: str | None
     ) -> Rendered:

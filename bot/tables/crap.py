@@ -231,7 +231,6 @@ class CrapTable(TableAdapter):
                 lines.append(
                     "Waiting for " + ", ".join(f"<@{w}>" for w in waiting) + " (press My hand)."
                 )
-            content = f"<@{c.target}>, you are challenged! Press **My hand** to place your cards."
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             lines.append(
@@ -239,9 +238,6 @@ class CrapTable(TableAdapter):
             )
         if session.turn_deadline and engine.on_clock(state) is not None:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
-        last = state.log[-1] if state.log else ""
-        if state.phase == "turn" and "co-operate" in last:
-            content = "🤝 " + last + " Press **My hand** to see what you saw."
         return lines, content
 
     def _players(self, state: CrapState, view: dict[str, Any]) -> str:
@@ -411,6 +407,29 @@ class CrapTable(TableAdapter):
             description=f"You name **{rank_name(r)}**. Now a suit:", colour=EMBED_COLOUR
         )
         return Rendered(embed=embed, items=[item])
+
+    def announce(
+        self, session: Session, user_id: int, action: str, values: tuple[str, ...]
+    ) -> Rendered | None:
+        """A challenge or a co-operate reaches the other player as a ping with My hand."""
+        state: CrapState = session.state
+        if action != "target" or not values or state.finished:
+            return None
+        kind, _, target = values[0].partition("-")
+        if kind == "challenge":
+            text = f"⚔ <@{target}>, <@{user_id}> challenges you! Press **My hand** to place your cards."
+        elif kind == "cooperate":
+            text = f"🤝 <@{target}>, <@{user_id}> co-operated with you: press **My hand** to see their hand."
+        else:
+            return None
+        ch, rev = session.channel_id, session.revision
+        return Rendered(
+            embed=discord.Embed(description=text, colour=EMBED_COLOUR),
+            content=f"<@{target}>",
+            items=[
+                button(self.kind, "hand", ch, rev, "My hand", style=discord.ButtonStyle.primary)
+            ],
+        )
 
     def message_after(
         self, session: Session, user_id: int, action: str, arg: str | None

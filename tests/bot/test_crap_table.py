@@ -142,3 +142,30 @@ async def test_whole_game_to_the_threshold(db_path, clock: Clock) -> None:
     assert record["scores"][str(record["winner_id"])] == max(record["scores"].values())
     assert "won the CRAP game" in (table.content or "")
     await tables.store.close()
+
+
+async def test_challenge_pings_the_target_publicly(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    actor = PLAYERS[state.current_player.id]
+    target = next(p for p in PLAYERS.values() if p is not actor)
+    hand = await my_hand(tables, actor, table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:target:"))
+    reply = await tables.click(
+        actor, Click.parse(cid, (f"challenge-{target.id}",)), 999, ephemeral=True
+    )
+    (ping,) = reply.followups
+    assert not ping.ephemeral and ping.content == f"<@{target.id}>"
+    assert "challenges you" in ping.embed.description
+    assert [Click.parse(i.custom_id).action for i in ping.items] == ["hand"]
+    assert (await state_of(tables)).phase == "challenge"
+    # The ping's My hand works for the target and shows what to place.
+    theirs = await tables.click(target, Click.parse(ping.items[0].custom_id), 1234)
+    assert theirs.ephemeral
+    challenge = (await state_of(tables)).challenge
+    placed_already = (
+        challenge.committed.get(str(target.id)) == []
+    )  # an empty hand: nothing to place
+    wants_cards = any(i.custom_id.startswith("t:crap:commit:") for i in theirs.items)
+    assert wants_cards != placed_already
+    assert (await tables.sessions.get(CHANNEL)).message_id == 888  # the ping is not the table

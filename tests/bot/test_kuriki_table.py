@@ -49,11 +49,12 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     state = await state_of(tables)
     if state.phase != "declare":
         pytest.skip("seeded roll was a Kuriki")  # the seed below avoids this
-    assert rolled.edit and rolled.followup is not None and rolled.followup.ephemeral
+    (secret,) = rolled.followups
+    assert rolled.edit and secret.ephemeral
     dice = f"{state.dice[0]}-{state.dice[1]}"
-    assert dice in json.dumps(rolled.followup.embed.to_dict())
+    assert dice in json.dumps(secret.embed.to_dict())
     assert dice not in public_text(rolled)
-    declare = next(i for i in rolled.followup.items if i.custom_id.startswith("t:kuriki:declare:"))
+    declare = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
     options = [o.value for o in declare.item.options]
     assert len(options) <= 25
     # Someone else cannot use the Roller's select.
@@ -102,8 +103,8 @@ async def test_sneak_a_peek_is_a_public_foul_with_a_private_view(tables: Tables)
     sneak = await tables.click(sneaker, find(rolled, "sneak"), 777)
     dice = f"{state.dice[0]}-{state.dice[1]}"
     assert sneak.edit and "Foul on" in public_text(sneak) and dice not in public_text(sneak)
-    assert sneak.followup is not None and sneak.followup.ephemeral
-    assert dice in json.dumps(sneak.followup.embed.to_dict())
+    (secret,) = sneak.followups
+    assert secret.ephemeral and dice in json.dumps(secret.embed.to_dict())
     assert (await state_of(tables)).player(sneaker.id).fouls == 1
     with pytest.raises(IllegalMove, match="already seen"):
         await tables.click(sneaker, find(sneak, "sneak"), 777)
