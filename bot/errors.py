@@ -20,8 +20,12 @@ class UserError(Exception):
 
 
 class StaleTable(UserError):
-    def __init__(self) -> None:
-        super().__init__("This table has moved on: use the buttons on the latest table message.")
+    def __init__(self, private: bool = False) -> None:
+        super().__init__(
+            "The game has moved on since this reply: open a fresh one from the table."
+            if private
+            else "This table has moved on: use the buttons on the latest table message."
+        )
 
 
 class NoSession(UserError):

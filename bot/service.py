@@ -186,7 +186,7 @@ class Tables:
                 click.action not in adapter.revisionless_actions
                 and click.revision != session.revision
             ):
-                raise StaleTable()
+                raise StaleTable(private=ephemeral)
             if click.action in adapter.read_only_actions:
                 shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
                 if shown is None:

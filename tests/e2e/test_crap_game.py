@@ -1,0 +1,125 @@
+"""A whole 3-player CRAP game through the real client: `/crap start threshold:150 jokers:True`,
+Join, Start, then every move chosen from what the mover can see (the public table and their
+own "My hand" replies), to a winner recorded in the finished-games table; the
+hidden-information check (`CardReferee`, see `tests/e2e/crap_play.py`) runs on every public
+body the bot sends; why card labels need a ledger rather than plain secret strings is
+explained there."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bot.tables.crap import CrapTable
+from games.crap import engine
+from games.crap.cards import label, labels
+from tests.e2e.crap_play import AGENDA, CrapGame, play_to_end
+from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, MALLORY, TABLE, Driver, read_finished
+from tests.e2e.hidden_info import assert_no_public_secrets, strings_in
+
+PLAYERS = [ALICE, BOB, CAROL]
+THRESHOLD = 150
+
+
+@pytest.mark.e2e(seed=1)
+async def test_a_whole_three_player_game(d: Driver) -> None:
+    game = await CrapGame.open(d, PLAYERS, threshold=THRESHOLD)
+    table = game.table()
+
+    # Before the first move: a bystander has no hand; a player who waits sees their cards
+    # and nothing to do.
+    refused = await d.click(MALLORY, TABLE, label="My hand", message=game.table_message)
+    assert refused.ephemeral and "not in this game" in refused.text
+    waiting = next(p for p in PLAYERS if p.id != table.current)
+    hand = await game.my_hand(waiting)
+    assert "Nothing to do right now." in hand.message.text() and hand.components == {}
+
+    # The test's agenda: the first movers protect, acquire (one lets it go, one calls the
+    # bluff of an honest caller), challenge, co-operate, recycle and bluff an Acquire (called).
+    game.agenda = list(AGENDA)
+    final = await play_to_end(game)
+    assert game.agenda == [], f"moves never made: {game.agenda}"
+
+    did = game.did
+    for move in ("score", "protect", "challenge", "cooperate", "recycle", "scoring round"):
+        assert did[move] >= 1, (move, did)
+    assert did["acquire"] >= 2 and did["let it go"] >= 1 and did["call bluff"] >= 2, did
+    assert did["proof"] >= 1 and did["bluff caught"] >= 1, did
+    assert did["commit"] >= 2 and did["guess"] >= 2, did
+    assert did["protected returned"] >= 1, did  # a scoring round with protected cards out
+
+    # The end, as the table shows it.
+    assert final.phase == "over" and final.labels == [], final.text
+    assert final.winners and max(final.scores.values()) >= THRESHOLD, final.text
+    assert all(final.scores[w] == max(final.scores.values()) for w in final.winners)
+    names = " and ".join(f"<@{w}>" for w in final.winners)
+    assert final.message.content == f"🏆 {names} won the CRAP game!"
+    assert final.message is game.table_message
+
+    # The finished-games row, as committed to the database file.
+    assert d.database is not None
+    [row] = read_finished(d.database, TABLE)
+    assert row["kind"] == "crap" and row["guild_id"] == GUILD and row["channel_id"] == TABLE
+    assert row["winner_id"] == final.winners[0]
+    scores = {int(k): v for k, v in json.loads(row["scores"]).items()}
+    assert scores == final.scores and scores[row["winner_id"]] >= THRESHOLD
+    rules = json.loads(row["rules"])
+    assert rules["threshold"] == THRESHOLD and rules["jokers"] is True
+    assert rules["winners"] == final.winners
+
+    # Hidden information: every public body was checked after its press; the ephemeral card
+    # lines were private all along (and the check saw them: they are not vacuous).
+    referee = game.referee
+    assert referee.watch.leaks == []
+    assert referee.bodies > game.presses // 2 and referee.cards_checked > 0
+    assert len(referee.hidden) > 10
+    private = "\n".join(t for s in d.fake.sent if not s.public for t in strings_in(s.body))
+    assert all(line in private for line in referee.hidden)
+    assert_no_public_secrets(d.fake, sorted(referee.hidden))
+    referee.check()  # nothing sent after the last press either
+    referee.stop()
+
+
+# The card check must be able to fail: two leaks planted where a real one could come from,
+# the engine's log (a Protect naming its card) and the table's rendering (the face-down
+# cards of a challenge before they are turned up), each caught on the press that shows it.
+
+
+def _protect_names_its_card(monkeypatch: pytest.MonkeyPatch) -> None:
+    protect = engine._protect
+
+    def leaky(s: engine.CrapState, me: Any, cards: list[int], events: list[Any]) -> None:
+        protect(s, me, cards, events)
+        events[-1].text += f" It is the {label(cards[0])}."
+
+    monkeypatch.setattr(engine, "_protect", leaky)
+
+
+def _table_shows_face_down_cards(monkeypatch: pytest.MonkeyPatch) -> None:
+    situation = CrapTable._situation
+
+    def leaky(self: CrapTable, session: Any, state: engine.CrapState) -> Any:
+        lines, content = situation(self, session, state)
+        if state.challenge is not None:
+            lines += [labels(cards) for cards in state.challenge.committed.values()]
+        return lines, content
+
+    monkeypatch.setattr(CrapTable, "_situation", leaky)
+
+
+@pytest.mark.parametrize("plant", [_protect_names_its_card, _table_shows_face_down_cards])
+@pytest.mark.e2e(seed=1)
+async def test_the_card_check_catches_a_leak(
+    d: Driver, monkeypatch: pytest.MonkeyPatch, plant: Callable[[pytest.MonkeyPatch], None]
+) -> None:
+    plant(monkeypatch)
+    game = await CrapGame.open(d, PLAYERS, threshold=THRESHOLD)
+    game.agenda = list(AGENDA)
+    with pytest.raises(AssertionError, match="a card nobody was shown") as caught:
+        await play_to_end(game)
+    assert "PATCH /api/v10/channels/" in str(caught.value)  # the table's edit
+    assert game.presses < 30
+    game.referee.stop()
