@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from games.crap.engine import (
 )
 from games.errors import GameError
 from games.lobby import Seat
+from tests.games.scripted import ScriptedRandom as BaseScripted
 
 ANN, BOB, CAT, DAN, EVE, FAY = 1, 2, 3, 4, 5, 6
 NAMES = {ANN: "Ann", BOB: "Bob", CAT: "Cat", DAN: "Dan", EVE: "Eve", FAY: "Fay"}
@@ -58,31 +58,16 @@ def seats(n: int) -> list[Seat]:
     return [Seat(id=i, name=NAMES[i]) for i in range(1, n + 1)]
 
 
-class ScriptedRandom(random.Random):
-    """randint pops scripted values (failing loudly when they run out); choice returns the
-    scripted picks while there are any; choice, sample and shuffle otherwise behave as usual
-    (seeded), and choice and shuffle record what they were given."""
+class ScriptedRandom(BaseScripted):
+    """Scripted dice (see tests.games.scripted); choice returns the scripted picks while
+    there are any; choice, sample and shuffle otherwise behave as usual (seeded), and choice
+    and shuffle record what they were given."""
 
     def __init__(self, values: Iterable[int] = ()) -> None:
-        super().__init__(0)
-        self.script: list[int] = list(values)
-        self.calls: list[tuple[int, int]] = []
+        super().__init__(values)
         self.choices: list[list[Any]] = []
         self.shuffled: list[list[Any]] = []
         self.picks: list[Any] = []
-
-    def load(self, *values: int) -> None:
-        self.script.extend(values)
-
-    def randint(self, a: int, b: int) -> int:
-        self.calls.append((a, b))
-        if not self.script:
-            raise AssertionError(
-                f"scripted dice ran out (randint({a}, {b}) call {len(self.calls)})"
-            )
-        value = self.script.pop(0)
-        assert a <= value <= b, f"scripted {value} is outside randint({a}, {b})"
-        return value
 
     def choice(self, seq: Sequence[Any]) -> Any:
         self.choices.append(list(seq))

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable
-
 import pytest
 
 from games.errors import GameError
@@ -26,32 +23,11 @@ from games.kuriki.engine import (
     timeout,
 )
 from games.lobby import Seat
+from tests.games.scripted import ScriptedRandom
 
 ANN, BOB, CAT, DAN, EVE, FAY = 1, 2, 3, 4, 5, 6
 NAMES = {ANN: "Ann", BOB: "Bob", CAT: "Cat", DAN: "Dan", EVE: "Eve", FAY: "Fay"}
 STRANGER = 99
-
-
-class ScriptedRandom(random.Random):
-    """A Random whose randint returns scripted values, failing loudly when they run out."""
-
-    def __init__(self, values: Iterable[int] = ()) -> None:
-        super().__init__(0)
-        self.script: list[int] = list(values)
-        self.calls: list[tuple[int, int]] = []
-
-    def load(self, *values: int) -> None:
-        self.script.extend(values)
-
-    def randint(self, a: int, b: int) -> int:
-        self.calls.append((a, b))
-        if not self.script:
-            raise AssertionError(
-                f"scripted dice ran out (randint({a}, {b}) call {len(self.calls)})"
-            )
-        value = self.script.pop(0)
-        assert a <= value <= b, f"scripted {value} is outside randint({a}, {b})"
-        return value
 
 
 def seats(n: int) -> list[Seat]:
