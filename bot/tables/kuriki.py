@@ -200,7 +200,7 @@ class KurikiTable(TableAdapter):
 
     def _situation(self, session: Session, state: KurikiState) -> list[str]:
         lines: list[str] = []
-        if state.last_reveal is not None and state.phase != "over":
+        if state.last_reveal is not None:  # shown at game over too: it may be what ended it
             r = state.last_reveal
             if r.declared is None:
                 lines.append(f"Last: 👑 Kuriki ({dice_text(r.dice)}).")

@@ -448,8 +448,7 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
         )
         s.pot = 0
     third = roller.crowns % 3 == 0
-    _lose(s, victim.id, 2 if third else 1, "as the Next Guy", events)
-    if third:
+    if third:  # announced before the lives it costs: the last of them may end the game
         events.append(
             Event(
                 kind="kuriki3",
@@ -457,6 +456,8 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
                 text="A third Kuriki: everybody else loses a life too.",
             )
         )
+    _lose(s, victim.id, 2 if third else 1, "as the Next Guy", events)
+    if third:
         for p in list(s.players):
             if p.id not in (roller.id, victim.id) and not p.out:
                 _lose(s, p.id, 1, "to the third Kuriki", events)

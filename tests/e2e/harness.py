@@ -124,6 +124,10 @@ def _coerce(command: str, opt: dict[str, Any], value: Any) -> Any:
         if not isinstance(value, bool):
             raise ClientRefused(f"/{command} {name} takes true or false")
         return value
+    if kind == 6:  # a user: the client sends the id, Discord adds the member under "resolved"
+        if not isinstance(value, FakeUser):
+            raise ClientRefused(f"/{command} {name} takes a user (a FakeUser)")
+        return str(value.id)
     raise ClientRefused(f"/{command} {name}: option type {kind} is not supported by the harness")
 
 
@@ -152,7 +156,8 @@ class Driver:
     ) -> InteractionRecord:
         """Run "/group sub opt:value" as `user`: `await d.slash(ALICE, TABLE, "farkle start",
         rules="classic", target=5000)`. Options are checked like the Discord client does
-        (known names, required ones, choices, ranges); a choice may be given by value or name."""
+        (known names, required ones, choices, ranges); a choice may be given by value or name,
+        a user option as a FakeUser (sent with its member under "resolved", as Discord does)."""
         data = self._command_data(command, options)
         record = self.fake.interaction_payload(APPLICATION_COMMAND, user, channel, data)
         return await self._run(record)
@@ -194,6 +199,13 @@ class Driver:
             if value is None:
                 continue
             given.append({"type": opt["type"], "name": name, "value": _coerce(command, opt, value)})
+            if opt["type"] == 6:
+                resolved = data.setdefault("resolved", {"users": {}, "members": {}})
+                member = value.member_payload()
+                for key in ("user", "deaf", "mute"):  # a resolved member is partial
+                    member.pop(key)
+                resolved["users"][str(value.id)] = value.payload()
+                resolved["members"][str(value.id)] = member
         missing = [o["name"] for o in spec if o.get("required") and options.get(o["name"]) is None]
         if missing:
             raise ClientRefused(f"/{command} needs {missing}")

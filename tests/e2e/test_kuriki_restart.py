@@ -1,0 +1,69 @@
+"""A crash in the middle of a Kuriki point loses nothing: the bot dies (every task stopped,
+no close()) after the Roller rolled, and again after he declared; each time a new bot
+starts on the same database and the same Discord, and the messages already in the channel
+carry the point on: the menu in the Roller's ephemeral declares, the old cup message's
+Peek still shows him (only him) the dice under the cup, and the Next Guy pulls on it. The
+game is then played to a recorded winner, the dice never public before the pull."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.e2e.fake_discord import FakeDiscord, embed_text
+from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, running_bot
+from tests.e2e.kuriki_play import (
+    Habits,
+    KurikiGame,
+    finish_secrets,
+    finished_as,
+    lie_above,
+    play_to_end,
+)
+
+HABITS = Habits(pull_at=8)
+
+
+async def test_a_crash_between_declaration_and_pull(fake: FakeDiscord, tmp_path: Path) -> None:
+    db = tmp_path / "e2e.sqlite3"
+    async with running_bot(db, fake=fake, seed=327) as d:
+        game = await KurikiGame.open(d, [ALICE, BOB, CAROL], lives=3)
+        await game.choose()
+        roll = await game.roll()
+        assert roll is not None, "seed 327: the first roll is no Kuriki"
+        rolled = d.stored(TABLE)
+        assert d.problems == []
+        await d.crash()
+    assert fake.gateway_connections == 0
+
+    # A new bot: the Roller's menu, an ephemeral the old bot sent, still declares.
+    async with running_bot(db, fake=fake, seed=1) as d:
+        game.d = d
+        assert d.stored(TABLE) == rolled
+        lie = lie_above(roll)
+        cup = await game.declare(roll, lie)
+        roller, ng = roll.roller, game.user(cup.next_guy)
+        declared = d.stored(TABLE)
+        assert declared is not None and rolled is not None
+        assert declared["revision"] == rolled["revision"] + 1
+        assert declared["message_id"] == game.table.id  # the menu is not the table
+        assert d.problems == []
+        await d.crash()
+
+    # Another: the old cup message's buttons work, the hidden dice are still hidden.
+    async with running_bot(db, fake=fake, seed=2) as d:
+        game.d = d
+        assert d.stored(TABLE) == declared
+        status = await d.slash(ng, TABLE, "kuriki status")
+        assert status.ephemeral and status.message is not None
+        assert embed_text(status.message.embeds[0]) == embed_text(game.table.embeds[0])
+        assert "have not seen these dice" in await game.refused(ng, "Peek")
+        assert await game.peek(roller) == roll.dice
+        reveal = await game.pull(ng)
+        assert reveal.dice == roll.dice and reveal.lie and reveal.declared == lie
+        cup = game.cup()
+        assert cup.lives[roller.id] == 2 and cup.roller == ng.id
+
+        cup = await play_to_end(game, HABITS)
+        finished_as(game, cup)
+        assert d.problems == []
+    finish_secrets(game)

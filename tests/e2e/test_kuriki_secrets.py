@@ -1,0 +1,50 @@
+"""The cup's hidden-information check must be able to fail: a cup message that shows the
+dice under the cup (in the press that rolled them, or later disguised as a pull's result)
+fails the game at that press, naming the request and the text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.tables.kuriki import KurikiTable
+from tests.e2e.harness import ALICE, BOB, CAROL, Driver
+from tests.e2e.kuriki_play import Habits, KurikiGame, play_to_end
+
+HONEST = KurikiTable._situation
+
+
+def leaking(phase: str, shown_as: str) -> Any:
+    def situation(self: KurikiTable, session: Any, state: Any) -> list[str]:
+        lines = HONEST(self, session, state)
+        if state.dice is not None and state.phase == phase:
+            lines.append(shown_as.format(a=state.dice[1], b=state.dice[0]))
+        return lines
+
+    return situation
+
+
+@pytest.mark.parametrize(
+    ("phase", "shown_as", "caught"),
+    [
+        # On the table edit that answers Roll, before the ephemeral shows the dice.
+        ("declare", "psst, {a}-{b}", "the dice under the cup went public"),
+        # Later, on the edit after the declaration, dressed up as a pull.
+        ("respond", "Last pull: {a}-{b} (x)", "secret leaked: PATCH"),
+    ],
+    ids=["on-the-roll", "disguised-as-a-pull"],
+)
+@pytest.mark.e2e(seed=327)
+async def test_dice_on_the_cup_are_caught(
+    d: Driver, monkeypatch: pytest.MonkeyPatch, phase: str, shown_as: str, caught: str
+) -> None:
+    game = await KurikiGame.open(d, [ALICE, BOB, CAROL], lives=3)
+    monkeypatch.setattr(KurikiTable, "_situation", leaking(phase, shown_as))
+    with pytest.raises(AssertionError, match=caught) as failed:
+        await play_to_end(game, Habits(pull_at=8))
+    assert game.presses <= 3  # the first roll, its declaration
+    text = str(failed.value)
+    assert shown_as.split("{")[0] in text
+    d.fake.violations.clear()  # checked: the teardown would fail on it otherwise
+    game.secrets.stop()
