@@ -26,6 +26,7 @@ from games.crap.cards import (
     rank_words,
     suit,
 )
+from games.dice import roll_off
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat
 
@@ -206,23 +207,16 @@ def new_game(
         )
     fewest = min(len(p.hand) for p in state.players)
     tied = [p.id for p in state.players if len(p.hand) == fewest]
-    while len(tied) > 1:
-        rolls = {pid: rng.randint(1, 6) for pid in tied}
-        events.append(
-            Event(
-                kind="rolloff",
-                text="Roll-off: "
-                + ", ".join(f"{state.player(i).name} {r}" for i, r in rolls.items()),
-            )
-        )
-        low = min(rolls.values())
-        tied = [i for i, r in rolls.items() if r == low]
-    state.current = [p.id for p in state.players].index(tied[0])
+    starter, rounds = roll_off(tied, rng, lowest_wins=True)
+    for rolls in rounds:
+        shown = ", ".join(f"{state.player(i).name} {r}" for i, r in rolls.items())
+        events.append(Event(kind="rolloff", text="Roll-off: " + shown))
+    state.current = [p.id for p in state.players].index(starter)
     events.append(
         Event(
             kind="turn",
-            player=tied[0],
-            text=f"{state.player(tied[0]).name} has the fewest cards and starts.",
+            player=starter,
+            text=f"{state.player(starter).name} has the fewest cards and starts.",
         )
     )
     _log(state, events)

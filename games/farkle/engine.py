@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from games.dice import roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import best_score, best_selection, score_selection, triples_in
@@ -103,21 +104,10 @@ def new_game(
     if len(seats) < 2:
         raise IllegalMove("Farkle needs at least two players.")
     events: list[Event] = []
-    contenders = list(range(len(seats)))
-    while True:
-        rolls = {i: rng.randint(1, 6) for i in contenders}
-        events.append(
-            Event(
-                kind="seating",
-                text="Seating rolls: "
-                + ", ".join(f"{seats[i].name} {r}" for i, r in rolls.items()),
-            )
-        )
-        top = max(rolls.values())
-        contenders = [i for i, r in rolls.items() if r == top]
-        if len(contenders) == 1:
-            break
-    highest = contenders[0]
+    highest, rounds = roll_off(list(range(len(seats))), rng)
+    for rolls in rounds:
+        shown = ", ".join(f"{seats[i].name} {r}" for i, r in rolls.items())
+        events.append(Event(kind="seating", text="Seating rolls: " + shown))
     first = highest if rules.seating == "highest_first" else (highest + 1) % len(seats)
     order = seats[first:] + seats[:first]
     how = "goes first" if rules.seating == "highest_first" else "goes last"

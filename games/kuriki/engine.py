@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from games.dice import roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
 from games.kuriki.values import (
     KURIKI,
@@ -155,21 +156,11 @@ def new_game(
     if len(seats) < 2:
         raise IllegalMove("Kuriki needs at least two players.")
     events: list[Event] = []
-    contenders = [s.id for s in seats]
     names = {s.id: s.name for s in seats}
-    while True:
-        rolls = {i: rng.randint(1, 6) for i in contenders}
-        events.append(
-            Event(
-                kind="seating",
-                text="Start rolls: " + ", ".join(f"{names[i]} {r}" for i, r in rolls.items()),
-            )
-        )
-        top = max(rolls.values())
-        contenders = [i for i, r in rolls.items() if r == top]
-        if len(contenders) == 1:
-            break
-    first = contenders[0]
+    first, rounds = roll_off([s.id for s in seats], rng)
+    for rolls in rounds:
+        shown = ", ".join(f"{names[i]} {r}" for i, r in rolls.items())
+        events.append(Event(kind="seating", text="Start rolls: " + shown))
     players = [KPlayer(id=s.id, name=s.name, lives=rules.lives, purse=-rules.stake) for s in seats]
     state = KurikiState(rules=rules, players=players, roller=first, pot=0)
     events.append(
