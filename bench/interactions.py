@@ -1,0 +1,452 @@
+"""Many channels playing Farkle at once against the real bot.
+
+    python -m bench.interactions --channels 100 --moves 20
+
+Each channel gets a lobby (/farkle start), a second player (Join) and a started game
+(Start); then the channels play in phases, all channels at once, `--moves` moves per channel
+per phase, whoever's turn it is clicking (toggle dice, roll, bank, read off the table):
+
+- flat out: each channel clicks again as soon as its last click was answered. This gives
+  the most moves/s the bot manages; its latencies are mostly queueing (100 channels always
+  waiting: mean latency = channels / throughput).
+- paced (`--rates`): each channel clicks on its own steady clock so that all together offer
+  R moves/s (at once when running late): the latency players see at that load.
+
+A move is a click the bot accepted (it updated the table: callback type 7). Ack latency is
+the time from the INTERACTION_CREATE dispatch to the callback reaching the fake. At the end
+the database is opened and each channel's revision must account for every accepted move
+(3 set-up revisions + its moves). Prints figures; asserts nothing about time."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import math
+import random
+import sqlite3
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.common import (
+    BenchDiscord,
+    BotProcess,
+    header,
+    machine_busy,
+    mib,
+    ms,
+    percentile,
+    press,
+    print_profile,
+    proc_cpu,
+    proc_memory,
+    slash,
+    wait_for_quiet,
+    whose_turn,
+)
+from bot.components import view_of
+from bot.sessions import Session
+from bot.settings import GuildSettings
+from bot.tables.farkle import FarkleTable
+from games.farkle import engine
+from games.farkle.engine import Action
+from games.farkle.rules import PRESETS
+from games.farkle.scoring import best_selection
+from games.lobby import Lobby, Seat
+from tests.e2e.fake_discord import FakeMessage, FakeUser
+
+GUILD_BASE = 1_200_000_000_000_000_000
+CHANNEL_BASE = 1_200_000_000_000_100_000
+USER_BASE = 1_200_000_000_000_200_000
+SET_UP_REVISIONS = 3  # lobby opened, second player joined, game started
+
+
+@dataclass
+class Table:
+    """One channel's game as its two players see it."""
+
+    channel: int
+    players: tuple[FakeUser, FakeUser]
+    message: FakeMessage | None = None
+    accepted: int = 0
+
+
+@dataclass
+class Phase:
+    """The moves of one phase, every channel together."""
+
+    name: str
+    rate: float | None  # offered moves/s over all channels; None: as fast as answered
+    latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, int] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+    wall: float = 0.0
+    bot_cpu: float = 0.0
+    gen_cpu: float = 0.0
+    other_cpu: float = 0.0  # every other process on the machine
+    gc: dict[str, float] = field(default_factory=dict)  # the bot's collector pauses
+
+    @property
+    def accepted(self) -> int:
+        return sum(self.kinds.values())
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.interactions", description=__doc__)
+    p.add_argument("--channels", type=int, default=100, help="channels playing at once")
+    p.add_argument("--moves", type=int, default=20, help="moves per channel in each phase")
+    p.add_argument(
+        "--rates",
+        default="100,250,500,1000",
+        help="paced phases after the flat-out one: offered moves/s over all channels, each "
+        "channel clicking at its own steady pace (comma-separated; '' for none)",
+    )
+    p.add_argument("--per-guild", type=int, default=25, help="channels per guild")
+    p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
+    p.add_argument("--seed", type=int, default=1, help="the bot's dice (random.Random(seed))")
+    p.add_argument(
+        "--validate",
+        action="store_true",
+        help="validate every body against Discord's OpenAPI schema (off by default: it "
+        "costs the load generator several ms per request)",
+    )
+    p.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=30.0,
+        help="before each phase, wait up to this many seconds for other processes to leave "
+        "the CPUs idle (the machine may be shared); their CPU use is reported per phase",
+    )
+    p.add_argument(
+        "--null-bot",
+        action="store_true",
+        help="replace GameBot by a bare discord.py client that answers each click with the "
+        "clicked table unchanged (no game, no database): discord.py's own cost per click",
+    )
+    p.add_argument(
+        "--gc-freeze",
+        action="store_true",
+        help="experiment: the bot process calls gc.freeze() once ready",
+    )
+    p.add_argument(
+        "--gc-threshold",
+        type=int,
+        default=None,
+        help="experiment: the bot process calls gc.set_threshold(N) (Python's default 700)",
+    )
+    p.add_argument("--profile", action="store_true", help="cProfile the bot during the moves")
+    p.add_argument("--keep", action="store_true", help="keep the temporary database")
+    return p.parse_args(argv)
+
+
+def next_move(table: FarkleTableView) -> tuple[str, dict[str, Any]]:
+    """The button the player on turn presses: a simple, legal strategy read off the table."""
+    toggles, roll, bank = table.toggles, table.roll, table.bank
+    if not toggles:
+        assert roll is not None and not roll.get("disabled"), table.labels
+        return "roll", roll
+    dice = [int(b["label"].split()[0]) for b in toggles]
+    selected = {i for i, b in enumerate(toggles) if "✓" in b["label"]}
+    plan = set(best_selection(dice, table.rules))
+    wrong = sorted(plan ^ selected)
+    if wrong:
+        return "toggle", toggles[wrong[0]]
+    left = len(dice) - len(selected)
+    can_roll = roll is not None and not roll.get("disabled")
+    can_bank = bank is not None and not bank.get("disabled")
+    if can_bank and ((left and left <= 2) or not can_roll):
+        return "bank", bank  # type: ignore[return-value]
+    if can_roll:
+        return "roll", roll  # type: ignore[return-value]
+    raise RuntimeError(f"no legal move on the table: {table.labels}")
+
+
+class FarkleTableView:
+    def __init__(self, msg: FakeMessage, rules: Any) -> None:
+        self.rules = rules
+        buttons = msg.buttons()
+        self.labels = [b.get("label") for b in buttons]
+        self.toggles = [b for b in buttons if ":toggle:" in b["custom_id"]]
+        self.roll = next((b for b in buttons if ":roll:" in b["custom_id"]), None)
+        self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
+
+
+async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
+    starter, joiner = table.players
+    opened = await slash(
+        fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
+    )
+    if opened.callback_type != 4 or opened.message is None:
+        raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
+    table.message = opened.message
+    for user, label in ((joiner, "Join"), (starter, "Start")):
+        comp = table.message.find_component(label=label)
+        rec = await press(fake, user, table.message, comp or {})
+        if rec.callback_type != 7:
+            raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
+
+
+def plant_table(fake: BenchDiscord, table: Table, rules_name: str, seed: int) -> None:
+    """For --null-bot: a real mid-turn Farkle table (six dice out), rendered by the bot's
+    own adapter, put in the channel as if the bot had posted it."""
+    adapter = FarkleTable()
+    a, b = table.players
+    lobby = Lobby(
+        starter=a.id,
+        players=[Seat(id=a.id, name=a.name), Seat(id=b.id, name=b.name)],
+        options={"rules": PRESETS[rules_name].model_dump(mode="json")},
+    )
+    rng = random.Random(seed)
+    state = adapter.new_game(lobby, GuildSettings(), rng)
+    while not state.turn.dice:
+        state = engine.apply(state, state.current_player.id, Action(kind="roll"), rng)[0]
+    session = Session(table.channel, None, "farkle", lobby, state, revision=4)
+    rendered = adapter.render(session)
+    table.message = fake.add_message(
+        table.channel,
+        embeds=[rendered.embed.to_dict()],
+        components=view_of(rendered.items).to_components(),
+    )
+
+
+async def play(
+    fake: BenchDiscord,
+    table: Table,
+    phase: Phase,
+    moves: int,
+    rules: Any,
+    start: float,
+    interval: float | None,
+    offset: float,
+) -> None:
+    """`moves` clicks by whoever's turn it is: each as soon as the last was answered, or (paced)
+    at start + offset + k * interval, at once when running late."""
+    assert table.message is not None
+    by_id = {p.id: p for p in table.players}
+    for k in range(moves):
+        if interval is not None:
+            delay = start + offset + k * interval - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+        msg = table.message
+        player = by_id[whose_turn(msg) or 0]
+        kind, comp = next_move(FarkleTableView(msg, rules))
+        rec = await press(fake, player, msg, comp)
+        assert rec.latency is not None
+        phase.latencies.append(rec.latency)
+        if rec.callback_type == 7:
+            table.accepted += 1
+            phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
+        else:
+            phase.refused.append(rec.text)
+
+
+async def run_phase(
+    fake: BenchDiscord, bot: BotProcess, tables: list[Table], phase: Phase, moves: int, rules: Any
+) -> None:
+    interval = None if phase.rate is None else len(tables) / phase.rate
+    await bot.gc_stats()
+    bot_cpu0, gen_cpu0, all_cpu0 = proc_cpu(bot.pid), time.process_time(), machine_busy()
+    start = time.perf_counter()
+    await asyncio.gather(
+        *(
+            play(fake, tb, phase, moves, rules, start, interval, i * (interval or 0) / len(tables))
+            for i, tb in enumerate(tables)
+        )
+    )
+    phase.wall = time.perf_counter() - start
+    phase.bot_cpu = proc_cpu(bot.pid) - bot_cpu0
+    phase.gen_cpu = time.process_time() - gen_cpu0
+    phase.other_cpu = machine_busy() - all_cpu0 - phase.bot_cpu - phase.gen_cpu
+    phase.gc = await bot.gc_stats()
+
+
+def report_phase(phase: Phase) -> None:
+    lat = phase.latencies
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
+    offered = "flat out" if phase.rate is None else f"offered {phase.rate:,.0f} moves/s"
+    print(
+        f"{phase.name} ({offered}): {phase.accepted} moves accepted ({kinds}), "
+        f"{len(phase.refused)} refused, in {phase.wall:.2f} s = "
+        f"{phase.accepted / phase.wall:,.0f} moves/s"
+    )
+    print(
+        f"  ack latency p50 {ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, "
+        f"max {ms(max(lat))} (n={len(lat)})"
+    )
+    print(
+        f"  CPU: bot process {phase.bot_cpu / phase.wall:.0%} of a core "
+        f"({phase.bot_cpu / max(1, phase.accepted) * 1e3:.2f} ms/move), "
+        f"load generator {phase.gen_cpu / phase.wall:.0%}, other processes on the machine "
+        f"{max(0.0, phase.other_cpu) / phase.wall:.0%}"
+    )
+    g = phase.gc
+    print(
+        f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "
+        f"{ms(g.get('gc_total', 0.0))} in all, longest {ms(g.get('gc_max', 0.0))}; "
+        f"{g.get('gc_full', 0):.0f} full collections, longest {ms(g.get('gc_full_max', 0.0))}"
+    )
+
+
+def check_database(path: Path, tables: list[Table]) -> dict[str, Any]:
+    """Revisions on disk against accepted moves; sizes."""
+    db = sqlite3.connect(path)
+    try:
+        revisions = dict(db.execute("SELECT channel_id, revision FROM sessions").fetchall())
+        finished = db.execute("SELECT COUNT(*) FROM finished_games").fetchone()[0]
+        avg_data = db.execute("SELECT AVG(LENGTH(data)) FROM sessions").fetchone()[0] or 0
+        page_size = db.execute("PRAGMA page_size").fetchone()[0]
+        pages = db.execute("PRAGMA page_count").fetchone()[0]
+    finally:
+        db.close()
+    missing = []
+    for t in tables:
+        expected = SET_UP_REVISIONS + t.accepted
+        if revisions.get(t.channel) != expected:
+            missing.append((t.channel, revisions.get(t.channel), expected))
+    return {
+        "sessions": len(revisions),
+        "committed_moves": sum(r - SET_UP_REVISIONS for r in revisions.values()),
+        "mismatches": missing,
+        "finished": finished,
+        "avg_data": avg_data,
+        "file_bytes": path.stat().st_size,
+        "page_bytes": page_size * pages,
+    }
+
+
+async def run(args: argparse.Namespace) -> int:
+    tmp = tempfile.TemporaryDirectory(prefix="tablebot-bench-")
+    database = Path(tmp.name) / "bench.sqlite3"
+    rules = PRESETS[args.rules]
+    fake = BenchDiscord(validate=args.validate)
+    tables = []
+    for g in range(math.ceil(args.channels / args.per_guild)):
+        guild_id = GUILD_BASE + g
+        first = g * args.per_guild
+        ids = range(first, min(args.channels, first + args.per_guild))
+        fake.add_guild(
+            guild_id,
+            f"Guild {g}",
+            {CHANNEL_BASE + i: f"games-{i}" for i in ids},
+            owner_id=USER_BASE + 2 * first,
+        )
+        for i in ids:
+            players = (
+                FakeUser(USER_BASE + 2 * i, f"Player {2 * i}"),
+                FakeUser(USER_BASE + 2 * i + 1, f"Player {2 * i + 1}"),
+            )
+            tables.append(Table(channel=CHANNEL_BASE + i, players=players))
+    await fake.start()
+    bot = BotProcess(
+        fake,
+        database,
+        sync=True,
+        seed=args.seed,
+        null=args.null_bot,
+        gc_freeze=args.gc_freeze,
+        gc_threshold=args.gc_threshold,
+    )
+    try:
+        await bot.start()
+        await bot.wait("ready", 60)
+        ready_s = bot.events["ready"]["t"] - bot.spawned_at
+
+        t = time.perf_counter()
+        if args.null_bot:
+            for i, tb in enumerate(tables):
+                plant_table(fake, tb, args.rules, args.seed + i)
+        else:
+            await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables))
+        setup_s = time.perf_counter() - t
+
+        phases = [Phase("flat out", None)]
+        phases += [Phase(f"paced {r}", float(r)) for r in args.rates.split(",") if r.strip()]
+        profile_path = Path(tmp.name) / "bot.prof"
+        # The load generator keeps every interaction it sent: keep its collector from
+        # pausing it (and so from delaying the ack timestamps) during the measurements.
+        gc.collect()
+        gc.freeze()
+        gc.disable()
+        for phase in phases:
+            await wait_for_quiet(args.quiet_wait)
+            profiling = args.profile and phase is phases[0]
+            if profiling:
+                await bot.profile(None)
+            await run_phase(fake, bot, tables, phase, args.moves, rules)
+            if profiling:
+                await bot.profile(profile_path)
+            await asyncio.sleep(0.2)  # let the bot finish its last handlers
+        memory = proc_memory(bot.pid)
+    finally:
+        gc.enable()
+        code = await bot.stop()
+        await fake.stop()
+
+    db = None if args.null_bot else check_database(database, tables)
+    accepted = sum(tb.accepted for tb in tables)
+    refused = [r for phase in phases for r in phase.refused]
+    what = (
+        "NULL BOT: a bare discord.py client echoing each clicked table, no game, no database"
+        if args.null_bot
+        else "GameBot, real cogs, SQLite WAL file in a temp dir"
+    )
+    layout = (
+        f"bot in a child process (python -m bench.botproc: {what}), fake Discord + load "
+        "generator in this process; HTTP and websocket on 127.0.0.1; OpenAPI schema "
+        f"validation {'ON' if args.validate else 'OFF'}"
+    )
+    header("bench.interactions", layout)
+    print(
+        f"  {args.channels} channels in {len(fake.guilds)} guilds, 2 players each, "
+        f"rules {args.rules}, {args.moves} moves per channel per phase; bot ready in "
+        f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s"
+    )
+    for phase in phases:
+        report_phase(phase)
+    if db is not None:
+        print(
+            f"committed: {db['committed_moves']} moves in the database for {accepted} accepted;"
+            f" {len(db['mismatches'])} channel(s) disagree"
+            + (f": {db['mismatches'][:5]}" if db["mismatches"] else " (every move committed)")
+            + (f"; {db['finished']} game(s) finished" if db["finished"] else "")
+        )
+        print(
+            f"database: {db['file_bytes'] / 1024:.0f} KiB file for {db['sessions']} running "
+            f"sessions = {db['file_bytes'] / max(1, db['sessions']) / 1024:.1f} KiB/session "
+            f"(session JSON {db['avg_data']:.0f} bytes on average)"
+        )
+    print(
+        f"bot process RSS: {mib(memory.get('VmRSS', 0))} at the end, peak "
+        f"{mib(memory.get('VmHWM', 0))}"
+    )
+    logged, artefacts = bot.problems()
+    problems = logged + fake.violations
+    print(
+        f"bot exit status {code}; {len(problems)} warning(s)/violation(s)"
+        + (f" ({artefacts} known set-up artefact line(s) left out)" if artefacts else "")
+    )
+    for line in problems[:10]:
+        print(f"  {line}")
+    for text in refused[:5]:
+        print(f"  refused: {text}")
+    if args.profile:
+        print_profile(profile_path)
+    if args.keep:
+        tmp._finalizer.detach()  # type: ignore[attr-defined]
+        print(f"database kept at {database}")
+    else:
+        tmp.cleanup()
+    return 0 if not (db and db["mismatches"]) and not problems else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    return asyncio.run(run(parse_args(argv)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,149 @@
+"""The bot's own share of a move, without Discord: `Tables.click` on a real SQLite file.
+
+    python -m bench.service --moves 5000
+
+One channel, two players, the same strategy as bench.interactions; each click goes through
+the one write path (lock, load, engine move, commit, render) and then builds the view
+discord.py would send. Prints per-move times of the parts; asserts nothing about time."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.common import header
+from bot.app import default_adapters
+from bot.components import Click
+from bot.service import Actor, Reply, Tables
+from bot.settings import GuildSettings
+from bot.store import Store
+from games.farkle.rules import PRESETS
+from games.farkle.scoring import best_selection
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.service", description=__doc__)
+    p.add_argument("--moves", type=int, default=5000)
+    p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
+    p.add_argument("--seed", type=int, default=1)
+    return p.parse_args(argv)
+
+
+def timed(spent: dict[str, float], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    if asyncio.iscoroutinefunction(fn):
+
+        @functools.wraps(fn)
+        async def async_wrapper(*a: Any, **kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return await fn(*a, **kw)
+            finally:
+                spent[name] += time.perf_counter() - t
+
+        return async_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        try:
+            return fn(*a, **kw)
+        finally:
+            spent[name] += time.perf_counter() - t
+
+    return wrapper
+
+
+def choose(reply: Reply, tables: Tables, channel: int, rules: Any) -> tuple[int, Click]:
+    session = tables.sessions._cache[channel]
+    state = session.state
+    clicks = [Click.parse(i.custom_id) for i in reply.items or [] if not i.item.disabled]
+    by_action: dict[str, list[Click]] = {}
+    for c in clicks:
+        if c is not None:
+            by_action.setdefault(c.action, []).append(c)
+    turn = state.turn
+    if not turn.dice:
+        return state.current_player.id, by_action["roll"][0]
+    wrong = sorted(set(best_selection(turn.dice, rules)) ^ set(turn.selected))
+    if wrong:
+        toggle = next(c for c in by_action["toggle"] if c.arg == str(wrong[0]))
+        return state.current_player.id, toggle
+    left = len(turn.dice) - len(turn.selected)
+    if "bank" in by_action and ((left and left <= 2) or "roll" not in by_action):
+        return state.current_player.id, by_action["bank"][0]
+    return state.current_player.id, by_action["roll"][0]
+
+
+async def run(args: argparse.Namespace) -> None:
+    rules = PRESETS[args.rules]
+    with tempfile.TemporaryDirectory(prefix="tablebot-service-") as tmp:
+        store = await Store.open(Path(tmp) / "bench.sqlite3")
+        tables = Tables(
+            store=store,
+            adapters=default_adapters(),
+            defaults=GuildSettings(),
+            rng=random.Random(args.seed),
+        )
+        spent = dict.fromkeys(("click", "engine", "save", "render", "view"), 0.0)
+        adapter = tables.adapters["farkle"]
+        adapter.apply = timed(spent, "engine", adapter.apply)  # type: ignore[method-assign]
+        adapter.render = timed(spent, "render", adapter.render)  # type: ignore[method-assign]
+        tables.sessions.save = timed(spent, "save", tables.sessions.save)  # type: ignore[method-assign]
+        players = {1: Actor(1, "Ann"), 2: Actor(2, "Ben")}
+        channel = 42
+        reply = await tables.open_lobby(
+            players[1], 7, channel, "farkle", {"rules": args.rules, "target": 1_000_000}
+        )
+        for actor, action in ((players[2], "join"), (players[1], "start")):
+            click = next(
+                c
+                for c in (Click.parse(i.custom_id) for i in reply.items or [])
+                if c and c.action == action
+            )
+            reply = await tables.click(actor, click, 1)
+        for key in spent:
+            spent[key] = 0.0
+        cpu0, t0 = time.process_time(), time.perf_counter()
+        for _ in range(args.moves):
+            who, click = choose(reply, tables, channel, rules)
+            t = time.perf_counter()
+            reply = await tables.click(players[who], click, 1)
+            u = time.perf_counter()
+            reply.view().to_components()  # type: ignore[union-attr]
+            spent["view"] += time.perf_counter() - u
+            spent["click"] += u - t
+        wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        await store.close()
+    header("bench.service", "the table service in this process, no Discord; SQLite WAL file")
+    n = args.moves
+
+    def us(key: str) -> str:
+        return f"{spent[key] / n * 1e6:.0f} us"
+
+    rest = spent["click"] - spent["engine"] - spent["save"] - spent["render"]
+    print(
+        f"{n} moves ({args.rules}) in {wall:.2f} s = {n / wall:,.0f} moves/s, "
+        f"CPU {cpu / n * 1e6:.0f} us/move (both threads)"
+    )
+    print(
+        f"per move: Tables.click {us('click')} = engine move {us('engine')} + commit "
+        f"(encode + SQLite) {us('save')} + render {us('render')} + the rest (lock, load, "
+        f"copies, checks) {rest / n * 1e6:.0f} us; then the discord.py view {us('view')}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    asyncio.run(run(parse_args(argv)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
