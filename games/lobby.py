@@ -2,9 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
+
 from pydantic import BaseModel, Field
 
-from games.errors import LobbyError
+from games.errors import LobbyError, NotInGame
+
+
+class HasId(Protocol):
+    id: int
+
+
+P = TypeVar("P", bound=HasId)
+
+
+def seated(players: Iterable[P], user_id: int) -> P:
+    """The player with this id; NotInGame for anyone else. Every engine's `player()`."""
+    for p in players:
+        if p.id == user_id:
+            return p
+    raise NotInGame("You are not in this game.")
+
+
+def extend_log(log: list[str], texts: Iterable[str], length: int) -> list[str]:
+    """The table's log with `texts` added, keeping the last `length` lines."""
+    return [*log, *texts][-length:]
 
 
 class Seat(BaseModel):

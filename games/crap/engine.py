@@ -28,7 +28,7 @@ from games.crap.cards import (
 )
 from games.dice import roll_off
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
-from games.lobby import Seat
+from games.lobby import Seat, extend_log, seated
 
 LOG_LENGTH = 14
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -155,10 +155,7 @@ class CrapState(BaseModel):
     log: list[str] = Field(default_factory=list)
 
     def player(self, user_id: int) -> CPlayer:
-        for p in self.players:
-            if p.id == user_id:
-                return p
-        raise NotInGame("You are not in this game.")
+        return seated(self.players, user_id)
 
     @property
     def current_player(self) -> CPlayer:
@@ -992,7 +989,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
 
 
 def _log(s: CrapState, events: list[Event]) -> None:
-    s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
     s.reveals = s.reveals[-6:]
 
 

@@ -10,10 +10,10 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from games.dice import roll_off
-from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
+from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import best_score, best_selection, score_selection, triples_in
-from games.lobby import Seat
+from games.lobby import Seat, extend_log, seated
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -83,10 +83,7 @@ class FarkleState(BaseModel):
     log: list[str] = Field(default_factory=list)
 
     def player(self, user_id: int) -> FarklePlayer:
-        for p in self.players:
-            if p.id == user_id:
-                return p
-        raise NotInGame("You are not in this game.")
+        return seated(self.players, user_id)
 
     @property
     def current_player(self) -> FarklePlayer:
@@ -558,7 +555,7 @@ def _turn_start_event(s: FarkleState) -> Event:
 
 
 def _log(s: FarkleState, events: list[Event]) -> None:
-    s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
 
 
 __all__ = [

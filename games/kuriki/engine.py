@@ -21,7 +21,7 @@ from games.kuriki.values import (
     name,
     roll_value,
 )
-from games.lobby import Seat
+from games.lobby import Seat, extend_log, seated
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -122,10 +122,7 @@ class KurikiState(BaseModel):
     log: list[str] = Field(default_factory=list)
 
     def player(self, user_id: int) -> KPlayer:
-        for p in self.players:
-            if p.id == user_id:
-                return p
-        raise NotInGame("You are not in this game.")
+        return seated(self.players, user_id)
 
     @property
     def finished(self) -> bool:
@@ -753,4 +750,4 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
 
 
 def _log(s: KurikiState, events: list[Event]) -> None:
-    s.log = (s.log + [e.text for e in events])[-LOG_LENGTH:]
+    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
