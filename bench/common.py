@@ -416,6 +416,19 @@ PROFILE_GROUPS = (
 )
 
 
+def report_problems(bot: Any, fake: FakeDiscord, code: int | None) -> list[str]:
+    """Print the bot's exit status and what it logged or sent wrong; returns those lines."""
+    logged, artefacts = bot.problems()
+    problems = logged + fake.violations
+    print(
+        f"bot exit status {code}; {len(problems)} warning(s)/violation(s)"
+        + (f" ({artefacts} known set-up artefact line(s) left out)" if artefacts else "")
+    )
+    for line in problems[:10]:
+        print(f"  {line}")
+    return problems
+
+
 def profile_groups(path: Path) -> list[tuple[str, float]]:
     """Own time of a cProfile dump summed by package, largest first."""
     import pstats

@@ -44,6 +44,7 @@ from bench.common import (
     print_profile,
     proc_cpu,
     proc_memory,
+    report_problems,
     slash,
     wait_for_quiet,
     whose_turn,
@@ -424,14 +425,7 @@ async def run(args: argparse.Namespace) -> int:
         f"bot process RSS: {mib(memory.get('VmRSS', 0))} at the end, peak "
         f"{mib(memory.get('VmHWM', 0))}"
     )
-    logged, artefacts = bot.problems()
-    problems = logged + fake.violations
-    print(
-        f"bot exit status {code}; {len(problems)} warning(s)/violation(s)"
-        + (f" ({artefacts} known set-up artefact line(s) left out)" if artefacts else "")
-    )
-    for line in problems[:10]:
-        print(f"  {line}")
+    problems = report_problems(bot, fake, code)
     for text in refused[:5]:
         print(f"  refused: {text}")
     if args.profile:

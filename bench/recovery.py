@@ -36,6 +36,7 @@ from bench.common import (
     press,
     proc_cpu,
     proc_memory,
+    report_problems,
     wait_for_quiet,
     whose_turn,
 )
@@ -336,14 +337,7 @@ async def run(args: argparse.Namespace) -> int:
         f"bot process RSS: {mib(after_ready.get('VmRSS', 0))} when ready, "
         f"{mib(memory.get('VmRSS', 0))} after the clicks, peak {mib(memory.get('VmHWM', 0))}"
     )
-    logged, artefacts = bot.problems()
-    problems = logged + fake.violations
-    print(
-        f"bot exit status {code}; {len(problems)} warning(s)/violation(s)"
-        + (f" ({artefacts} known set-up artefact line(s) left out)" if artefacts else "")
-    )
-    for line in problems[:10]:
-        print(f"  {line}")
+    problems = report_problems(bot, fake, code)
     if args.keep:
         tmp._finalizer.detach()  # type: ignore[attr-defined]
         print(f"database kept at {database}")
