@@ -46,16 +46,19 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(
         level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    import aiohttp
+    import discord
+
     bot = GameBot(config, sync=sync)
     try:
         bot.run(token, log_handler=None)
-    except Exception as exc:  # login failures: one line, not a traceback
-        import discord
-
-        if isinstance(exc, discord.LoginFailure):
-            print("error: Discord refused DISCORD_TOKEN (improper token)", file=sys.stderr)
-            return 2
-        raise
+    except discord.LoginFailure:
+        print("error: Discord refused DISCORD_TOKEN (improper token)", file=sys.stderr)
+        return 2
+    except (aiohttp.ClientConnectionError, OSError) as exc:
+        # The network, not the bot: one line; the log above has the details.
+        print(f"error: cannot reach Discord ({exc})", file=sys.stderr)
+        return 1
     return 0
 
 
