@@ -166,13 +166,15 @@ class Tables:
             if session.kind != click.kind:
                 raise UserError("That button belongs to a game that is over.")
             on_table = not ephemeral and click.action not in adapter.off_table_actions
+            # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
+            lobby_click = click.action in LOBBY_ACTIONS
             work = replace(
                 session,
-                lobby=session.lobby.model_copy(deep=True),
+                lobby=session.lobby.model_copy(deep=True) if lobby_click else session.lobby,
                 message_id=message_id if on_table and message_id else session.message_id,
             )
             settings = await self.settings(session.guild_id)
-            if click.action in LOBBY_ACTIONS:
+            if lobby_click:
                 if session.started:
                     raise UserError("The game has already started: use the buttons on the table.")
                 return await self._lobby_click(actor, work, adapter, settings, click.action)
@@ -235,7 +237,7 @@ class Tables:
             if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
                 raise NotInGame("You are not in this game.")
             settings = await self.settings(session.guild_id)
-            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            work = replace(session)  # the lobby is not changed here
             move = Move(
                 user_id=actor.id, action=action, arg=arg, now=self.clock(), is_admin=actor.is_admin
             )
@@ -404,7 +406,7 @@ class Tables:
                 return None
             adapter = self.adapters[session.kind]
             settings = await self.settings(session.guild_id)
-            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            work = replace(session)  # the lobby is not changed here
             state = adapter.expire_extra(session.state, now, self.rng)
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
