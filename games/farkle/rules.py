@@ -75,6 +75,10 @@ class FarkleRules(BaseModel):
             raise ValueError("flat_kind values must be between 0 and 100000")
         return self
 
+    def __deepcopy__(self, memo: dict[int, object]) -> FarkleRules:
+        """Frozen, so a state's deep copy (before every move) can share it."""
+        return self
+
     def triple(self, face: int) -> int:
         """What three dice of one face score."""
         return self.triple_ones if face == 1 else face * 100
