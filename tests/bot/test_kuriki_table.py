@@ -131,3 +131,36 @@ async def test_foul_vote_and_rusk(tables: Tables) -> None:
     assert "Rusk" in rusk.embed.description
     bob = (await state_of(tables)).player(BOB.id)
     assert bob.fouls == 4 and bob.lives == 2  # the third foul cost a life
+
+
+async def test_vote_deadline_and_turn_clock_are_separate(tables: Tables) -> None:
+    clock = tables.clock
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    state = await state_of(tables)
+    roller = PLAYERS[state.roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    session = await tables.sessions.get(CHANNEL)
+    turn_deadline = session.turn_deadline
+    assert session.deadline == turn_deadline == clock.now + 120
+    # A foul vote opens its own, earlier deadline; the Roller's clock keeps running.
+    clock.now += 30
+    accused = next(p for p in PLAYERS.values() if p is not roller)
+    proposer = next(p for p in PLAYERS.values() if p not in (roller, accused))
+    await tables.command(proposer, CHANNEL, "kuriki", "propose", f"{accused.id}:a dice")
+    session = await tables.sessions.get(CHANNEL)
+    assert session.turn_deadline == turn_deadline  # a bystander's move leaves the clock alone
+    assert session.deadline == clock.now + 60 < turn_deadline
+    # The vote runs out first: it closes, and the Roller still has the cup and his time.
+    clock.now += 61
+    assert await tables.expire(CHANNEL) is not None
+    state = await state_of(tables)
+    assert state.votes == [] and state.phase == "roll" and state.roller == roller.id
+    assert "no majority" in " ".join(state.log)
+    session = await tables.sessions.get(CHANNEL)
+    assert session.deadline == session.turn_deadline == turn_deadline
+    # Then the Roller's time runs out: he rolls and declares the truth (or the lowest).
+    clock.now = turn_deadline + 1
+    assert await tables.expire(CHANNEL) is not None
+    state = await state_of(tables)
+    assert "ran out of time" in " ".join(state.log)
+    assert state.phase in ("respond", "roll")  # declared, or rolled a Kuriki and keeps the cup
