@@ -169,3 +169,31 @@ async def test_challenge_pings_the_target_publicly(tables: Tables) -> None:
     wants_cards = any(i.custom_id.startswith("t:crap:commit:") for i in theirs.items)
     assert wants_cards != placed_already
     assert (await tables.sessions.get(CHANNEL)).message_id == 888  # the ping is not the table
+
+
+async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
+    clock = tables.clock
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    actor = PLAYERS[state.current_player.id]
+    hand = await my_hand(tables, actor, table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:acquire:"))
+    reply = await tables.click(actor, Click.parse(cid, ("13",)), 999, ephemeral=True)
+    assert "Acquire Kings" in public_json(reply)
+    labels = {i.item.label for i in reply.table.items}
+    assert {"Call bluff", "Let it go"} <= labels
+    session = await tables.sessions.get(CHANNEL)
+    assert session.deadline == clock.now + 20 and session.turn_deadline is None
+    # The caller cannot call their own bluff.
+    try:
+        await tables.click(actor, find(reply.table, "bluff"), 888)
+    except Exception as exc:
+        assert "no Acquire call for you" in str(exc)
+    else:
+        raise AssertionError("the caller called their own bluff")
+    assert await tables.expire(CHANNEL) is None  # not yet
+    clock.now += 21
+    assert await tables.expire(CHANNEL) is not None
+    after = await state_of(tables)
+    assert after.phase == "turn" and after.acquire is None
+    assert after.current_player.id != actor.id
