@@ -17,7 +17,7 @@ from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.errors import IllegalMove
 from games.kuriki import engine
 from games.kuriki.engine import Action, KurikiRules, KurikiState
-from games.kuriki.values import KURIKI, dice_text, legal_declarations, name, roll_value
+from games.kuriki.values import dice_text, legal_declarations, name, roll_value
 from games.lobby import Lobby
 
 LOG_LINES = 6
@@ -453,6 +453,3 @@ def _variants(rules: KurikiRules) -> str:
 
 def _chunks(seq: list[Any], size: int) -> list[list[Any]]:
     return [seq[i : i + size] for i in range(0, len(seq), size)]
-
-
-__all__ = ["KURIKI", "KurikiTable", "score_pad_row"]

@@ -14,7 +14,6 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from games.crap.cards import (
-    JOKER,
     RANKS,
     SUITS,
     full_deck,
@@ -994,7 +993,6 @@ def _log(s: CrapState, events: list[Event]) -> None:
 
 
 __all__ = [
-    "JOKER",
     "Action",
     "CrapRules",
     "CrapState",
