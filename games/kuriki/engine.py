@@ -449,10 +449,7 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
         for p in list(s.players):
             if p.id not in (roller.id, victim.id) and not p.out:
                 _lose(s, p.id, 1, "to the third Kuriki", events)
-    s.dice = None
-    s.seen = []
-    s.declared = s.minimum = s.responsible = s.next_guy = None
-    s.passed = []
+    _clear_cup(s)
     if s.phase != "over":
         s.phase = "roll"
         s.can_reverse = s.rules.reverse_after_kuriki
@@ -461,6 +458,14 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
                 kind="cup", player=roller.id, text=f"{roller.name} keeps the cup for a fresh roll."
             )
         )
+
+
+def _clear_cup(s: KurikiState) -> None:
+    """End the point: no dice under the cup, no declaration, nobody responsible."""
+    s.dice = None
+    s.seen = []
+    s.declared = s.minimum = s.responsible = s.next_guy = None
+    s.passed = []
 
 
 def _declare(s: KurikiState, value: str | None, events: list[Event]) -> None:
@@ -516,10 +521,7 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
         )
     )
     _lose(s, loser.id, 1, "", events)
-    s.dice = None
-    s.seen = []
-    s.declared = s.minimum = s.responsible = s.next_guy = None
-    s.passed = []
+    _clear_cup(s)
     if s.phase == "over":
         return
     s.phase = "roll"
@@ -731,10 +733,7 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
     afresh with the next player, and a first Roller's choice of direction passes on."""
     successor = s.after(user_id)
     if involved and s.phase != "direction":
-        s.dice = None
-        s.seen = []
-        s.declared = s.minimum = s.responsible = s.next_guy = None
-        s.passed = []
+        _clear_cup(s)
         s.phase = "roll"
         s.can_reverse = False
         s.roller = successor
