@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot.config import BotConfig, ConfigError, load_config
+from bot.config import BotConfig, ConfigError, check_token, load_config
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -27,12 +27,7 @@ def prepare(argv: list[str] | None = None) -> tuple[BotConfig, str, bool]:
     args = parse_args(argv)
     path = args.config or Path("config.toml")
     config = load_config(path, required=args.config is not None)
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
-        raise ConfigError(
-            "DISCORD_TOKEN is not set: export the bot token from the Discord developer portal"
-        )
-    return config, token, not args.no_sync
+    return config, check_token(os.environ.get("DISCORD_TOKEN")), not args.no_sync
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         bot.run(token, log_handler=None)
     except discord.LoginFailure:
-        print("error: Discord refused DISCORD_TOKEN (improper token)", file=sys.stderr)
+        print(
+            "error: Discord refused DISCORD_TOKEN (improper token): copy the token again from"
+            " the Bot page of the developer portal (not the client secret or application ID)",
+            file=sys.stderr,
+        )
         return 2
     except (aiohttp.ClientConnectionError, OSError) as exc:
         # The network, not the bot: one line; the log above has the details.

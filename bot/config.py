@@ -45,6 +45,33 @@ class BotConfig(BaseModel):
         return Path(self.database.replace("{shards}", shards))
 
 
+def check_token(raw: str | None) -> str:
+    """The token as Discord wants it, or ConfigError with a hint for the usual paste mistakes
+    (a `Bot ` prefix, quotes, spaces), which Discord would only answer with "improper token"."""
+    if raw is None or not raw.strip():
+        raise ConfigError(
+            "DISCORD_TOKEN is not set: export the bot token from the Discord developer portal"
+        )
+    token = raw
+    if token != token.strip():
+        raise ConfigError(
+            "DISCORD_TOKEN has spaces or line breaks around it: set it to the token alone"
+        )
+    if len(token) >= 2 and token[0] == token[-1] and token[0] in "'\"`":
+        raise ConfigError(
+            f"DISCORD_TOKEN is wrapped in {token[0]} quotes: remove them and keep the token alone"
+        )
+    if token.lower().startswith("bot "):
+        raise ConfigError(
+            "DISCORD_TOKEN starts with 'Bot ': remove that prefix, the bot adds it itself"
+        )
+    if any(c.isspace() for c in token) or any(c in "'\"`" for c in token):
+        raise ConfigError(
+            "DISCORD_TOKEN holds spaces or quotes: copy the token again from the Bot page"
+        )
+    return token
+
+
 def load_config(path: Path, *, required: bool = False) -> BotConfig:
     """Read and validate `path`; built-in defaults when it is absent and not required."""
     if not path.exists():

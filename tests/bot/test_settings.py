@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import BotConfig, ConfigError, load_config
+from bot.config import BotConfig, ConfigError, check_token, load_config
 from bot.service import Tables
 from bot.settings import GuildSettings, SettingsError
 from tests.bot.conftest import ALICE, CHANNEL, GUILD
@@ -142,3 +142,33 @@ def test_invalid_config_is_one_clear_line(tmp_path: Path) -> None:
 
 def test_example_config_is_valid() -> None:
     assert load_config(ROOT / "config.example.toml", required=True) == BotConfig()
+
+
+@pytest.mark.parametrize(
+    ("raw", "hint"),
+    [
+        ("Bot MTIz.abc.def", "remove that prefix"),
+        ('"MTIz.abc.def"', "remove them"),
+        ("'MTIz.abc.def'", "remove them"),
+        (" MTIz.abc.def ", "spaces or line breaks around it"),
+        ("MTIz.abc.def\n", "spaces or line breaks around it"),
+        ("MTIz.abc def", "holds spaces or quotes"),
+        ("", "is not set"),
+        ("   ", "is not set"),
+    ],
+)
+def test_token_paste_mistakes_get_a_hint(raw: str, hint: str) -> None:
+    with pytest.raises(ConfigError, match=hint):
+        check_token(raw)
+
+
+def test_a_plain_token_is_kept_as_it_is() -> None:
+    assert check_token("MTIzNDU2.Gh1jKl.abc-DEF_123") == "MTIzNDU2.Gh1jKl.abc-DEF_123"
+
+
+def test_a_token_with_the_bot_prefix_is_one_line_saying_what_to_change() -> None:
+    result = run_bot("--config", str(ROOT / "config.example.toml"), token="Bot MTIz.abc.def")
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        "error: DISCORD_TOKEN starts with 'Bot ': remove that prefix, the bot adds it itself"
+    )

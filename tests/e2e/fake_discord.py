@@ -3,7 +3,7 @@ IDENTIFY -> READY + GUILD_CREATE, heartbeats, injected INTERACTION_CREATE) and t
 the bot uses, with a store of the messages each user can see.
 
 Every body the bot sends is checked against Discord's own OpenAPI description
-(`../shared/discord/openapi.json`, Draft 2020-12) and against the limits Discord enforces
+(`tests/e2e/discord_api/openapi.json.gz`, Draft 2020-12) and against the limits Discord enforces
 that the description misses. A body Discord would refuse is answered the way Discord answers
 it (400, "Invalid Form Body") and recorded in `FakeDiscord.violations`.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import gzip
 import json
 import os
 import time
@@ -33,7 +34,7 @@ from referencing.jsonschema import DRAFT202012
 
 SPEC_PATH = Path(
     os.environ.get(
-        "DISCORD_OPENAPI", Path(__file__).resolve().parents[3] / "shared/discord/openapi.json"
+        "DISCORD_OPENAPI", Path(__file__).resolve().parent / "discord_api" / "openapi.json.gz"
     )
 )
 
@@ -439,7 +440,8 @@ class InteractionRecord:
 
 @functools.lru_cache(maxsize=4)
 def _registry(path: str) -> Registry:
-    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    raw = Path(path).read_bytes()
+    doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     return Registry().with_resource(
         "urn:discord-openapi", Resource.from_contents(doc, default_specification=DRAFT202012)
     )

@@ -1,5 +1,5 @@
 """Farkle scoring: an exhaustive comparison with an independent brute-force reference, plus
-hand-picked examples from the rule texts (shared/rules/crappy-malappy.txt, farkle.txt)."""
+hand-picked examples from the rule texts of Crappy Malappy and Farkle."""
 
 from __future__ import annotations
 
