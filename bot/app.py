@@ -35,6 +35,8 @@ class GameBot(commands.AutoShardedBot):
     def __init__(
         self, config: BotConfig, *, sync: bool = True, rng: random.Random | None = None
     ) -> None:
+        # A table-game bot never joins voice: no warning about voice libraries at start-up.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True  # channels and threads; no privileged intent is needed
         super().__init__(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,30 @@ def test_a_token_with_the_bot_prefix_is_one_line_saying_what_to_change() -> None
     assert result.stderr.strip() == (
         "error: DISCORD_TOKEN starts with 'Bot ': remove that prefix, the bot adds it itself"
     )
+
+
+def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning() -> None:
+    """Discord's address points at a closed local port: the bot says it cannot reach Discord,
+    and logs nothing about voice support (it has no voice)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    code = (
+        "import sys, discord.http\n"
+        f"discord.http.Route.BASE = 'http://127.0.0.1:{port}/api/v10'\n"
+        "from bot.__main__ import main\n"
+        "sys.exit(main(['--config', sys.argv[1]]))\n"
+    )
+    env = {**os.environ, "DISCORD_TOKEN": "MTIz.abc.def"}
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT / "config.example.toml")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("error: cannot reach Discord (")
+    assert "Traceback" not in result.stderr
+    assert "voice" not in result.stderr.lower()
