@@ -3,19 +3,22 @@ handler every component click goes through."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import random
 
 import discord
 from discord.ext import commands
 
-from bot.components import Click, TableItem
+from bot.components import LEGACY_CUSTOM_ID, Click, TableItem
 from bot.config import BotConfig
+from bot.display import show_over_rest
 from bot.errors import GameTree, UserError, answer_error
 from bot.interactions import actor_of, send_reply
-from bot.service import Reply, Tables
+from bot.service import Tables
 from bot.store import Store
-from bot.tables.base import Rendered, TableAdapter
+from bot.tables.base import TableAdapter
 from bot.tables.crap import CrapTable
 from bot.tables.farkle import FarkleTable
 from bot.tables.kuriki import KurikiTable
@@ -39,6 +42,7 @@ class GameBot(commands.AutoShardedBot):
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         intents = discord.Intents.none()
         intents.guilds = True  # channels and threads; no privileged intent is needed
+        intents.guild_messages = True  # to see chatter push a table up (not its content)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -78,6 +82,7 @@ class GameBot(commands.AutoShardedBot):
         self.timers.start()
         if self.sync_commands:
             await self.sync_tree()
+        self._catch_up_task = asyncio.create_task(self.catch_up(), name="catch-up")
         log.info("Ready to play: %s running sessions", await self.store.count_sessions())
 
     async def sync_tree(self) -> None:
@@ -97,6 +102,11 @@ class GameBot(commands.AutoShardedBot):
         """Every button and select lands here, including stale, forged and foreign ones."""
         try:
             click = Click.parse(custom_id, values)
+            if click is None and LEGACY_CUSTOM_ID.fullmatch(custom_id):
+                raise UserError(
+                    "This table was drawn by an older version of the bot: "
+                    "use the buttons on the latest table message."
+                )
             if click is None or click.kind not in self.adapters:
                 raise UserError("This button is not one I recognise any more.")
             if interaction.channel_id != click.channel_id:
@@ -111,33 +121,36 @@ class GameBot(commands.AutoShardedBot):
         except Exception as exc:
             await answer_error(interaction, exc)
 
-    async def show_table(
-        self, channel_id: int, message_id: int | None, table: Rendered | Reply
-    ) -> None:
-        """Bring a table message up to date outside an interaction (timers, commands)."""
-        content, embed = table.content, table.embed
-        items = table.items or []
-        view = Rendered(embed=embed or discord.Embed(), items=items).view()
-        channel = self.get_partial_messageable(channel_id)
-        try:
-            if message_id is not None:
-                await channel.get_partial_message(message_id).edit(
-                    content=content, embed=embed, view=view
-                )
-                return
-        except discord.NotFound:
-            pass
-        except discord.HTTPException:
-            log.warning("Could not edit the table in channel %s", channel_id, exc_info=True)
-            return
-        try:
-            message = await channel.send(content=content, embed=embed, view=view)
-        except discord.HTTPException:
-            log.warning("Could not post the table in channel %s", channel_id, exc_info=True)
-            return
-        await self.tables.table_posted(channel_id, message.id)
+    async def catch_up(self) -> int:
+        """Bring every table that shows an older state than the stored one up to date (the
+        process died between a commit and the table's edit); returns how many. Most tables
+        are current and cost nothing; discord.py paces the rest within the rate limits."""
+        count = 0
+        for channel_id in await self.store.behind_sessions():
+            try:
+                update = await self.tables.catch_up(channel_id)
+                if update is not None:
+                    await show_over_rest(self, update)
+                    count += 1
+            except Exception:
+                log.exception("Could not bring the table of channel %s up to date", channel_id)
+        if count:
+            log.info("Brought %d table(s) up to date", count)
+        return count
+
+    async def on_resumed(self) -> None:
+        await self.catch_up()
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Chatter below a table pushes it up: the next update posts it afresh."""
+        self.tables.heard(message.channel.id, message.id)
 
     async def close(self) -> None:
+        task = getattr(self, "_catch_up_task", None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         await self.timers.stop()
         if hasattr(self, "store"):
             await self.store.close()

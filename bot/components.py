@@ -12,20 +12,26 @@ import discord
 if TYPE_CHECKING:
     from bot.app import GameBot
 
+# t:<game kind>:<action>:<channel>:<game id>:<stamp>[:<arg>], at most 100 characters. Numbers
+# are ASCII digits only (a Unicode digit such as "²" passes str.isdigit() but not int()).
 CUSTOM_ID = re.compile(
-    r"t:(?P<kind>[a-z]{1,12}):(?P<action>[a-z]{1,12}):(?P<channel>\d{1,20}):(?P<rev>\d{1,10})"
-    r"(?::(?P<arg>[\w-]{1,32}))?"
+    r"t:(?P<kind>[a-z]{1,12}):(?P<action>[a-z]{1,12}):(?P<channel>[0-9]{1,20})"
+    r":(?P<game>[0-9]{1,9}):(?P<stamp>[0-9]{1,10})(?::(?P<arg>[A-Za-z0-9_-]{1,30}))?"
 )
+# Buttons of tables rendered before stamps existed: t:<kind>:<action>:<channel>:<revision>[:arg].
+LEGACY_CUSTOM_ID = re.compile(r"t:[a-z]{1,12}:[a-z]{1,12}:[0-9]{1,20}:[0-9]{1,10}(?::[\w-]{1,32})?")
 
 
 @dataclass(frozen=True)
 class Click:
-    """A parsed custom_id: which game, which move, on which channel's table, at which revision."""
+    """A parsed custom_id: which game, which move, on which channel's table, and the stamp of
+    the decision the button answers (see `TableAdapter.stamp`)."""
 
     kind: str
     action: str
     channel_id: int
-    revision: int
+    game: int
+    stamp: int
     arg: str | None = None
     values: tuple[str, ...] = ()
 
@@ -38,14 +44,17 @@ class Click:
             kind=m["kind"],
             action=m["action"],
             channel_id=int(m["channel"]),
-            revision=int(m["rev"]),
+            game=int(m["game"]),
+            stamp=int(m["stamp"]),
             arg=m["arg"],
             values=values,
         )
 
 
-def custom_id(kind: str, action: str, channel_id: int, revision: int, arg: object = None) -> str:
-    cid = f"t:{kind}:{action}:{channel_id}:{revision}" + ("" if arg is None else f":{arg}")
+def custom_id(
+    kind: str, action: str, channel_id: int, game: int, stamp: int, arg: object = None
+) -> str:
+    cid = f"t:{kind}:{action}:{channel_id}:{game}:{stamp}" + ("" if arg is None else f":{arg}")
     if CUSTOM_ID.fullmatch(cid) is None:  # a bug in a renderer, never user input
         raise ValueError(f"bad custom_id {cid!r}")
     return cid
@@ -73,7 +82,8 @@ def button(
     kind: str,
     action: str,
     channel_id: int,
-    revision: int,
+    game: int,
+    stamp: int,
     label: str,
     *,
     arg: object = None,
@@ -86,7 +96,7 @@ def button(
             label=label[:80],
             style=style,
             disabled=disabled,
-            custom_id=custom_id(kind, action, channel_id, revision, arg),
+            custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
             row=row,
         )
     )
@@ -96,7 +106,8 @@ def select(
     kind: str,
     action: str,
     channel_id: int,
-    revision: int,
+    game: int,
+    stamp: int,
     options: list[tuple[str, str]],
     *,
     placeholder: str,
@@ -105,7 +116,7 @@ def select(
     """A single-choice select; `options` are (label, value) pairs, at most 25."""
     return TableItem(
         discord.ui.Select(
-            custom_id=custom_id(kind, action, channel_id, revision, arg),
+            custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
             placeholder=placeholder[:150],
             min_values=1,
             max_values=1,

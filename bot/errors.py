@@ -20,11 +20,13 @@ class UserError(Exception):
 
 
 class StaleTable(UserError):
+    """A click on a decision that is over (an earlier throw, roll, turn or game)."""
+
     def __init__(self, private: bool = False) -> None:
         super().__init__(
-            "The game has moved on since this reply: open a fresh one from the table."
+            "That moment has passed: open a fresh reply from the table."
             if private
-            else "This table has moved on: use the buttons on the latest table message."
+            else "That moment has passed: use the buttons on the latest table message."
         )
 
 

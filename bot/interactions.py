@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.display import show_on_interaction, show_over_rest
 from bot.service import Actor, Reply
 
 if TYPE_CHECKING:
@@ -35,17 +36,20 @@ def _message_kwargs(reply: Reply) -> dict[str, object]:
 
 
 async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) -> None:
-    """Answer the interaction (an update of the clicked message, or a new message), then send
-    the follow-ups (a private view, a public ping) and bring the table up to date."""
-    if reply.edit:
+    """Answer the interaction (the table itself when the click was on it; otherwise an update
+    of the clicked message or a new message), then send the follow-ups (a private view, a
+    public ping) and bring the table up to date."""
+    update = reply.update
+    if reply.on_table and update is not None:
+        await show_on_interaction(interaction, update)
+        update = None
+    elif reply.edit:
         await interaction.response.edit_message(
             content=reply.content, embed=reply.embed, view=reply.view()
         )
     else:
-        response = await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
-        if reply.created_table and reply.channel_id is not None and response.message_id:
-            await interaction.client.tables.table_posted(reply.channel_id, response.message_id)
+        await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
     for follow in reply.followups:
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
-    if reply.table is not None and reply.channel_id is not None:
-        await interaction.client.show_table(reply.channel_id, reply.table_message_id, reply.table)
+    if update is not None:
+        await show_over_rest(interaction.client, update)

@@ -6,6 +6,7 @@ component handler only translate Discord interactions to these calls and send th
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -29,6 +30,11 @@ from games.lobby import Lobby, Seat
 log = logging.getLogger(__name__)
 
 LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel"})
+#: Discord allows only a few edits of a message older than an hour (error 30046): a table
+#: message older than this is never edited again; the table is posted afresh instead.
+EDIT_WINDOW = 50 * 60
+#: Messages posted below the table after which it counts as pushed out of sight.
+REPOST_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -40,27 +46,59 @@ class Actor:
     is_admin: bool = False
 
 
+def message_age(message_id: int, now: float) -> float:
+    """Seconds since Discord created the message (its id holds the time)."""
+    return now - discord.utils.snowflake_time(message_id).timestamp()
+
+
+@dataclass
+class TableUpdate:
+    """How to bring one channel's table up to date: edit the message that shows it, or post
+    it afresh (mentioning `ping`) and reduce the older message to `summary`. `seq` orders the
+    updates of a channel: one that a newer update overtook is dropped (the newer one shows
+    more), so quick moves never leave an older state on the table."""
+
+    channel_id: int
+    revision: int
+    table: Rendered
+    message_id: int | None
+    fresh: bool
+    summary: Rendered | None = None
+    ping: tuple[int, ...] = ()
+    seq: int = 0
+
+    def content(self) -> str | None:
+        return self.table.content
+
+
 @dataclass
 class Reply:
     """What to answer an interaction with.
 
     `edit` answers a click by updating the clicked message; otherwise a new message is sent
-    (ephemeral when `ephemeral`). `table` is a public table message to edit afterwards (by
-    id), for commands that change a game without being a click on its table."""
+    (ephemeral when `ephemeral`). `update` brings the channel's table up to date: through the
+    answer itself when `on_table` (the click was on the table), otherwise afterwards."""
 
     content: str | None = None
     embed: discord.Embed | None = None
     items: list[TableItem] | None = None
     ephemeral: bool = False
     edit: bool = False
-    table: Rendered | None = None
-    table_message_id: int | None = None
-    channel_id: int | None = None
-    created_table: bool = False
+    update: TableUpdate | None = None
+    on_table: bool = False
     followups: list[Reply] = field(default_factory=list)
 
     def view(self) -> discord.ui.View | None:
         return None if self.items is None else view_of(self.items)
+
+    @property
+    def table(self) -> Rendered | None:
+        """The table this reply brings the channel to."""
+        return None if self.update is None else self.update.table
+
+    @property
+    def table_message_id(self) -> int | None:
+        return None if self.update is None else self.update.message_id
 
     @classmethod
     def private(cls, text: str) -> Reply:
@@ -80,9 +118,18 @@ class Tables:
     clock: Callable[[], float] = time.time
     on_deadline: Callable[[], None] = lambda: None
 
+    repost_after: int = REPOST_AFTER
+
     def __post_init__(self) -> None:
         self.sessions = Sessions(self.store, self.adapters)
         self._settings: dict[int, GuildSettings] = {}
+        self._display_locks: dict[int, asyncio.Lock] = {}
+        self._seq = 0
+        self._latest: dict[int, int] = {}  # channel -> seq of its newest TableUpdate
+        self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
+        # channel -> (stamp, user, action) of the click that last closed a decision there,
+        # so the same player's second tap of that button (a double tap) is not refused.
+        self._closed: dict[int, tuple[int, int, str]] = {}
 
     # ------------------------------------------------------------ settings
 
@@ -145,14 +192,103 @@ class Tables:
                 created_at=self.clock(),
             )
             await self.sessions.save(session)
-            return Reply.of_table(
-                adapter.render_lobby(session, settings), channel_id=channel_id, created_table=True
-            )
+            rendered = adapter.render_lobby(session, settings)
+            return self._on_table(session, rendered, fresh=True)
 
     async def table_posted(self, channel_id: int, message_id: int) -> None:
-        """Remember which message is the channel's table (for timer edits)."""
+        """Remember which message is the channel's table (tests and tools that post it)."""
         async with self.sessions.lock(channel_id):
-            await self.sessions.set_message_id(channel_id, message_id)
+            session = await self.sessions.get(channel_id)
+            if session is not None:
+                await self.sessions.table_shown(channel_id, message_id, session.revision)
+
+    # ------------------------------------------------------------ the table message
+
+    def display_lock(self, channel_id: int) -> asyncio.Lock:
+        """Held while a channel's table is being shown, so two updates never overlap."""
+        lock = self._display_locks.get(channel_id)
+        if lock is None:
+            lock = self._display_locks[channel_id] = asyncio.Lock()
+        return lock
+
+    def overtaken(self, update: TableUpdate) -> bool:
+        """A newer update of the same channel exists: showing this one would show the past."""
+        return self._latest.get(update.channel_id, 0) > update.seq
+
+    def heard(self, channel_id: int, message_id: int) -> None:
+        """A message was posted in a channel: below its table, it pushes the table up."""
+        session = self.sessions.cached(channel_id)
+        if session is not None and session.message_id and message_id > session.message_id:
+            self._chatter[channel_id] = self._chatter.get(channel_id, 0) + 1
+
+    def editable(self, message_id: int | None) -> bool:
+        return message_id is not None and message_age(message_id, self.clock()) < EDIT_WINDOW
+
+    async def shown(self, update: TableUpdate, message_id: int) -> None:
+        """The table of `update` is in the channel as `message_id` (committed, so a restart
+        knows the table is current)."""
+        if message_id != update.message_id:
+            self._chatter.pop(update.channel_id, None)
+        if update.revision:
+            await self.sessions.table_shown(update.channel_id, message_id, update.revision)
+
+    def _update(
+        self,
+        session: Session,
+        rendered: Rendered,
+        *,
+        clicked: int | None = None,
+        fresh: bool = False,
+    ) -> TableUpdate:
+        """How to show `rendered`: a fresh post when someone must be told it is their move,
+        when chatter pushed the table up, when the table may no longer be edited, or when
+        the click came from another message than the table."""
+        adapter = self.adapters[session.kind]
+        ping = tuple(session.ping) if session.shown_revision < session.revision else ()
+        current = session.message_id
+        fresh = (
+            fresh
+            or bool(ping)
+            or current is None
+            or (clicked is not None and clicked != current)
+            or self._chatter.get(session.channel_id, 0) >= self.repost_after
+            or not self.editable(current)
+        )
+        table = rendered
+        if ping:
+            waiting = adapter.waiting_on(session.state) if session.started else {}
+            table = replace(rendered, content=_ping_text(ping, waiting, rendered.content))
+        self._seq += 1
+        self._latest[session.channel_id] = self._seq
+        return TableUpdate(
+            channel_id=session.channel_id,
+            revision=session.revision,
+            table=table,
+            message_id=current,
+            fresh=fresh,
+            summary=adapter.summary(session, rendered) if fresh else None,
+            ping=ping,
+            seq=self._seq,
+        )
+
+    async def catch_up(self, channel_id: int) -> TableUpdate | None:
+        """After a restart: the update that shows the stored state, when the table message
+        in the channel shows an older one (the process died between a commit and the edit)."""
+        async with self.sessions.lock(channel_id):
+            try:
+                session = await self.sessions.get(channel_id)
+            except CorruptSession:
+                return None
+            if session is None or session.shown_revision >= session.revision:
+                return None
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            rendered = (
+                adapter.render(session)
+                if session.started
+                else adapter.render_lobby(session, settings)
+            )
+            return self._update(session, rendered)
 
     # ------------------------------------------------------------ clicks
 
@@ -163,7 +299,7 @@ class Tables:
         async with self.sessions.lock(click.channel_id):
             session = await self._session(click.channel_id, click.kind)
             adapter = self.adapters[session.kind]
-            if session.kind != click.kind:
+            if session.kind != click.kind or session.game_id != click.game:
                 raise UserError("That button belongs to a game that is over.")
             on_table = not ephemeral and click.action not in adapter.off_table_actions
             # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
@@ -171,23 +307,29 @@ class Tables:
             work = replace(
                 session,
                 lobby=session.lobby.model_copy(deep=True) if lobby_click else session.lobby,
-                message_id=message_id if on_table and message_id else session.message_id,
             )
             settings = await self.settings(session.guild_id)
             if lobby_click:
                 if session.started:
                     raise UserError("The game has already started: use the buttons on the table.")
-                return await self._lobby_click(actor, work, adapter, settings, click.action)
+                return await self._lobby_click(
+                    actor, work, adapter, settings, click.action, message_id
+                )
             if not session.started:
                 raise UserError("The game has not started yet.")
             if actor.id not in adapter.player_ids(session.state):
                 raise NotInGame(
                     "You are not in this game. Wait for the next one, or start one elsewhere."
                 )
-            if (
-                click.action not in adapter.revisionless_actions
-                and click.revision != session.revision
-            ):
+            if click.stamp != adapter.stamp(session.state, click.action, click.arg):
+                if on_table and self._closed.get(click.channel_id) == (
+                    click.stamp,
+                    actor.id,
+                    click.action,
+                ):
+                    # The same player's second tap of the button that just moved the game
+                    # on (a double tap): show the table again rather than refuse it.
+                    return self._on_table(session, adapter.render(session), clicked=message_id)
                 raise StaleTable(private=ephemeral)
             if click.action in adapter.read_only_actions:
                 shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
@@ -204,14 +346,20 @@ class Tables:
                 is_admin=actor.is_admin,
             )
             work.state = adapter.apply(session.state, move, self.rng)
-            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            if work.state == session.state:  # asked for what already is: nothing to commit
+                work = session
+                rendered = adapter.render(session)
+            else:
+                rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+                if adapter.stamp(work.state, click.action, click.arg) != click.stamp:
+                    self._closed[click.channel_id] = (click.stamp, actor.id, click.action)
             secret = (
                 None
                 if adapter.is_finished(work.state)
                 else adapter.private(work, actor.id, click.action, click.arg, click.values)
             )
             if on_table:
-                reply = Reply.of_table(rendered, edit=True)
+                reply = self._on_table(work, rendered, clicked=message_id)
             else:
                 after = adapter.message_after(work, actor.id, click.action, click.arg)
                 reply = self._with_table(Reply.of_table(after, edit=True), work, rendered)
@@ -253,6 +401,7 @@ class Tables:
         adapter: TableAdapter,
         settings: GuildSettings,
         action: str,
+        message_id: int | None,
     ) -> Reply:
         lobby = work.lobby
         if action == "join":
@@ -279,9 +428,10 @@ class Tables:
         elif action == "start":
             lobby.check_start(actor.id, actor.is_admin)
             work.state = adapter.new_game(lobby, settings, self.rng)
-            return Reply.of_table(await self._commit(work, adapter, settings), edit=True)
+            rendered = await self._commit(work, adapter, settings)
+            return self._on_table(work, rendered, clicked=message_id)
         await self.sessions.save(work)
-        return Reply.of_table(adapter.render_lobby(work, settings), edit=True)
+        return self._on_table(work, adapter.render_lobby(work, settings), clicked=message_id)
 
     # ------------------------------------------------------------ commands
 
@@ -348,6 +498,7 @@ class Tables:
             await self.sessions.finish(session, self._record(session, adapter, ended_by=actor.name))
             final = adapter.render(session)
             final.items, final.content = [], None
+            session.ping = []  # nobody is waited on in an ended game
             final.embed.description = f"**Game ended early by {actor.name}.**"
             return self._with_table(
                 Reply(
@@ -361,6 +512,7 @@ class Tables:
             )
 
     async def status(self, channel_id: int, kind: str) -> Reply:
+        """The live table, posted afresh at the bottom of the channel with its buttons."""
         async with self.sessions.lock(channel_id):
             session = await self._session(channel_id, kind)
             adapter = self.adapters[session.kind]
@@ -370,11 +522,7 @@ class Tables:
                 if session.started
                 else adapter.render_lobby(session, settings)
             )
-            return Reply(
-                content="The live table is the latest table message in this channel.",
-                embed=rendered.embed,
-                ephemeral=True,
-            )
+            return self._on_table(session, rendered, fresh=True)
 
     async def rules(
         self, guild_id: int | None, channel_id: int, kind: str, preset: str | None
@@ -417,7 +565,7 @@ class Tables:
             rendered = await self._commit(
                 work, adapter, settings, before=session.state, restart_clock=turn_over
             )
-            return Reply.of_table(rendered, table_message_id=work.message_id, channel_id=channel_id)
+            return self._with_table(Reply(), work, rendered)
 
     # ------------------------------------------------------------ internals
 
@@ -443,6 +591,8 @@ class Tables:
 
         The turn clock restarts when the player it waits for changes, when that player
         moved, or after a timeout; a bystander's move (a peek, a vote) leaves it running."""
+        before_waiting = {} if before is None else adapter.waiting_on(before)
+        work.ping = [u for u in adapter.waiting_on(work.state) if u not in before_waiting]
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = None
             await self.sessions.finish(work, self._record(work, adapter))
@@ -487,9 +637,31 @@ class Tables:
             started_at=session.created_at,
         )
 
-    @staticmethod
-    def _with_table(reply: Reply, session: Session, rendered: Rendered) -> Reply:
-        reply.table = rendered
-        reply.table_message_id = session.message_id
-        reply.channel_id = session.channel_id
+    def _on_table(
+        self,
+        session: Session,
+        rendered: Rendered,
+        *,
+        clicked: int | None = None,
+        fresh: bool = False,
+    ) -> Reply:
+        """The answer is the table itself (a click on it, /start, /status)."""
+        update = self._update(session, rendered, clicked=clicked, fresh=fresh)
+        return Reply.of_table(rendered, edit=clicked is not None, update=update, on_table=True)
+
+    def _with_table(self, reply: Reply, session: Session, rendered: Rendered) -> Reply:
+        """`reply`, followed by the channel's table brought up to date."""
+        reply.update = self._update(session, rendered)
         return reply
+
+
+def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | None) -> str:
+    """`<@a>, your turn.` per player (grouped by what they are asked), above any text the
+    table already had."""
+    asks: dict[str, list[int]] = {}
+    for user in ping:
+        asks.setdefault(waiting.get(user, "your move"), []).append(user)
+    lines = [
+        f"{' '.join(f'<@{u}>' for u in users)}: {what}." for what, users in asks.items()
+    ]
+    return "\n".join([*lines, *([content] if content else [])])

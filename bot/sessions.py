@@ -36,10 +36,18 @@ class Session:
     deadline: float | None = None  # the earliest of turn_deadline and the game's own deadlines
     turn_deadline: float | None = None
     created_at: float = field(default_factory=time.time)
+    shown_revision: int = 0  # the revision the table message in the channel shows
+    ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
 
     @property
     def started(self) -> bool:
         return self.state is not None
+
+    @property
+    def game_id(self) -> int:
+        """Which game of this channel a button belongs to: a button of an earlier game here
+        never acts on this one, whatever its stamp."""
+        return int(self.created_at * 1000) % 1_000_000_000
 
 
 class Sessions:
@@ -56,6 +64,10 @@ class Sessions:
         if lock is None:
             lock = self._locks[channel_id] = asyncio.Lock()
         return lock
+
+    def cached(self, channel_id: int) -> Session | None:
+        """The channel's session if it is in memory (no database read)."""
+        return self._cache.get(channel_id)
 
     async def get(self, channel_id: int) -> Session | None:
         """The channel's session, or None; raises CorruptSession when the row cannot be read."""
@@ -79,6 +91,9 @@ class Sessions:
             turn_deadline = data.get("turn_deadline")
             if turn_deadline is not None and not isinstance(turn_deadline, int | float):
                 raise TypeError("turn_deadline")
+            ping = data.get("ping", [])
+            if not isinstance(ping, list) or not all(type(i) is int for i in ping):
+                raise TypeError("ping")
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])
@@ -99,6 +114,8 @@ class Sessions:
             deadline=row.deadline,
             turn_deadline=turn_deadline,
             created_at=row.created_at,
+            shown_revision=row.shown_revision,
+            ping=ping,
         )
 
     async def kind_of(self, channel_id: int) -> str | None:
@@ -115,6 +132,7 @@ class Sessions:
             "lobby": session.lobby.model_dump(mode="json"),
             "state": None if session.state is None else session.state.model_dump(mode="json"),
             "turn_deadline": session.turn_deadline,
+            "ping": session.ping,
         }
         row = SessionRow(
             channel_id=session.channel_id,
@@ -138,12 +156,14 @@ class Sessions:
         await self.store.delete_session(channel_id)
         self._forget(channel_id)
 
-    async def set_message_id(self, channel_id: int, message_id: int) -> None:
-        """Which message is the table; not a move, so the revision stays."""
-        await self.store.set_message_id(channel_id, message_id)
+    async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
+        """Which message is the table and which revision it shows; not a move, so the
+        revision stays."""
+        await self.store.table_shown(channel_id, message_id, revision)
         cached = self._cache.get(channel_id)
         if cached is not None:
             cached.message_id = message_id
+            cached.shown_revision = max(cached.shown_revision, revision)
 
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)

@@ -47,6 +47,12 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX finished_by_guild ON finished_games(guild_id, finished_at);
     """,
+    # 2: which revision the table message in the channel shows, so that after a crash between
+    # a commit and the table's update the bot knows which tables to bring up to date. Rows of
+    # version 1 start at 0, so every running table is redrawn once (with the new buttons).
+    """
+    ALTER TABLE sessions ADD COLUMN shown_revision INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 
@@ -62,6 +68,7 @@ class SessionRow:
     message_id: int | None
     deadline: float | None
     created_at: float
+    shown_revision: int = 0
 
 
 @dataclass
@@ -126,8 +133,8 @@ class Store:
 
     async def load_session(self, channel_id: int) -> SessionRow | None:
         async with self.db.execute(
-            "SELECT channel_id, guild_id, kind, data, revision, message_id, deadline, created_at"
-            " FROM sessions WHERE channel_id = ?",
+            "SELECT channel_id, guild_id, kind, data, revision, message_id, deadline, created_at,"
+            " shown_revision FROM sessions WHERE channel_id = ?",
             (channel_id,),
         ) as cur:
             row = await cur.fetchone()
@@ -154,10 +161,20 @@ class Store:
             ),
         )
 
-    async def set_message_id(self, channel_id: int, message_id: int) -> None:
+    async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
+        """The table message now in the channel, and the revision it shows."""
         await self.db.execute(
-            "UPDATE sessions SET message_id = ? WHERE channel_id = ?", (message_id, channel_id)
+            "UPDATE sessions SET message_id = ?, shown_revision = MAX(shown_revision, ?)"
+            " WHERE channel_id = ?",
+            (message_id, revision, channel_id),
         )
+
+    async def behind_sessions(self) -> list[int]:
+        """Channels whose table message shows an older state than the one stored."""
+        async with self.db.execute(
+            "SELECT channel_id FROM sessions WHERE shown_revision < revision ORDER BY updated_at"
+        ) as cur:
+            return [r[0] for r in await cur.fetchall()]
 
     async def clear_deadline(self, channel_id: int) -> None:
         """Stop the timers of a session (used on a damaged row, so the timer loop moves on)."""

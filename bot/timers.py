@@ -8,6 +8,8 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
+from bot.display import show_over_rest
+
 if TYPE_CHECKING:
     from bot.app import GameBot
 
@@ -46,7 +48,8 @@ class TurnTimers:
                 reply = await tables.expire(channel_id)
                 if reply is not None:
                     moved += 1
-                    await self.bot.show_table(channel_id, reply.table_message_id, reply)
+                    if reply.update is not None:
+                        await show_over_rest(self.bot, reply.update)
             except Exception:
                 log.exception("Turn timer failed for channel %s", channel_id)
         return moved

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import discord
 from pydantic import BaseModel
 
-from bot.components import TableItem, button, view_of
+from bot.components import TableItem, button, select, view_of
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.lobby import Lobby
@@ -64,10 +64,15 @@ class TableAdapter(ABC):
     state_model: ClassVar[type[BaseModel]]
     #: Actions that only show something (no state change, answered privately).
     read_only_actions: ClassVar[frozenset[str]] = frozenset()
-    #: Actions accepted whatever the table's revision (e.g. votes on their own message).
-    revisionless_actions: ClassVar[frozenset[str]] = frozenset()
     #: Actions whose components live on a message other than the table (ephemerals, votes).
     off_table_actions: ClassVar[frozenset[str]] = frozenset()
+
+    def stamp(self, state: Any, action: str, arg: str | None) -> int:
+        """The stamp of the decision `action` answers in `state` (this throw, this roll under
+        the cup, this turn); 0 for actions that stay good all game (show my hand, a vote that
+        names itself in its arg). A click is refused as stale only when the stamp it carries
+        differs from the current one, so other players' moves never invalidate it."""
+        return 0
 
     @abstractmethod
     def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
@@ -133,6 +138,23 @@ class TableAdapter(ABC):
     def on_clock(self, state: Any) -> int | None:
         """Whose move the game waits for (None: nobody, so no timer)."""
 
+    def waiting_on(self, state: Any) -> dict[int, str]:
+        """Who the game waits on, each with what for ("your turn"): a player who joins this
+        set is mentioned in a freshly posted table, the only way Discord notifies anyone."""
+        player = self.on_clock(state)
+        return {} if player is None else {player: "your move"}
+
+    def summary(self, session: Session, table: Rendered) -> Rendered:
+        """What a table message says once a newer one is posted below it: its last moves,
+        no buttons (so only the live table can be pressed)."""
+        log = list(getattr(session.state, "log", None) or [])[-2:] if session.started else []
+        embed = discord.Embed(
+            title=table.embed.title,
+            description="\n".join([*log, "⬇ The live table is below."]),
+            colour=EMBED_COLOUR,
+        )
+        return Rendered(embed=embed)
+
     @abstractmethod
     def is_finished(self, state: Any) -> bool: ...
 
@@ -148,6 +170,54 @@ class TableAdapter(ABC):
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
         """The rules of the running game, or of a chosen preset, readable on a phone."""
+
+    # ------------------------------------------------------------------ components
+
+    def button(
+        self,
+        session: Session,
+        action: str,
+        label: str,
+        *,
+        arg: object = None,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+        row: int | None = None,
+    ) -> TableItem:
+        """A button of this session's game, stamped with the decision it answers."""
+        return button(
+            self.kind,
+            action,
+            session.channel_id,
+            session.game_id,
+            self.stamp(session.state, action, None if arg is None else str(arg)),
+            label,
+            arg=arg,
+            style=style,
+            disabled=disabled,
+            row=row,
+        )
+
+    def select(
+        self,
+        session: Session,
+        action: str,
+        options: list[tuple[str, str]],
+        *,
+        placeholder: str,
+        arg: object = None,
+    ) -> TableItem:
+        """A single-choice select of this session's game, stamped like `button`."""
+        return select(
+            self.kind,
+            action,
+            session.channel_id,
+            session.game_id,
+            self.stamp(session.state, action, None if arg is None else str(arg)),
+            options,
+            placeholder=placeholder,
+            arg=arg,
+        )
 
     # ------------------------------------------------------------------ lobby
 
@@ -166,19 +236,16 @@ class TableAdapter(ABC):
             text=f"{lobby.min_players}-{lobby.max_players} players. "
             "The player who opened the lobby (or a server manager) starts or cancels it."
         )
-        rev, ch = session.revision, session.channel_id
         items = [
-            button(self.kind, "join", ch, rev, "Join", style=discord.ButtonStyle.success),
-            button(self.kind, "leave", ch, rev, "Leave"),
-            button(
-                self.kind,
+            self.button(session, "join", "Join", style=discord.ButtonStyle.success),
+            self.button(session, "leave", "Leave"),
+            self.button(
+                session,
                 "start",
-                ch,
-                rev,
                 "Start",
                 style=discord.ButtonStyle.primary,
                 disabled=len(lobby.players) < lobby.min_players,
             ),
-            button(self.kind, "cancel", ch, rev, "Cancel", style=discord.ButtonStyle.danger),
+            self.button(session, "cancel", "Cancel", style=discord.ButtonStyle.danger),
         ]
         return Rendered(embed=embed, items=items)

@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.components import TableItem, button, select
+from bot.components import TableItem
 from bot.errors import UserError
 from bot.sessions import Session
 from bot.settings import GuildSettings
@@ -66,7 +66,10 @@ class CrapTable(TableAdapter):
     max_players = 6
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank"})
-    revisionless_actions = frozenset({"hand"})
+
+    def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
+        # "My hand" shows your cards whenever you ask.
+        return 0 if state is None or action == "hand" else engine.decision(state)
 
     # ---------------------------------------------------------------- lobby
 
@@ -164,6 +167,28 @@ class CrapTable(TableAdapter):
     def on_clock(self, state: CrapState) -> int | None:
         return engine.on_clock(state)
 
+    def waiting_on(self, state: CrapState) -> dict[int, str]:
+        if state.finished:
+            return {}
+        if state.phase == "acquire" and state.acquire is not None:
+            a = state.acquire
+            return {
+                p.id: "call the bluff or let it go"
+                for p in state.players
+                if p.id != a.caller and p.id not in a.declined
+            }
+        if state.phase == "challenge" and state.challenge is not None:
+            c = state.challenge
+            return {c.challenger: "place your cards", c.target: "you are challenged: place your cards"}
+        if state.phase == "force_vote" and state.force is not None:
+            f = state.force
+            return {
+                p.id: "vote on the forced recycle"
+                for p in state.players
+                if p.id not in (f.caller, f.target, *f.yes, *f.no)
+            }
+        return {state.current_player.id: "your turn"}
+
     def is_finished(self, state: CrapState) -> bool:
         return state.finished
 
@@ -254,25 +279,22 @@ class CrapTable(TableAdapter):
         return "\n".join(rows)[:1024]
 
     def _buttons(self, session: Session, state: CrapState) -> list[TableItem]:
-        ch, rev = session.channel_id, session.revision
-        items = [button(self.kind, "hand", ch, rev, "My hand", style=discord.ButtonStyle.primary)]
+        items = [self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)]
         if state.phase == "acquire":
             items += [
-                button(self.kind, "bluff", ch, rev, "Call bluff", style=discord.ButtonStyle.danger),
-                button(self.kind, "nocall", ch, rev, "Let it go"),
+                self.button(session, "bluff", "Call bluff", style=discord.ButtonStyle.danger),
+                self.button(session, "nocall", "Let it go"),
             ]
         elif state.phase == "force_vote":
             items += [
-                button(
-                    self.kind,
+                self.button(
+                    session,
                     "vote",
-                    ch,
-                    rev,
                     "Vote: recycle",
                     arg="yes",
                     style=discord.ButtonStyle.danger,
                 ),
-                button(self.kind, "vote", ch, rev, "Vote: no", arg="no"),
+                self.button(session, "vote", "Vote: no", arg="no"),
             ]
         return items
 
@@ -319,7 +341,6 @@ class CrapTable(TableAdapter):
     def _hand_actions(
         self, session: Session, state: CrapState, user_id: int, legal: set[str]
     ) -> list[TableItem]:
-        ch, rev, kind = session.channel_id, session.revision, self.kind
         me = state.player(user_id)
         items: list[TableItem] = []
         if "score" in legal:
@@ -329,23 +350,21 @@ class CrapTable(TableAdapter):
                 if _count_for(me, r) >= 8:
                     options.append((f"Score a double set of {rank_words(r)}", f"{r}-8"))
             items.append(
-                select(kind, "score", ch, rev, options[:SELECT_LIMIT], placeholder="Score a set…")
+                self.select(session, "score", options[:SELECT_LIMIT], placeholder="Score a set…")
             )
         if "acquire" in legal:
             options = [(f"Acquire {rank_words(r)}", str(r)) for r in RANKS]
             items.append(
-                select(
-                    kind,
+                self.select(
+                    session,
                     "acquire",
-                    ch,
-                    rev,
                     options,
                     placeholder="Acquire a value… (bluffing allowed)",
                 )
             )
         if "protect" in legal:
             options = [(label(c), str(c)) for c in _distinct(me.hand)][:SELECT_LIMIT]
-            items.append(select(kind, "protect", ch, rev, options, placeholder="Protect a card…"))
+            items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
         if legal & {"challenge", "cooperate", "force"}:
             options = []
             for p in state.players:
@@ -356,29 +375,25 @@ class CrapTable(TableAdapter):
                 if "force" in legal:
                     options.append((f"Force {p.name} to recycle (vote)", f"force-{p.id}"))
             items.append(
-                select(
-                    kind,
+                self.select(
+                    session,
                     "target",
-                    ch,
-                    rev,
                     options[:SELECT_LIMIT],
                     placeholder="Challenge or co-operate…",
                 )
             )
         if "recycle" in legal:
             items.append(
-                button(
-                    kind, "recycle", ch, rev, "Recycle my hand", style=discord.ButtonStyle.danger
+                self.button(
+                    session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger
                 )
             )
         if "commit" in legal:
             need = engine.challenge_size(state, user_id)
             cards = sort_cards(me.hand)[:SELECT_LIMIT]
-            item = select(
-                kind,
+            item = self.select(
+                session,
                 "commit",
-                ch,
-                rev,
                 [(label(c), str(c)) for c in cards],
                 placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
             )
@@ -386,7 +401,7 @@ class CrapTable(TableAdapter):
             items.append(item)
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
-            items.append(select(kind, "pickrank", ch, rev, options, placeholder="Name a value…"))
+            items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
         return items
 
     def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
@@ -394,11 +409,9 @@ class CrapTable(TableAdapter):
             raise UserError("Choose a value first.")
         r = int(values[0])
         options = [(f"{rank_name(r)}{SUIT_SYMBOLS[s]} ({SUIT_NAMES[s]})", s) for s in SUITS]
-        item = select(
-            self.kind,
+        item = self.select(
+            session,
             "guess",
-            session.channel_id,
-            session.revision,
             options,
             placeholder=f"{rank_name(r)} of…",
             arg=r,
@@ -422,13 +435,10 @@ class CrapTable(TableAdapter):
             text = f"🤝 <@{target}>, <@{user_id}> co-operated with you: press **My hand** to see their hand."
         else:
             return None
-        ch, rev = session.channel_id, session.revision
         return Rendered(
             embed=discord.Embed(description=text, colour=EMBED_COLOUR),
             content=f"<@{target}>",
-            items=[
-                button(self.kind, "hand", ch, rev, "My hand", style=discord.ButtonStyle.primary)
-            ],
+            items=[self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)],
         )
 
     def message_after(

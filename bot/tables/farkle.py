@@ -8,7 +8,7 @@ from typing import Any
 
 import discord
 
-from bot.components import TableItem, button
+from bot.components import TableItem
 from bot.errors import UserError
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
@@ -133,14 +133,22 @@ class FarkleTable(TableAdapter):
 
     # ---------------------------------------------------------------- moves
 
+    def stamp(self, state: FarkleState | None, action: str, arg: str | None) -> int:
+        return 0 if state is None else engine.decision(state)
+
     def apply(self, state: FarkleState, move: Move, rng: random.Random) -> FarkleState:
         kind = _ACTIONS.get(move.action)
         if kind is None:
             raise IllegalMove("That button does not belong to Farkle.")
-        arg = move.arg
-        index = int(arg) if kind == "toggle" and arg is not None and arg.isdigit() else None
-        new, _ = engine.apply(state, move.user_id, Action(kind=kind, index=index), rng)  # type: ignore[arg-type]
-        return new
+        index, select = None, None
+        if kind == "toggle" and move.arg is not None:
+            # "<die>-on" / "<die>-off": the state the tap asks for; a bare "<die>" flips it.
+            die, _, want = move.arg.partition("-")
+            if die.isascii() and die.isdigit():
+                index = int(die)
+            select = {"on": True, "off": False}.get(want)
+        action = Action(kind=kind, index=index, select=select)  # type: ignore[arg-type]
+        return engine.apply(state, move.user_id, action, rng)[0]
 
     def timeout(self, state: FarkleState, rng: random.Random, now: float) -> FarkleState:
         return engine.timeout(state, rng)[0]
@@ -153,6 +161,9 @@ class FarkleTable(TableAdapter):
 
     def on_clock(self, state: FarkleState) -> int | None:
         return None if state.finished else state.current_player.id
+
+    def waiting_on(self, state: FarkleState) -> dict[int, str]:
+        return {} if state.finished else {state.current_player.id: "your turn to roll"}
 
     def is_finished(self, state: FarkleState) -> bool:
         return state.finished
@@ -253,19 +264,17 @@ class FarkleTable(TableAdapter):
         return "\n".join(rows)[:1024]
 
     def _buttons(self, session: Session, state: FarkleState) -> list[TableItem]:
-        ch, rev, turn = session.channel_id, session.revision, state.turn
+        turn = state.turn
         legal = engine.legal_actions(state, state.current_player.id)
         items: list[TableItem] = []
         if "toggle" in legal:
             for i, face in enumerate(turn.dice):
                 picked = i in turn.selected
-                item = button(
-                    self.kind,
+                item = self.button(
+                    session,
                     "toggle",
-                    ch,
-                    rev,
                     f"{face}" + (" ✓" if picked else ""),
-                    arg=i,
+                    arg=f"{i}-{'off' if picked else 'on'}",
                     style=discord.ButtonStyle.success if picked else discord.ButtonStyle.secondary,
                     row=i // 3,
                 )
@@ -278,11 +287,9 @@ class FarkleTable(TableAdapter):
             left = len(turn.dice) - len(turn.selected)
             roll_label = f"Set aside & roll {left or 6}" + (" (hot dice!)" if left == 0 else "")
         items.append(
-            button(
-                self.kind,
+            self.button(
+                session,
                 "roll",
-                ch,
-                rev,
                 roll_label,
                 style=discord.ButtonStyle.primary,
                 disabled="roll" not in legal,
@@ -296,11 +303,9 @@ class FarkleTable(TableAdapter):
             except IllegalMove:
                 bank_label = "Bank"
             items.append(
-                button(
-                    self.kind,
+                self.button(
+                    session,
                     "bank",
-                    ch,
-                    rev,
                     bank_label,
                     style=discord.ButtonStyle.success,
                     disabled="bank" not in legal,
@@ -310,11 +315,9 @@ class FarkleTable(TableAdapter):
         if "piggyback" in legal and state.piggyback is not None:
             offer = state.piggyback
             items.append(
-                button(
-                    self.kind,
+                self.button(
+                    session,
                     "piggy",
-                    ch,
-                    rev,
                     f"Piggyback {offer.dice} dice for {offer.points}",
                     row=2,
                 )

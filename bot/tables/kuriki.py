@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from bot.components import TableItem, button, select
+from bot.components import TableItem
 from bot.errors import UserError
 from bot.sessions import Session
 from bot.settings import GuildSettings
@@ -73,8 +73,14 @@ class KurikiTable(TableAdapter):
     max_players = 12
     state_model = KurikiState
     read_only_actions = frozenset({"peek"})
-    revisionless_actions = frozenset({"vote", "peek"})
     off_table_actions = frozenset({"declare", "vote"})
+    #: Good all game: a vote names itself in its arg; a peek only shows what you saw.
+    _unstamped = frozenset({"vote", "peek"})
+
+    def stamp(self, state: KurikiState | None, action: str, arg: str | None) -> int:
+        if state is None or action in self._unstamped:
+            return 0
+        return engine.decision(state)
 
     # ---------------------------------------------------------------- lobby
 
@@ -150,6 +156,18 @@ class KurikiTable(TableAdapter):
 
     def on_clock(self, state: KurikiState) -> int | None:
         return engine.on_clock(state)
+
+    def waiting_on(self, state: KurikiState) -> dict[int, str]:
+        who = engine.on_clock(state)
+        if who is None:
+            return {}
+        what = {
+            "direction": "you rolled highest: choose the direction",
+            "roll": "the cup is yours: roll",
+            "declare": "declare your roll",
+            "respond": "you're the Next Guy: roll, pull or pass",
+        }.get(state.phase, "your move")
+        return {who: what}
 
     def extra_deadline(self, state: KurikiState) -> float | None:
         return engine.next_vote_deadline(state)
@@ -262,7 +280,6 @@ class KurikiTable(TableAdapter):
         return "\n".join(rows)[:1024]
 
     def _buttons(self, session: Session, state: KurikiState) -> list[TableItem]:
-        ch, rev = session.channel_id, session.revision
         primary, secondary, danger = (
             discord.ButtonStyle.primary,
             discord.ButtonStyle.secondary,
@@ -271,23 +288,23 @@ class KurikiTable(TableAdapter):
         items: list[TableItem] = []
         if state.phase == "direction":
             items += [
-                button(self.kind, "cw", ch, rev, "Clockwise ↻", style=primary),
-                button(self.kind, "ccw", ch, rev, "Counter-clockwise ↺", style=primary),
+                self.button(session, "cw", "Clockwise ↻", style=primary),
+                self.button(session, "ccw", "Counter-clockwise ↺", style=primary),
             ]
         elif state.phase == "roll":
-            items.append(button(self.kind, "roll", ch, rev, "Roll", style=primary))
+            items.append(self.button(session, "roll", "Roll", style=primary))
             if state.can_reverse:
-                items.append(button(self.kind, "reverse", ch, rev, "Reverse direction"))
+                items.append(self.button(session, "reverse", "Reverse direction"))
         elif state.phase in ("declare", "respond"):
             if state.phase == "respond":
                 items += [
-                    button(self.kind, "roll", ch, rev, "Roll (take the cup)", style=primary),
-                    button(self.kind, "pull", ch, rev, "Pull", style=danger),
-                    button(self.kind, "pass", ch, rev, "Pass"),
+                    self.button(session, "roll", "Roll (take the cup)", style=primary),
+                    self.button(session, "pull", "Pull", style=danger),
+                    self.button(session, "pass", "Pass"),
                 ]
             items += [
-                button(self.kind, "peek", ch, rev, "Peek", style=secondary),
-                button(self.kind, "sneak", ch, rev, "Sneak a peek (foul)", style=secondary),
+                self.button(session, "peek", "Peek", style=secondary),
+                self.button(session, "sneak", "Sneak a peek (foul)", style=secondary),
             ]
         return items
 
@@ -338,11 +355,9 @@ class KurikiTable(TableAdapter):
                     else ("Declare (higher)…" if part == 0 else "Declare (lower)…")
                 )
                 items.append(
-                    select(
-                        self.kind,
+                    self.select(
+                        session,
                         "declare",
-                        session.channel_id,
-                        session.revision,
                         chunk,
                         placeholder=label,
                         arg=arg,
@@ -394,18 +409,15 @@ class KurikiTable(TableAdapter):
             ),
             colour=EMBED_COLOUR,
         )
-        ch, rev = session.channel_id, session.revision
         items = [
-            button(
-                self.kind,
+            self.button(
+                session,
                 "vote",
-                ch,
-                rev,
                 "Agree: foul",
                 arg=f"{vote.id}-yes",
                 style=discord.ButtonStyle.danger,
             ),
-            button(self.kind, "vote", ch, rev, "Disagree", arg=f"{vote.id}-no"),
+            self.button(session, "vote", "Disagree", arg=f"{vote.id}-no"),
         ]
         return Rendered(embed=embed, items=items)
 

@@ -152,6 +152,7 @@ class CrapState(BaseModel):
     winners: list[int] = Field(default_factory=list)
     reveals: list[Reveal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)
+    moment: int = Field(0, description="Counts turns and the decisions opened in them.")
 
     def player(self, user_id: int) -> CPlayer:
         return seated(self.players, user_id)
@@ -685,6 +686,7 @@ def _acquire(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> 
         caller=me.id, rank=r, bluff=not holds, deadline=action.now + s.rules.bluff_window
     )
     s.phase = "acquire"
+    s.moment += 1
     events.append(
         Event(
             kind="acquire",
@@ -797,6 +799,7 @@ def _challenge(
     die = rng.randint(1, 6)
     s.challenge = Challenge(challenger=me.id, target=other.id, die=die)
     s.phase = "challenge"
+    s.moment += 1
     events.append(
         Event(
             kind="challenge",
@@ -889,6 +892,7 @@ def _force(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> No
     other = _target(s, me, action.target)
     s.force = ForceVote(caller=me.id, target=other.id, deadline=action.now + s.rules.vote_seconds)
     s.phase = "force_vote"
+    s.moment += 1
     events.append(
         Event(
             kind="force",
@@ -948,10 +952,18 @@ def _expire(s: CrapState, now: float, rng: random.Random, events: list[Event]) -
         _fail_force(s, events, "out of time without a majority")
 
 
+def decision(state: CrapState) -> int:
+    """The stamp of the decision the table waits for: this turn, or the bluff window, the
+    challenge or the vote opened in it. Everyone's answers to one window, challenge or vote
+    share the stamp, so they never make each other's menus stale."""
+    return state.moment
+
+
 def _end_turn(s: CrapState, events: list[Event]) -> None:
     if s.finished:
         return
     s.current = (s.current + 1) % len(s.players)
+    s.moment += 1
     p = s.current_player
     events.append(Event(kind="turn", player=p.id, text=f"{p.name}'s turn."))
 
@@ -982,6 +994,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
         s.current -= 1
     elif was_current:
         s.current %= len(s.players)
+        s.moment += 1
         events.append(
             Event(kind="turn", player=s.current_player.id, text=f"{s.current_player.name}'s turn.")
         )

@@ -22,10 +22,14 @@ ActionKind = Literal["toggle", "roll", "bank", "piggyback"]
 
 
 class Action(BaseModel):
-    """One move: toggle a die (by index into the throw), roll, bank, or piggyback."""
+    """One move: toggle a die (by index into the throw), roll, bank, or piggyback.
+
+    A toggle with `select` set asks for that state of the die rather than a flip, so tapping
+    "select die 3" twice in a row (a double tap) leaves it selected."""
 
     kind: ActionKind
     index: int | None = None
+    select: bool | None = None
 
 
 class Event(BaseModel):
@@ -233,7 +237,7 @@ def apply(
     s.current_player.timeouts = 0
     events: list[Event] = []
     if action.kind == "toggle":
-        _toggle(s, action.index)
+        _toggle(s, action.index, action.select)
     elif action.kind == "roll":
         _roll(s, events, rng)
     elif action.kind == "bank":
@@ -310,12 +314,14 @@ def remove_player(
 # --------------------------------------------------------------------------- internals
 
 
-def _toggle(s: FarkleState, index: int | None) -> None:
+def _toggle(s: FarkleState, index: int | None, select: bool | None = None) -> None:
     turn = s.turn
     if not turn.dice or must_reroll_last_die(s):
         raise IllegalMove("There are no dice to set aside right now: roll first.")
     if index is None or not 0 <= index < len(turn.dice):
         raise IllegalMove("That die is not on the table.")
+    if select is not None and (index in turn.selected) == select:
+        return  # already as asked
     if index in turn.selected:
         turn.selected.remove(index)
     else:
@@ -385,6 +391,13 @@ def _piggyback(s: FarkleState, events: list[Event], rng: random.Random) -> None:
         )
     )
     _throw(s, offer.dice, events, rng)
+
+
+def decision(state: FarkleState) -> int:
+    """The stamp of the decision the table waits for: this throw of this turn. Every move of
+    a throw (tapping dice, rolling on, banking) answers the same decision, so quick taps on
+    two dice both count; a new throw or a new turn is a new decision."""
+    return state.turn_number * 1000 + min(state.turn.throws, 999)
 
 
 def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) -> None:

@@ -120,6 +120,9 @@ class KurikiState(BaseModel):
     winner: int | None = None
     last_reveal: Reveal | None = None
     log: list[str] = Field(default_factory=list)
+    moment: int = Field(
+        0, description="Counts rolls under the cup and ended points: see `decision`."
+    )
 
     def player(self, user_id: int) -> KPlayer:
         return seated(self.players, user_id)
@@ -402,6 +405,7 @@ def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event])
         events.append(Event(kind="roll", player=user_id, text=f"{me.name} rolls a fresh roll."))
     s.roller = user_id
     s.can_reverse = False
+    s.moment += 1
     s.dice = (rng.randint(1, 6), rng.randint(1, 6))
     s.seen = [user_id]
     s.passed = []
@@ -460,8 +464,16 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
         )
 
 
+def decision(state: KurikiState) -> int:
+    """The stamp of the decision under the cup: this roll (declaring it, taking, pulling or
+    passing it) until the next roll or the end of the point. Peeks, fouls and votes do not
+    change it, so a Roller's declaration menu stays good through them."""
+    return state.moment
+
+
 def _clear_cup(s: KurikiState) -> None:
     """End the point: no dice under the cup, no declaration, nobody responsible."""
+    s.moment += 1
     s.dice = None
     s.seen = []
     s.declared = s.minimum = s.responsible = s.next_guy = None

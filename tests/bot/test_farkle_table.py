@@ -4,6 +4,7 @@ middle, refusals that change nothing, turn timers and the Discord limits of ever
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -31,6 +32,13 @@ from tests.bot.conftest import (
 PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
 
 
+async def live(tables: Tables, action: str) -> Click:
+    """A press of `action` on the table as it stands now."""
+    session = await tables.sessions.get(CHANNEL)
+    stamp = tables.adapters["farkle"].stamp(session.state, action, None)
+    return Click("farkle", action, CHANNEL, session.game_id, stamp)
+
+
 async def current(tables: Tables) -> FarkleState:
     session = await tables.sessions.get(CHANNEL)
     return session.state
@@ -45,7 +53,7 @@ async def play_move(tables: Tables, reply: Reply, bank_at: int = 300) -> Reply:
     if "toggle" in labels and not turn.selected:
         best = best_selection(turn.dice, state.rules, turn.extended)
         for i in best:
-            reply = await tables.click(actor, find(reply, "toggle", str(i)), 555)
+            reply = await tables.click(actor, find(reply, "toggle", f"{i}-on"), 555)
             check_limits(reply)
         labels = {Click.parse(c).action: d for c, (_, d) in buttons(reply).items()}
     if "bank" in labels and not labels["bank"] and turn.total >= bank_at:
@@ -117,20 +125,23 @@ async def test_refusals_change_nothing(tables: Tables) -> None:
         await tables.click(MALLORY, roll, 555)
     await unchanged()
     with pytest.raises(IllegalMove):
-        await tables.click(mover, Click("farkle", "bank", CHANNEL, roll.revision), 555)
+        await tables.click(mover, replace(roll, action="bank"), 555)
     await unchanged()
     with pytest.raises(IllegalMove):
-        await tables.click(mover, Click("farkle", "nonsense", CHANNEL, roll.revision), 555)
+        await tables.click(mover, replace(roll, action="nonsense"), 555)
+    await unchanged()
+    with pytest.raises(UserError, match="game that is over"):
+        await tables.click(mover, replace(roll, game=roll.game + 1), 555)  # an earlier game's
     await unchanged()
     reply = await tables.click(mover, roll, 555)  # accepted
-    with pytest.raises(StaleTable, match="moved on"):
-        await tables.click(mover, roll, 555)  # the same (now stale) button again
+    with pytest.raises(StaleTable, match="moment has passed"):
+        await tables.click(other, roll, 555)  # the throw it answered is over
+    with pytest.raises(StaleTable, match="moment has passed"):
+        await tables.click(mover, replace(roll, action="bank"), 555)  # so is its Bank
     with pytest.raises(IllegalMove, match="not on the table"):
-        await tables.click(
-            mover, Click("farkle", "toggle", CHANNEL, find(reply, "roll").revision, "9"), 555
-        )
+        await tables.click(mover, replace(find(reply, "roll"), action="toggle", arg="9-on"), 555)
     with pytest.raises(NoSession):
-        await tables.click(mover, Click("farkle", "roll", CHANNEL + 5, 1), 555)
+        await tables.click(mover, replace(roll, channel_id=CHANNEL + 5), 555)
 
 
 async def test_corrupt_row_is_refused_and_admin_can_clear_it(tables: Tables) -> None:
@@ -187,11 +198,7 @@ async def test_turn_timer_plays_safe_move_and_removes_after_three(
             clock.now += 1
             s = await current(tables)
             actor = PLAYERS[s.current_player.id]
-            await tables.click(
-                actor,
-                Click("farkle", "roll", CHANNEL, (await tables.sessions.get(CHANNEL)).revision),
-                555,
-            )
+            await tables.click(actor, await live(tables, "roll"), 555)
             s = await current(tables)
             if s.current_player.id == actor.id:  # did not farkle: end the turn by timing out
                 clock.now += 121
@@ -224,18 +231,41 @@ async def test_deadline_survives_restart(db_path, clock: Clock) -> None:
 
 
 async def test_concurrent_clicks_apply_once(tables: Tables) -> None:
+    """Twenty presses of Roll at once by the player: one throw; the other nineteen (a player
+    hammering the button) are answered with the table, not refused."""
     import asyncio
 
     reply = await open_game(tables, ALICE, BOB)
     mover = PLAYERS[(await current(tables)).current_player.id]
+    before = (await tables.sessions.get(CHANNEL)).revision
     roll = find(reply, "roll")
     results = await asyncio.gather(
         *(tables.click(mover, roll, 555) for _ in range(20)), return_exceptions=True
     )
-    ok = [r for r in results if isinstance(r, Reply)]
-    stale = [r for r in results if isinstance(r, StaleTable)]
-    assert len(ok) == 1 and len(stale) == 19
+    assert all(isinstance(r, Reply) and r.update is not None for r in results), results
     assert (await current(tables)).turn.throws == 1
+    assert (await tables.sessions.get(CHANNEL)).revision == before + 1
+
+
+async def test_two_dice_tapped_at_once_both_count(tables: Tables) -> None:
+    """Taps on two dice of one throw, and a double tap of one of them, all count: each die
+    button asks for a state (selected), so repeating it changes nothing more."""
+    import asyncio
+
+    reply = await open_game(tables, ALICE, BOB)
+    mover = PLAYERS[(await current(tables)).current_player.id]
+    reply = await tables.click(mover, find(reply, "roll"), 555)
+    taps = [
+        find(reply, "toggle", "0-on"),
+        find(reply, "toggle", "1-on"),
+        find(reply, "toggle", "1-on"),
+    ]
+    results = await asyncio.gather(*(tables.click(mover, t, 555) for t in taps))
+    assert all(isinstance(r, Reply) for r in results)
+    assert (await current(tables)).turn.selected == [0, 1]
+    off = find(results[-1], "toggle", "1-off")
+    await tables.click(mover, off, 555)
+    assert (await current(tables)).turn.selected == [0]
 
 
 async def test_state_json_in_store_round_trips(tables: Tables) -> None:
@@ -245,10 +275,11 @@ async def test_state_json_in_store_round_trips(tables: Tables) -> None:
     assert FarkleState.model_validate(data["state"]) == await current(tables)
 
 
-async def test_status_and_rules_are_private(tables: Tables) -> None:
+async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> None:
     await open_game(tables, ALICE, BOB, rules="classic")
-    status = await tables.status(CHANNEL, "farkle")
-    assert status.ephemeral and status.items is None
+    status = await tables.status(CHANNEL, "farkle")  # the live table, posted afresh
+    assert not status.ephemeral and status.update is not None and status.update.fresh
+    assert {Click.parse(c).action for c in buttons(status)} >= {"roll"}
     rules = await tables.rules(1000, CHANNEL, "farkle", None)
     assert rules.ephemeral and "Classic" in rules.embed.title
     text = " ".join(f.value for f in rules.embed.fields)

@@ -12,7 +12,8 @@ from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, buttons
 
 async def test_lobby_join_start(tables: Tables) -> None:
     reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
-    assert not reply.ephemeral and reply.created_table
+    assert not reply.ephemeral and reply.on_table and reply.update.fresh
+    await tables.table_posted(CHANNEL, 555)
     labels = {label: disabled for label, disabled in buttons(reply).values()}
     assert labels == {"Join": False, "Leave": False, "Start": True, "Cancel": False}
     reply = await tables.click(BOB, find(reply, "join"), 555)

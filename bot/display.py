@@ -1,0 +1,157 @@
+"""Showing a channel's table: edit the message that holds it, or post it afresh at the bottom
+of the channel (the only way to notify whoever must act) and reduce the older message to a
+summary without buttons.
+
+Answers through the interaction are preferred (they do not count against Discord's global
+rate limit); REST is used when there is no interaction (timers, catching up after a restart)
+or the interaction answered something else (a private reply, a vote message). A message older
+than `EDIT_WINDOW` is never edited (Discord allows only a few such edits, error 30046); a
+refused edit falls back to posting the table afresh."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.service import TableUpdate
+from bot.tables.base import Rendered
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+log = logging.getLogger(__name__)
+
+
+def table_kwargs(rendered: Rendered) -> dict[str, Any]:
+    return {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+
+
+@dataclass(frozen=True)
+class _Mentioned:
+    """A user to notify. discord.py writes `.id` as it is, and Discord's API description
+    wants snowflakes as strings (discord.Object would make it an integer)."""
+
+    id: str
+
+
+def post_kwargs(update: TableUpdate) -> dict[str, Any]:
+    """A fresh table message: mentions notify exactly the players it pings."""
+    mentions = (
+        discord.AllowedMentions(
+            users=[_Mentioned(str(u)) for u in update.ping],  # type: ignore[misc]
+            everyone=False,
+            roles=False,
+        )
+        if update.ping
+        else discord.AllowedMentions.none()
+    )
+    return {**table_kwargs(update.table), "allowed_mentions": mentions}
+
+
+async def show_on_interaction(
+    interaction: discord.Interaction[GameBot], update: TableUpdate
+) -> None:
+    """Answer a click on the table (or /start, /status) by showing the table: an update of
+    the clicked message, or a fresh post with the old table retired."""
+    tables = interaction.client.tables
+    async with tables.display_lock(update.channel_id):
+        if tables.overtaken(update):
+            await interaction.response.defer()  # a newer answer shows more
+            return
+        message = interaction.message
+        clicked = message.id if message is not None else None
+        if clicked is None:  # a slash command: the answer is the new table
+            response = await interaction.response.send_message(**post_kwargs(update))
+            if update.message_id is not None:
+                await retire(interaction.client, update, update.message_id)
+            if response.message_id:
+                await tables.shown(update, response.message_id)
+            return
+        if not update.fresh and clicked == update.message_id:
+            try:
+                await interaction.response.edit_message(**table_kwargs(update.table))
+                await tables.shown(update, clicked)
+                return
+            except discord.HTTPException as exc:
+                log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
+        await _retire_clicked(interaction, update, clicked)
+        if update.message_id is not None and update.message_id != clicked:
+            await retire(interaction.client, update, update.message_id)
+        posted = await interaction.followup.send(wait=True, **post_kwargs(update))
+        await tables.shown(update, posted.id)
+
+
+async def _retire_clicked(
+    interaction: discord.Interaction[GameBot], update: TableUpdate, clicked: int
+) -> None:
+    """Answer the click by reducing the clicked message to the summary, or (when it may no
+    longer be edited) by acknowledging it and deleting it."""
+    tables = interaction.client.tables
+    if update.summary is not None and tables.editable(clicked):
+        try:
+            await interaction.response.edit_message(
+                content=None, embed=update.summary.embed, view=None
+            )
+            return
+        except discord.HTTPException as exc:
+            log.info("Could not retire the table in %s (%s)", update.channel_id, exc)
+    await interaction.response.defer()
+    await _delete(interaction.client, update.channel_id, clicked)
+
+
+async def show_over_rest(bot: GameBot, update: TableUpdate) -> None:
+    """Bring the table up to date outside an interaction (timers, commands, catching up)."""
+    tables = bot.tables
+    async with tables.display_lock(update.channel_id):
+        if tables.overtaken(update):
+            return
+        channel = bot.get_partial_messageable(update.channel_id)
+        if not update.fresh and update.message_id is not None:
+            try:
+                await channel.get_partial_message(update.message_id).edit(
+                    **table_kwargs(update.table)
+                )
+                await tables.shown(update, update.message_id)
+                return
+            except discord.NotFound:
+                pass
+            except discord.HTTPException as exc:
+                log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
+        if update.message_id is not None:
+            await retire(bot, update, update.message_id)
+        try:
+            posted = await channel.send(**post_kwargs(update))
+        except discord.HTTPException:
+            log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
+            return
+        await tables.shown(update, posted.id)
+
+
+async def retire(bot: GameBot, update: TableUpdate, message_id: int) -> None:
+    """A table message a newer one replaces: its summary without buttons, or deleted when it
+    may no longer be edited, so only the live table can be pressed."""
+    if update.summary is not None and bot.tables.editable(message_id):
+        try:
+            await (
+                bot.get_partial_messageable(update.channel_id)
+                .get_partial_message(message_id)
+                .edit(content=None, embed=update.summary.embed, view=None)
+            )
+            return
+        except discord.NotFound:
+            return
+        except discord.HTTPException as exc:
+            log.info("Could not retire the table in %s (%s)", update.channel_id, exc)
+    await _delete(bot, update.channel_id, message_id)
+
+
+async def _delete(bot: GameBot, channel_id: int, message_id: int) -> None:
+    try:
+        await bot.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
+    except discord.NotFound:
+        pass
+    except discord.HTTPException as exc:
+        log.info("Could not delete the old table in %s (%s)", channel_id, exc)
