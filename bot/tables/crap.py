@@ -424,14 +424,13 @@ class CrapTable(TableAdapter):
     def announce(
         self, session: Session, user_id: int, action: str, values: tuple[str, ...]
     ) -> Rendered | None:
-        """A challenge or a co-operate reaches the other player as a ping with My hand."""
+        """A co-operate reaches the other player as a ping with My hand. (A challenge waits
+        on the challenged player, so the table posted afresh mentions them.)"""
         state: CrapState = session.state
         if action != "target" or not values or state.finished:
             return None
         kind, _, target = values[0].partition("-")
-        if kind == "challenge":
-            text = f"⚔ <@{target}>, <@{user_id}> challenges you! Press **My hand** to place your cards."
-        elif kind == "cooperate":
+        if kind == "cooperate":
             text = f"🤝 <@{target}>, <@{user_id}> co-operated with you: press **My hand** to see their hand."
         else:
             return None

@@ -154,13 +154,15 @@ async def test_challenge_pings_the_target_publicly(tables: Tables) -> None:
     reply = await tables.click(
         actor, Click.parse(cid, (f"challenge-{target.id}",)), 999, ephemeral=True
     )
-    (ping,) = reply.followups
-    assert not ping.ephemeral and ping.content == f"<@{target.id}>"
-    assert "challenges you" in ping.embed.description
-    assert [Click.parse(i.custom_id).action for i in ping.items] == ["hand"]
+    assert reply.followups == []  # one ping: the table, posted afresh, mentions the target
+    ping = reply.update
+    assert ping is not None and ping.fresh and ping.ping == (target.id,)
+    assert ping.table.content.startswith(f"<@{target.id}>: you are challenged")
+    assert "hand" in [Click.parse(i.custom_id).action for i in ping.table.items]
     assert (await state_of(tables)).phase == "challenge"
-    # The ping's My hand works for the target and shows what to place.
-    theirs = await tables.click(target, Click.parse(ping.items[0].custom_id), 1234)
+    # The table's My hand works for the target and shows what to place.
+    hand_button = next(i for i in ping.table.items if ":hand:" in i.custom_id)
+    theirs = await tables.click(target, Click.parse(hand_button.custom_id), 1234)
     assert theirs.ephemeral
     challenge = (await state_of(tables)).challenge
     placed_already = (
@@ -168,7 +170,7 @@ async def test_challenge_pings_the_target_publicly(tables: Tables) -> None:
     )  # an empty hand: nothing to place
     wants_cards = any(i.custom_id.startswith("t:crap:commit:") for i in theirs.items)
     assert wants_cards != placed_already
-    assert (await tables.sessions.get(CHANNEL)).message_id == 888  # the ping is not the table
+    assert (await tables.sessions.get(CHANNEL)).message_id == 888  # shown by the bot, later
 
 
 async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:

@@ -1,0 +1,184 @@
+"""How the table follows the conversation, at the service: who is mentioned and when, when
+the table is posted afresh rather than edited, which clicks stay good while others move, and
+which tables a restart must bring up to date."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import discord
+
+from bot.components import Click
+from bot.service import EDIT_WINDOW, Reply, Tables, TableUpdate
+from tests.bot.conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    Clock,
+    find,
+    make_tables,
+)
+from tests.bot.test_crap_table import components, my_hand, start_crap
+from tests.bot.test_crap_table import state_of as crap_state
+from tests.bot.test_kuriki_table import start_kuriki
+from tests.bot.test_kuriki_table import state_of as kuriki_state
+
+PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
+
+
+def message_at(ts: float) -> int:
+    """A message id Discord would have given a message posted at `ts`."""
+    return discord.utils.time_snowflake(datetime.fromtimestamp(ts, UTC))
+
+
+async def show(tables: Tables, reply: Reply, message_id: int) -> TableUpdate:
+    """What the bot does once Discord took the table: remember it as shown."""
+    update = reply.update
+    assert update is not None
+    await tables.shown(update, message_id)
+    return update
+
+
+async def farkle_game(tables: Tables, clock: Clock) -> Reply:
+    reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
+    await show(tables, reply, message_at(clock.now))
+    reply = await tables.click(BOB, find(reply, "join"), message_at(clock.now))
+    await show(tables, reply, reply.update.message_id)  # type: ignore[union-attr]
+    return await tables.click(ALICE, find(reply, "start"), reply.update.message_id)  # type: ignore[union-attr]
+
+
+async def test_the_player_to_move_is_mentioned_once_per_turn(tables: Tables, clock: Clock) -> None:
+    started = await farkle_game(tables, clock)
+    first = (await tables.sessions.get(CHANNEL)).state.current_player.id
+    update = await show(tables, started, message_at(clock.now))
+    # Start: the table is posted afresh below the lobby, mentioning exactly the first player.
+    assert update.fresh and update.ping == (first,)
+    assert update.table.content == f"<@{first}>: your turn to roll."
+    assert update.summary is not None and update.summary.items == []
+    table_id = message_at(clock.now)
+    await tables.shown(update, table_id)
+
+    mover = PLAYERS[first]
+    rolled = await tables.click(mover, find(started, "roll"), table_id)
+    state = (await tables.sessions.get(CHANNEL)).state
+    assert state.current_player.id == first, "the seed gives a first throw that scores"
+    # The same player goes on: the table is edited in place, nobody is mentioned again.
+    assert not rolled.update.fresh and rolled.update.ping == ()  # type: ignore[union-attr]
+    await tables.shown(rolled.update, table_id)  # type: ignore[arg-type]
+    toggled = await tables.click(mover, find(rolled, "toggle", "0-on"), table_id)
+    assert not toggled.update.fresh and toggled.update.ping == ()  # type: ignore[union-attr]
+
+
+async def test_chatter_below_the_table_makes_the_next_update_a_fresh_post(
+    tables: Tables, clock: Clock
+) -> None:
+    started = await farkle_game(tables, clock)
+    table_id = message_at(clock.now)
+    await tables.shown(started.update, table_id)  # type: ignore[arg-type]
+    mover = PLAYERS[(await tables.sessions.get(CHANNEL)).state.current_player.id]
+    tables.heard(CHANNEL, table_id - 1)  # older than the table: not below it
+    for n in range(1, tables.repost_after):
+        tables.heard(CHANNEL, table_id + n)
+    roll = find(started, "roll")
+    reply = await tables.click(mover, roll, table_id)
+    state = (await tables.sessions.get(CHANNEL)).state
+    assert state.current_player.id == mover.id, "the seed gives a first throw that scores"
+    assert not reply.update.fresh  # type: ignore[union-attr]  # two messages: still in sight
+    await tables.shown(reply.update, table_id)  # type: ignore[arg-type]
+    tables.heard(CHANNEL, table_id + 99)  # the third
+    again = await tables.click(mover, find(reply, "toggle", "0-on"), table_id)
+    assert again.update.fresh and again.update.ping == ()  # type: ignore[union-attr]
+    # Once posted afresh, the count starts again.
+    await tables.shown(again.update, table_id + 100)  # type: ignore[arg-type]
+    third = await tables.click(mover, find(again, "toggle", "0-off"), table_id + 100)
+    assert not third.update.fresh  # type: ignore[union-attr]
+
+
+async def test_a_table_older_than_50_minutes_is_never_edited(tables: Tables, clock: Clock) -> None:
+    started = await farkle_game(tables, clock)
+    table_id = message_at(clock.now)
+    await tables.shown(started.update, table_id)  # type: ignore[arg-type]
+    assert tables.editable(table_id)
+    clock.now += EDIT_WINDOW + 1
+    assert not tables.editable(table_id)
+    mover = PLAYERS[(await tables.sessions.get(CHANNEL)).state.current_player.id]
+    reply = await tables.click(mover, find(started, "roll"), table_id)
+    assert reply.update.fresh  # type: ignore[union-attr]
+
+
+async def test_an_overtaken_update_is_dropped(tables: Tables, clock: Clock) -> None:
+    started = await farkle_game(tables, clock)
+    table_id = message_at(clock.now)
+    await tables.shown(started.update, table_id)  # type: ignore[arg-type]
+    mover = PLAYERS[(await tables.sessions.get(CHANNEL)).state.current_player.id]
+    rolled = await tables.click(mover, find(started, "roll"), table_id)
+    assert (await tables.sessions.get(CHANNEL)).state.current_player.id == mover.id
+    first, second = await asyncio.gather(
+        tables.click(mover, find(rolled, "toggle", "0-on"), table_id),
+        tables.click(mover, find(rolled, "toggle", "1-on"), table_id),
+    )
+    assert tables.overtaken(first.update) and not tables.overtaken(second.update)  # type: ignore[arg-type]
+    assert (await tables.sessions.get(CHANNEL)).state.turn.selected == [0, 1]
+
+
+async def test_a_restart_finds_the_tables_behind_and_their_pending_mention(
+    db_path: Path, clock: Clock
+) -> None:
+    first = await make_tables(db_path, clock)
+    started = await farkle_game(first, clock)
+    # The bot dies after committing the start, before the table reached Discord.
+    await first.store.close()
+    second = await make_tables(db_path, clock)
+    assert await second.store.behind_sessions() == [CHANNEL]
+    update = await second.catch_up(CHANNEL)
+    assert update is not None and update.fresh
+    assert update.ping == started.update.ping and update.ping  # type: ignore[union-attr]
+    assert update.revision == (await second.store.load_session(CHANNEL)).revision  # type: ignore[union-attr]
+    await second.shown(update, message_at(clock.now))
+    assert await second.store.behind_sessions() == []
+    assert await second.catch_up(CHANNEL) is None
+    await second.store.close()
+
+
+async def test_the_rollers_menu_survives_other_players_peeks_and_votes(tables: Tables) -> None:
+    """A Roller choosing a declaration is not refused because someone sneaked a peek or a
+    foul vote came and went meanwhile."""
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    state = await kuriki_state(tables)
+    roller = PLAYERS[state.roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    state = await kuriki_state(tables)
+    assert state.phase == "declare", "the seed gives a plain roll"
+    (secret,) = rolled.followups
+    menu = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
+    other = next(p for p in PLAYERS.values() if p is not roller)
+    await tables.click(other, find(rolled, "sneak"), 777)  # a foul, charged at once
+    third = next(p for p in PLAYERS.values() if p not in (roller, other))
+    await tables.command(third, CHANNEL, "kuriki", "propose", f"{other.id}:rude")
+    value = menu.item.options[0].value  # type: ignore[attr-defined]
+    declared = await tables.click(
+        roller, Click.parse(menu.custom_id, (value,)), 4242, ephemeral=True
+    )
+    assert "You declared" in declared.embed.description  # type: ignore[union-attr]
+    assert (await kuriki_state(tables)).phase == "respond"
+
+
+async def test_everyone_lets_an_acquire_go_at_once_without_refusals(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    state = await crap_state(tables)
+    caller = PLAYERS[state.current_player.id]
+    hand = await my_hand(tables, caller, table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:acquire:"))
+    acquired = await tables.click(caller, Click.parse(cid, ("13",)), 999, ephemeral=True)
+    others = [p for p in PLAYERS.values() if p is not caller]
+    assert acquired.update.ping == tuple(p.id for p in others)  # type: ignore[union-attr]
+    let_go = find(acquired.table, "nocall")  # type: ignore[arg-type]
+    results = await asyncio.gather(*(tables.click(p, let_go, 888) for p in others))
+    assert all(isinstance(r, Reply) for r in results)
+    after = await crap_state(tables)
+    assert after.acquire is None and after.current_player.id != caller.id  # settled, turn over
