@@ -57,6 +57,7 @@ class GameBot(commands.AutoShardedBot):
         self.rng = rng or random.SystemRandom()
         self.adapters = default_adapters()
         self.timers = TurnTimers(self)
+        self._reposts: set[asyncio.Task[None]] = set()
         self.store: Store
         self.tables: Tables
 
@@ -68,6 +69,7 @@ class GameBot(commands.AutoShardedBot):
             defaults=self.config.defaults,
             rng=self.rng,
             on_deadline=self.timers.poke,
+            repost_after=self.config.repost_after,
         )
         self.add_dynamic_items(TableItem)
         from bot.cogs.admin import AdminCog
@@ -142,15 +144,28 @@ class GameBot(commands.AutoShardedBot):
         await self.catch_up()
 
     async def on_message(self, message: discord.Message) -> None:
-        """Chatter below a table pushes it up: the next update posts it afresh."""
-        self.tables.heard(message.channel.id, message.id)
+        """Chatter below a table pushes it up: once it is out of sight, and the channel has
+        been quiet for a moment, the table is posted again at the bottom."""
+        if self.tables.heard(message.channel.id, message.id):
+            task = asyncio.create_task(self._repost_later(message.channel.id))
+            self._reposts.add(task)
+            task.add_done_callback(self._reposts.discard)
+
+    async def _repost_later(self, channel_id: int) -> None:
+        await asyncio.sleep(self.config.repost_delay)
+        try:
+            update = await self.tables.repost(channel_id)
+            if update is not None:
+                await show_over_rest(self, update)
+        except Exception:
+            log.exception("Could not post the table of channel %s again", channel_id)
 
     async def close(self) -> None:
-        task = getattr(self, "_catch_up_task", None)
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        for task in [getattr(self, "_catch_up_task", None), *self._reposts]:
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.timers.stop()
         if hasattr(self, "store"):
             await self.store.close()

@@ -10,6 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from bot.settings import GuildSettings, describe
 
+#: Messages posted below a table after which it counts as pushed out of sight.
+REPOST_AFTER = 3
+
 
 class ConfigError(Exception):
     """A one-line explanation of what is wrong with the configuration."""
@@ -26,6 +29,12 @@ class BotConfig(BaseModel):
     shard_count: int | None = Field(None, ge=1, le=10000)
     shard_ids: list[int] | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    repost_after: int = Field(
+        REPOST_AFTER, ge=1, le=50, description="Messages below a table that push it out of sight."
+    )
+    repost_delay: float = Field(
+        2.0, ge=0, le=60, description="Quiet seconds before a buried table is posted again."
+    )
     defaults: GuildSettings = Field(
         default_factory=GuildSettings, description="Settings of a server that set none."
     )

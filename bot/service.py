@@ -19,6 +19,7 @@ import discord
 from pydantic import ValidationError
 
 from bot.components import Click, TableItem, view_of
+from bot.config import REPOST_AFTER
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
@@ -33,8 +34,6 @@ LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel"})
 #: Discord allows only a few edits of a message older than an hour (error 30046): a table
 #: message older than this is never edited again; the table is posted afresh instead.
 EDIT_WINDOW = 50 * 60
-#: Messages posted below the table after which it counts as pushed out of sight.
-REPOST_AFTER = 3
 
 
 @dataclass(frozen=True)
@@ -215,11 +214,28 @@ class Tables:
         """A newer update of the same channel exists: showing this one would show the past."""
         return self._latest.get(update.channel_id, 0) > update.seq
 
-    def heard(self, channel_id: int, message_id: int) -> None:
-        """A message was posted in a channel: below its table, it pushes the table up."""
+    def heard(self, channel_id: int, message_id: int) -> bool:
+        """A message was posted in a channel: below its table, it pushes the table up.
+        True when that makes the table count as out of sight (time to post it again)."""
         session = self.sessions.cached(channel_id)
-        if session is not None and session.message_id and message_id > session.message_id:
-            self._chatter[channel_id] = self._chatter.get(channel_id, 0) + 1
+        if session is None or not session.message_id or message_id <= session.message_id:
+            return False
+        count = self._chatter[channel_id] = self._chatter.get(channel_id, 0) + 1
+        return count == self.repost_after
+
+    async def repost(self, channel_id: int) -> TableUpdate | None:
+        """The table posted afresh at the bottom of the channel, if chatter still buries it."""
+        async with self.sessions.lock(channel_id):
+            session = self.sessions.cached(channel_id)
+            if session is None or self._chatter.get(channel_id, 0) < self.repost_after:
+                return None
+            adapter = self.adapters[session.kind]
+            rendered = (
+                adapter.render(session)
+                if session.started
+                else adapter.render_lobby(session, await self.settings(session.guild_id))
+            )
+            return self._update(session, rendered, fresh=True)
 
     def editable(self, message_id: int | None) -> bool:
         return message_id is not None and message_age(message_id, self.clock()) < EDIT_WINDOW

@@ -182,3 +182,21 @@ async def test_everyone_lets_an_acquire_go_at_once_without_refusals(tables: Tabl
     assert all(isinstance(r, Reply) for r in results)
     after = await crap_state(tables)
     assert after.acquire is None and after.current_player.id != caller.id  # settled, turn over
+
+
+async def test_a_buried_table_is_posted_again_without_waiting_for_a_move(
+    tables: Tables, clock: Clock
+) -> None:
+    started = await farkle_game(tables, clock)
+    table_id = message_at(clock.now)
+    await tables.shown(started.update, table_id)  # type: ignore[arg-type]
+    assert await tables.repost(CHANNEL) is None  # nothing below it yet
+    said = [tables.heard(CHANNEL, table_id + n) for n in range(1, tables.repost_after + 2)]
+    # Only the message that buries it asks for a repost (once, not for every message after).
+    assert said == [False] * (tables.repost_after - 1) + [True, False]
+    update = await tables.repost(CHANNEL)
+    assert update is not None and update.fresh and update.message_id == table_id
+    assert update.summary is not None and update.summary.items == []
+    assert {Click.parse(i.custom_id).action for i in update.table.items} >= {"roll"}  # type: ignore[union-attr]
+    await tables.shown(update, table_id + 50)
+    assert await tables.repost(CHANNEL) is None  # at the bottom again
