@@ -102,8 +102,12 @@ async def _retire_clicked(
     await _delete(interaction.client, update.channel_id, clicked)
 
 
-async def show_over_rest(bot: GameBot, update: TableUpdate) -> None:
-    """Bring the table up to date outside an interaction (timers, commands, catching up)."""
+async def show_over_rest(
+    bot: GameBot, update: TableUpdate, followup: discord.Webhook | None = None
+) -> None:
+    """Bring the table up to date outside the interaction's answer (timers, commands, moves
+    in a private menu, catching up). A fresh table goes out as the interaction's public
+    follow-up when there is one (not counted against the global rate limit)."""
     tables = bot.tables
     async with tables.display_lock(update.channel_id):
         if tables.overtaken(update):
@@ -123,7 +127,10 @@ async def show_over_rest(bot: GameBot, update: TableUpdate) -> None:
         if update.message_id is not None:
             await retire(bot, update, update.message_id)
         try:
-            posted = await channel.send(**post_kwargs(update))
+            if followup is not None:
+                posted = await followup.send(wait=True, **post_kwargs(update))
+            else:
+                posted = await channel.send(**post_kwargs(update))
         except discord.HTTPException:
             log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
             return

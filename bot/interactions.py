@@ -52,4 +52,4 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
     for follow in reply.followups:
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if update is not None:
-        await show_over_rest(interaction.client, update)
+        await show_over_rest(interaction.client, update, interaction.followup)
