@@ -1,0 +1,247 @@
+"""Players acting at the same moment, through the real discord.py client: nobody is refused
+for a valid tap. Two dice and a double tap in Farkle; a Roller declaring while another player
+sneaks a peek in Kuriki; both players of a CRAP challenge placing their cards at once, and
+everyone letting an Acquire go at once. And a bot killed between committing a move and
+showing it: after the restart the table in the channel shows the stored game."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.app import default_adapters
+from games.farkle.scoring import best_selection
+from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeDiscord, FakeMessage, InteractionRecord
+from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, FakeUser, running_bot
+
+ADAPTERS = default_adapters()
+PLAYERS = {u.id: u for u in (ALICE, BOB, CAROL)}
+
+
+def state_of(d: Driver, kind: str) -> Any:
+    row = d.stored(TABLE)
+    assert row is not None and row["kind"] == kind
+    return ADAPTERS[kind].state_model.model_validate(json.loads(row["data"])["state"])
+
+
+def live_table(d: Driver, kind: str) -> FakeMessage:
+    """The message holding the game's enabled table buttons: the one players press."""
+    prefix = f"t:{kind}:"
+    for msg in reversed(d.fake.public(TABLE)):
+        if any(
+            b["custom_id"].startswith(prefix) and not b.get("disabled") for b in msg.buttons()
+        ):
+            return msg
+    raise AssertionError("no live table in the channel")
+
+
+def button(msg: FakeMessage, action: str, arg: str | None = None) -> str:
+    for b in msg.buttons():
+        parts = b["custom_id"].split(":")
+        if parts[2] == action and (arg is None or parts[6:] == [arg]):
+            return str(b["custom_id"])
+    raise AssertionError(f"no {action} {arg or ''} on {msg.labels()}")
+
+
+def select_payload(
+    d: Driver, user: FakeUser, msg: FakeMessage, prefix: str, values: list[str]
+) -> InteractionRecord:
+    """The select interaction `user` sends by choosing `values` in `msg`'s select whose
+    custom_id starts with `prefix` (built, not sent: for dispatch_all)."""
+    comp = next(c for c in msg.all_components() if str(c.get("custom_id", "")).startswith(prefix))
+    data = {"custom_id": comp["custom_id"], "component_type": 3, "id": 1, "values": values}
+    return d.fake.interaction_payload(MESSAGE_COMPONENT, user, TABLE, data, msg)
+
+
+async def start(d: Driver, kind: str, players: list[FakeUser], **options: Any) -> None:
+    await d.slash(players[0], TABLE, f"{kind} start", **options)
+    for p in players[1:]:
+        await d.click(p, TABLE, label="Join")
+    await d.click(players[0], TABLE, label="Start")
+
+
+def refusals(records: list[InteractionRecord]) -> list[str]:
+    """What any of these presses was told privately (an ephemeral answer is a refusal)."""
+    return [r.text for r in records if r.ephemeral]
+
+
+@pytest.mark.e2e(seed=3)
+async def test_farkle_two_dice_and_a_double_tap_at_once(d: Driver) -> None:
+    await start(d, "farkle", [ALICE, BOB], rules="classic")
+    mover = PLAYERS[state_of(d, "farkle").current_player.id]
+    await d.click(mover, TABLE, custom_id=button(live_table(d, "farkle"), "roll"))
+    state = state_of(d, "farkle")
+    assert state.current_player.id == mover.id and len(state.turn.dice) == 6, "seed: no farkle"
+    best = sorted(best_selection(state.turn.dice, state.rules, state.turn.extended))
+    table = live_table(d, "farkle")
+    # Every scoring die at once, and the first of them twice (a double tap).
+    args = [f"{i}-on" for i in [best[0], *best]]
+    taps = [
+        d.prepare_click(mover, TABLE, custom_id=button(table, "toggle", arg), message=table)
+        for arg in args
+    ]
+    await d.dispatch_all(taps)
+    assert refusals(taps) == []
+    assert all(r.callback_type in (6, 7) for r in taps)
+    assert state_of(d, "farkle").turn.selected == best
+    shown = live_table(d, "farkle")
+    ticked = [i for i, b in enumerate(shown.buttons()[:6]) if b["label"].endswith("✓")]
+    assert ticked == best
+    # Roll pressed twice at once by the player: one throw, no refusal.
+    rolls = [
+        d.prepare_click(mover, TABLE, custom_id=button(shown, "roll"), message=shown)
+        for _ in range(2)
+    ]
+    before = state_of(d, "farkle").turn.throws
+    await d.dispatch_all(rolls)
+    assert refusals(rolls) == []
+    after = state_of(d, "farkle")
+    assert after.turn.throws == before + 1 or after.current_player.id != mover.id
+
+
+@pytest.mark.e2e(seed=5)
+async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
+    await start(d, "kuriki", [ALICE, BOB, CAROL], lives=3)
+    roller = PLAYERS[state_of(d, "kuriki").roller]
+    await d.click(roller, TABLE, label="Clockwise ↻")
+    await d.click(roller, TABLE, custom_id=button(live_table(d, "kuriki"), "roll"))
+    state = state_of(d, "kuriki")
+    assert state.phase == "declare", "seed: a plain roll, not a Kuriki"
+    menu = next(
+        m
+        for m in reversed(d.ephemerals(roller, TABLE))
+        if any(str(c.get("custom_id", "")).startswith("t:kuriki:declare:") for c in m.all_components())
+    )
+    value = next(
+        c for c in menu.all_components() if str(c.get("custom_id", "")).startswith("t:kuriki:declare:")
+    )["options"][-1]["value"]
+    sneaker = next(p for p in PLAYERS.values() if p is not roller)
+    table = live_table(d, "kuriki")
+    both = [
+        select_payload(d, roller, menu, "t:kuriki:declare:", [value]),
+        d.prepare_click(sneaker, TABLE, custom_id=button(table, "sneak"), message=table),
+    ]
+    await d.dispatch_all(both)
+    declared, sneaked = both
+    assert not any("moment has passed" in t for t in refusals(both)), refusals(both)
+    assert "You declared" in declared.text
+    after = state_of(d, "kuriki")
+    assert after.phase == "respond" and after.declared == int(value)
+    assert sneaker.id in after.seen and after.player(sneaker.id).fouls == 1
+    (peek,) = [m for m in sneaked.followups if m.ephemeral]  # he saw the dice, privately
+    assert peek.visible_for(sneaker.id) and not peek.visible_for(roller.id)
+
+
+async def crap_my_hand(d: Driver, user: FakeUser) -> FakeMessage:
+    rec = await d.click(user, TABLE, custom_id=button(live_table(d, "crap"), "hand"))
+    assert rec.ephemeral and rec.message is not None
+    return rec.message
+
+
+@pytest.mark.e2e(seed=11)
+async def test_crap_both_players_of_a_challenge_place_their_cards_at_once(d: Driver) -> None:
+    await start(d, "crap", [ALICE, BOB, CAROL])
+    state = state_of(d, "crap")
+    challenger = PLAYERS[state.current_player.id]
+    target = next(PLAYERS[p.id] for p in state.players if p.id != challenger.id and p.hand)
+    hand = await crap_my_hand(d, challenger)
+    await d.select(
+        challenger, TABLE, [f"challenge-{target.id}"], message=hand,
+        custom_id=next(c["custom_id"] for c in hand.all_components() if ":target:" in c.get("custom_id", "")),
+    )  # fmt: skip
+    challenge = state_of(d, "crap").challenge
+    assert challenge is not None
+    menus = {u: await crap_my_hand(d, u) for u in (challenger, target)}
+    places = []
+    for user, menu in menus.items():
+        comp = next(c for c in menu.all_components() if ":commit:" in str(c.get("custom_id", "")))
+        cards = [o["value"] for o in comp["options"]][: comp["min_values"]]
+        places.append(select_payload(d, user, menu, comp["custom_id"], cards))
+    await d.dispatch_all(places)
+    assert refusals([r for r in places if "moment has passed" in r.text]) == []
+    committed = state_of(d, "crap").challenge
+    assert committed is not None and set(committed.committed) == {
+        str(challenger.id),
+        str(target.id),
+    }
+
+
+@pytest.mark.e2e(seed=11)
+async def test_crap_everyone_lets_an_acquire_go_at_once(d: Driver) -> None:
+    await start(d, "crap", [ALICE, BOB, CAROL])
+    caller = PLAYERS[state_of(d, "crap").current_player.id]
+    hand = await crap_my_hand(d, caller)
+    acquire = next(c["custom_id"] for c in hand.all_components() if ":acquire:" in c.get("custom_id", ""))
+    await d.select(caller, TABLE, ["13"], message=hand, custom_id=acquire)
+    table = live_table(d, "crap")
+    others = [p for p in PLAYERS.values() if p is not caller]
+    # Both are mentioned in the table that asks them.
+    assert all(f"<@{p.id}>" in (table.content or "") for p in others)
+    presses = [
+        d.prepare_click(p, TABLE, custom_id=button(table, "nocall"), message=table) for p in others
+    ]
+    await d.dispatch_all(presses)
+    assert not any("moment has passed" in t for t in refusals(presses))
+    after = state_of(d, "crap")
+    assert after.acquire is None and after.current_player.id != caller.id
+
+
+async def test_a_kill_between_the_commit_and_the_table_leaves_a_true_table(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """The move is committed, then the bot dies before Discord hears of it: the table in the
+    channel shows the state before the move. The next bot brings it up to date on its own,
+    and its buttons play on."""
+    db = tmp_path / "e2e.sqlite3"
+    async with running_bot(db, fake=fake, seed=3) as d:
+        await start(d, "farkle", [ALICE, BOB], rules="classic")
+        mover = PLAYERS[state_of(d, "farkle").current_player.id]
+        stale = live_table(d, "farkle")
+        before = d.stored(TABLE)
+        assert before is not None
+        import bot.interactions as answering
+
+        async def never(*_: object) -> None:  # the process dies before answering
+            await asyncio.Event().wait()
+
+        answering.show_on_interaction = never  # type: ignore[assignment]
+        try:
+            rec = d.prepare_click(mover, TABLE, custom_id=button(stale, "roll"), message=stale)
+            await fake.inject(rec)
+            for _ in range(200):
+                row = d.stored(TABLE)
+                if row is not None and row["revision"] > before["revision"]:
+                    break
+                await asyncio.sleep(0.01)
+            await d.crash()
+        finally:
+            from bot.display import show_on_interaction
+
+            answering.show_on_interaction = show_on_interaction
+        assert rec.acked_at is None  # nobody was told
+        del fake.interactions[rec.id]  # a dead process answers nothing: not the bot's fault
+    committed = d.stored(TABLE)
+    assert committed is not None and committed["revision"] == before["revision"] + 1
+    assert stale.buttons() and "Thrown" not in stale.text()  # the channel shows the past
+    async with running_bot(db, fake=fake, seed=3) as d2:
+        for _ in range(300):
+            table = live_table(d2, "farkle")
+            if "Thrown" in table.text():
+                break
+            await asyncio.sleep(0.01)
+        state = state_of(d2, "farkle")
+        assert "Thrown" in table.text()
+        stamp = int(button(table, "roll").split(":")[5])
+        assert stamp == ADAPTERS["farkle"].stamp(state, "roll", None)
+        assert d2.stored(TABLE)["revision"] == committed["revision"]  # type: ignore[index]
+        assert state.current_player.id == mover.id, "seed: the throw scores"
+        # The caught-up table's buttons play on.
+        die = best_selection(state.turn.dice, state.rules, state.turn.extended)[0]
+        rec = await d2.click(
+            mover, TABLE, custom_id=button(table, "toggle", f"{die}-on"), message=table
+        )
+        assert not rec.ephemeral and state_of(d2, "farkle").turn.selected == [die]
