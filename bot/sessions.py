@@ -146,6 +146,11 @@ class Sessions:
         )
         await self.store.save_session(row)
         session.revision = row.revision
+        shown = self._cache.get(session.channel_id)
+        if shown is not None and shown is not session:
+            # The table may have been posted afresh since `session` was copied from it.
+            session.message_id = shown.message_id
+            session.shown_revision = max(session.shown_revision, shown.shown_revision)
         self._cache[session.channel_id] = session
 
     async def finish(self, session: Session, record: FinishedGame) -> None:

@@ -141,13 +141,15 @@ class Store:
         return SessionRow(*row) if row else None
 
     async def save_session(self, row: SessionRow) -> None:
+        """Insert or update a session. An update keeps the row's table message and the
+        revision it shows: only `table_shown` writes those (a move committed while the table
+        was being posted afresh must not bring back the old message)."""
         await self.db.execute(
             "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
             " deadline, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT(channel_id) DO UPDATE SET guild_id=excluded.guild_id,"
             " kind=excluded.kind, data=excluded.data, revision=excluded.revision,"
-            " message_id=excluded.message_id, deadline=excluded.deadline,"
-            " updated_at=excluded.updated_at",
+            " deadline=excluded.deadline, updated_at=excluded.updated_at",
             (
                 row.channel_id,
                 row.guild_id,

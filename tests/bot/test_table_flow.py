@@ -200,3 +200,30 @@ async def test_a_buried_table_is_posted_again_without_waiting_for_a_move(
     assert {Click.parse(i.custom_id).action for i in update.table.items} >= {"roll"}  # type: ignore[union-attr]
     await tables.shown(update, table_id + 50)
     assert await tables.repost(CHANNEL) is None  # at the bottom again
+
+
+async def test_a_move_committed_while_the_table_is_reposted_keeps_the_new_message(
+    tables: Tables, clock: Clock
+) -> None:
+    """A fresh table is recorded as shown while another move of the same channel was being
+    committed: the move must not bring back the old message as the table."""
+    started = await farkle_game(tables, clock)
+    old_id = message_at(clock.now)
+    await tables.shown(started.update, old_id)  # type: ignore[arg-type]
+    mover = PLAYERS[(await tables.sessions.get(CHANNEL)).state.current_player.id]
+    gate = asyncio.Event()
+    real_save = tables.store.save_session
+
+    async def slow_save(row):  # type: ignore[no-untyped-def]
+        await gate.wait()
+        await real_save(row)
+
+    tables.store.save_session = slow_save  # type: ignore[method-assign]
+    move = asyncio.create_task(tables.click(mover, find(started, "roll"), old_id))
+    await asyncio.sleep(0.01)  # the move is inside its commit
+    new_id = old_id + 1000
+    await tables.shown(started.update, new_id)  # type: ignore[arg-type]  # posted afresh meanwhile
+    gate.set()
+    await move
+    assert (await tables.sessions.get(CHANNEL)).message_id == new_id
+    assert (await tables.store.load_session(CHANNEL)).message_id == new_id  # type: ignore[union-attr]
