@@ -1,6 +1,10 @@
 """A small fake Discord on 127.0.0.1 for end-to-end tests: the gateway websocket (HELLO,
-IDENTIFY -> READY + GUILD_CREATE, heartbeats, injected INTERACTION_CREATE) and the REST routes
-the bot uses, with a store of the messages each user can see.
+IDENTIFY -> READY + GUILD_CREATE, heartbeats, injected INTERACTION_CREATE, and MESSAGE_CREATE /
+UPDATE / DELETE to a bot that asked for GUILD_MESSAGES) and the REST routes the bot uses, with a
+store of the messages each user can see, whom each new message notified, and every edit.
+
+It keeps its own clock (`FakeDiscord.now`, moved with `advance_clock`), so that a test can make
+messages an hour old and meet Discord's limit on editing old messages (30046).
 
 Every body the bot sends is checked against Discord's own OpenAPI description
 (`tests/e2e/discord_api/openapi.json.gz`, Draft 2020-12) and against the limits Discord enforces
@@ -17,6 +21,7 @@ import functools
 import gzip
 import json
 import os
+import re
 import time
 import unicodedata
 from collections.abc import Awaitable, Callable, Iterator
@@ -43,6 +48,10 @@ EPHEMERAL = 1 << 6
 LOADING = 1 << 7
 COMPONENTS_V2 = 1 << 15
 
+# Gateway intents.
+GUILD_MESSAGES = 1 << 9
+MESSAGE_CONTENT = 1 << 15
+
 # Permissions.
 MANAGE_GUILD = 1 << 5
 MEMBER_PERMISSIONS = (
@@ -62,6 +71,10 @@ CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE, DEFERRED_UPDATE, UPDATE_MESSAGE = 4, 
 
 DISCORD_EPOCH_MS = 1_420_070_400_000
 ACK_DEADLINE = 3.0
+OLD_MESSAGE_AGE = 3600.0  # past this age Discord allows a message only a few more edits
+OLD_MESSAGE_EDITS = 3
+MAX_EDITS_CODE = 30046
+MAX_EDITS_MESSAGE = "Maximum number of edits to messages older than 1 hour reached."
 JSON = dict[str, Any]
 
 API_PREFIX = "/api/v10"
@@ -79,16 +92,39 @@ def iso(ts: float | None = None) -> str:
     return datetime.fromtimestamp(time.time() if ts is None else ts, UTC).isoformat()
 
 
-class Snowflakes:
-    """Increasing, realistic snowflakes (timestamp << 22)."""
+class FakeClock:
+    """Discord's "now": the real time plus how far the test moved it forward. Moving it ages
+    every message at once and keeps new snowflakes in step (the 3 s interaction deadline
+    stays on the real clock)."""
 
     def __init__(self) -> None:
-        self._last = 0
+        self.offset = 0.0
 
-    def __call__(self) -> int:
-        sf = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
-        self._last = max(sf, self._last + 1)
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("Discord's clock does not go back")
+        self.offset += seconds
+
+
+class Snowflakes:
+    """Increasing, realistic snowflakes ((ms since the Discord epoch) << 22) on `clock`."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self._last = 0
+        self.clock = clock
+
+    def __call__(self, at: float | None = None) -> int:
+        ms = int((self.clock() if at is None else at) * 1000)
+        self._last = max((ms - DISCORD_EPOCH_MS) << 22, self._last + 1)
         return self._last
+
+
+def snowflake_time(snowflake: int) -> float:
+    """When a snowflake was made (seconds since 1970)."""
+    return ((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000
 
 
 # ---------------------------------------------------------------------- people and places
@@ -133,6 +169,12 @@ class FakeUser:
             "communication_disabled_until": None,
             "permissions": str(self.permissions if permissions is None else permissions),
         }
+
+    def partial_member_payload(self) -> JSON:
+        """The member as a gateway message event carries it (no user, no permissions)."""
+        member = self.member_payload()
+        del member["user"], member["permissions"]
+        return member
 
 
 @dataclass
@@ -279,10 +321,14 @@ class FakeMessage:
     interaction_metadata: JSON | None = None
     webhook_id: int | None = None
     application_id: int | None = None
-    created_at: float = field(default_factory=time.time)
+    created_at: float = field(default_factory=time.time)  # on the fake's clock
     edited_at: float | None = None
     edits: int = 0
+    late_edits: int = 0  # accepted edits made when the message was over an hour old
     deleted: bool = False
+    allowed_mentions: JSON | None = None  # as sent in the body that created the message
+    mentions: list[JSON] = field(default_factory=list)  # users pinged by the content, as allowed
+    notified: list[int] = field(default_factory=list)  # whom its creation notified
 
     @property
     def ephemeral(self) -> bool:
@@ -304,6 +350,22 @@ class FakeMessage:
     def labels(self) -> list[str]:
         return [b.get("label") or "" for b in self.buttons()]
 
+    def live_components(self) -> list[JSON]:
+        """The buttons and selects a user can still use (enabled, with a custom_id)."""
+        return [
+            c
+            for c in self.all_components()
+            if c.get("type") in INTERACTIVE and c.get("custom_id") and not c.get("disabled")
+        ]
+
+    @property
+    def author_id(self) -> int:
+        return int(self.author["id"])
+
+    @property
+    def mentioned_ids(self) -> list[int]:
+        return [int(u["id"]) for u in self.mentions]
+
     def find_component(
         self, *, label: str | None = None, custom_id: str | None = None
     ) -> JSON | None:
@@ -323,7 +385,7 @@ class FakeMessage:
         """Content and embed text, for assertions."""
         return "\n".join([self.content, *(embed_text(e) for e in self.embeds)]).strip()
 
-    def apply(self, body: JSON) -> None:
+    def apply(self, body: JSON, now: float | None = None) -> None:
         """An edit: fields present in the body replace the stored ones; flags keep ephemeral."""
         if "content" in body:
             self.content = body["content"] or ""
@@ -336,7 +398,7 @@ class FakeMessage:
             self.flags = (int(body["flags"]) & ~(EPHEMERAL | LOADING)) | keep
         self.flags &= ~LOADING
         self.edits += 1
-        self.edited_at = time.time()
+        self.edited_at = time.time() if now is None else now
 
     def payload(self) -> JSON:
         out: JSON = {
@@ -349,7 +411,7 @@ class FakeMessage:
             "edited_timestamp": None if self.edited_at is None else iso(self.edited_at),
             "tts": False,
             "mention_everyone": False,
-            "mentions": [],
+            "mentions": copy.deepcopy(self.mentions),
             "mention_roles": [],
             "mention_channels": [],
             "attachments": [],
@@ -368,6 +430,25 @@ class FakeMessage:
         if self.interaction_metadata is not None:
             out["interaction_metadata"] = copy.deepcopy(self.interaction_metadata)
         return out
+
+
+INTERACTIVE = (2, 3, 5, 6, 7, 8)  # button, string / user / role / mentionable / channel select
+MENTION = re.compile(r"<@!?(\d+)>")
+
+
+def mentioned_ids(content: str) -> list[int]:
+    """The users a message's text mentions (<@id> or <@!id>), in order, once each."""
+    return list(dict.fromkeys(int(m) for m in MENTION.findall(content)))
+
+
+def allowed_user_ids(ids: list[int], allowed_mentions: JSON | None) -> list[int]:
+    """The mentioned users that `allowed_mentions` lets Discord ping: all of them when it parses
+    "users" or is absent (the fake's stand-in for the sender's default), else only those it
+    lists. Mentions in embeds are never parsed, so never reach here."""
+    if allowed_mentions is None or "users" in (allowed_mentions.get("parse") or []):
+        return ids
+    listed = {int(u) for u in allowed_mentions.get("users") or []}
+    return [i for i in ids if i in listed]
 
 
 def button_row(*buttons: tuple[str, str], style: int = 2) -> JSON:
@@ -435,6 +516,21 @@ class InteractionRecord:
         return ([self.message] if self.message else []) + self.followups
 
 
+@dataclass(frozen=True)
+class EditRecord:
+    """One attempt to edit a message, accepted or refused (30046). `via` says how: "rest"
+    (PATCH /channels/.../messages/{id}), "interaction" (callback type 7), "webhook" (PATCH
+    .../messages/@original or /{id}) or "followup" (the first followup after a deferred
+    "thinking..." fills that message in)."""
+
+    message_id: int
+    channel_id: int
+    age_seconds: float
+    refused: bool
+    via: str
+    at: float  # the fake's clock
+
+
 # ---------------------------------------------------------------------- validation
 
 
@@ -442,6 +538,12 @@ class InteractionRecord:
 def _registry(path: str) -> Registry:
     raw = Path(path).read_bytes()
     doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    # Discord takes a snowflake as a JSON number too (discord.py sends allowed_mentions.users,
+    # message_reference ids... as integers); the description only says string.
+    schemas = doc["components"]["schemas"]
+    schemas["SnowflakeType"] = {
+        "anyOf": [schemas["SnowflakeType"], {"type": "integer", "minimum": 0}]
+    }
     return Registry().with_resource(
         "urn:discord-openapi", Resource.from_contents(doc, default_specification=DRAFT202012)
     )
@@ -543,7 +645,19 @@ def message_limits(body: JSON, where: str = "") -> list[str]:
     custom_ids = [c["custom_id"] for c in walk_components(components) if c.get("custom_id")]
     if len(custom_ids) != len(set(custom_ids)):
         problems.append(f"{where}duplicate custom_id in one message")
-    return problems
+    return problems + allowed_mentions_limits(body.get("allowed_mentions"), where)
+
+
+def allowed_mentions_limits(allowed: Any, where: str = "") -> list[str]:
+    """Discord refuses a kind both parsed and listed (MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE)."""
+    if not isinstance(allowed, dict):
+        return []
+    parse = allowed.get("parse") or []
+    return [
+        f'{where}allowed_mentions: parse:["{kind}"] and {kind}: [ids] are mutually exclusive'
+        for kind in ("users", "roles")
+        if kind in parse and allowed.get(kind)
+    ]
 
 
 def new_message_limits(body: JSON) -> list[str]:
@@ -653,19 +767,33 @@ def _command_chars(node: JSON) -> int:
 class _Refused(Exception):
     """Answer the request with this response (Discord refusing it)."""
 
-    def __init__(self, status: int, code: int, message: str, errors: JSON | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        errors: JSON | None = None,
+        *,
+        extra: JSON | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
-        body: JSON = {"message": message, "code": code}
+        body: JSON = {"message": message, "code": code, **(extra or {})}
         if errors:
             body["errors"] = errors
-        self.response = json_response(body, status=status)
+        self.response = json_response(body, status=status, headers=headers)
 
 
-def json_response(data: Any, status: int = 200) -> web.Response:
+def json_response(
+    data: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> web.Response:
     # Exactly "application/json": discord.py compares the header to that string, and aiohttp
     # appends "; charset=utf-8" to json_response() and to any Response built from text=.
     return web.Response(
-        body=json.dumps(data).encode(), status=status, content_type="application/json"
+        body=json.dumps(data).encode(),
+        status=status,
+        content_type="application/json",
+        headers=headers,
     )
 
 
@@ -702,6 +830,7 @@ class _Gateway:
     seq: int = 0
     shard: tuple[int, int] = (0, 1)
     identified: bool = False
+    intents: int = 0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -720,10 +849,19 @@ class FakeDiscord:
         ack_deadline: float = ACK_DEADLINE,
         heartbeat_interval: float = 41.25,
         spec_path: Path = SPEC_PATH,
+        old_message_edits: int = OLD_MESSAGE_EDITS,
+        old_message_edit_status: int = 400,
     ) -> None:
-        self.snowflake = Snowflakes()
+        self.clock = FakeClock()
+        self.snowflake = Snowflakes(self.clock)
         self.app_id = app_id
         self.bot = FakeUser(id=app_id, name=bot_name, bot=True)
+        # Edits allowed to a message over an hour old, and the status refusing the next one
+        # (400 here; 429 makes it a rate limit, which discord.py retries before raising).
+        self.old_message_edits = old_message_edits
+        self.old_message_edit_status = old_message_edit_status
+        self.edits: list[EditRecord] = []
+        self.users: dict[int, FakeUser] = {self.bot.id: self.bot}
         self.token = token
         self.ack_deadline = ack_deadline
         self.heartbeat_interval = heartbeat_interval
@@ -811,6 +949,21 @@ class FakeDiscord:
             await self._runner.cleanup()
             self._runner = None
 
+    # ------------------------------------------------------------ the clock
+
+    def now(self) -> float:
+        """Discord's time (seconds since 1970): the real time plus every `advance_clock`."""
+        return self.clock()
+
+    def advance_clock(self, seconds: float) -> None:
+        """Move Discord's clock forward: every message becomes `seconds` older, and messages
+        made afterwards get later timestamps and snowflakes."""
+        self.clock.advance(seconds)
+
+    def age(self, message: FakeMessage) -> float:
+        """How old the message is now, in seconds."""
+        return self.now() - message.created_at
+
     # ------------------------------------------------------------ queries
 
     def message(self, message_id: int) -> FakeMessage | None:
@@ -825,7 +978,18 @@ class FakeDiscord:
         return [m for m in self.messages.get(channel_id, []) if m.visible_for(user_id)]
 
     def public(self, channel_id: int) -> list[FakeMessage]:
+        """The messages everyone sees in the channel, oldest first."""
         return [m for m in self.messages.get(channel_id, []) if not m.deleted and not m.ephemeral]
+
+    def notifications(self, user_id: int) -> list[FakeMessage]:
+        """The messages whose creation notified `user_id`, oldest first (deleted ones too:
+        the notification had gone out)."""
+        mine = [m for msgs in self.messages.values() for m in msgs if user_id in m.notified]
+        return sorted(mine, key=lambda m: m.id)
+
+    def gateway_sequences(self) -> list[tuple[int, int]]:
+        """(shard id, last sequence number sent) of each identified gateway connection."""
+        return [(gw.shard[0], gw.seq) for gw in self._gateways if gw.identified]
 
     def ack_latencies(self) -> dict[int, float | None]:
         return {i: r.latency for i, r in self.interactions.items()}
@@ -858,18 +1022,45 @@ class FakeDiscord:
         components: list[JSON] | None = None,
         author: FakeUser | None = None,
     ) -> FakeMessage:
-        """Plant a public message (not validated): say one an older version of the bot left."""
+        """Plant a public message (not validated, nobody notified, no gateway event): say one
+        an older version of the bot left."""
+        now = self.now()
         msg = FakeMessage(
-            id=self.snowflake(),
+            id=self.snowflake(now),
             channel_id=channel_id,
             guild_id=self.channels[channel_id].guild_id,
-            author=(author or self.bot).payload(),
+            author=self._remember(author or self.bot).payload(),
             content=content,
             embeds=copy.deepcopy(embeds or []),
             components=number_components(copy.deepcopy(components or [])),
+            created_at=now,
         )
+        self._set_mentions(msg, None)
         self.messages.setdefault(channel_id, []).append(msg)
         return msg
+
+    async def say(self, user: FakeUser, channel_id: int, content: str) -> FakeMessage:
+        """`user` posts `content` in the channel from a Discord client: stored, the users it
+        mentions notified, and a MESSAGE_CREATE sent to a bot that asked for GUILD_MESSAGES
+        (without the message's content unless it also asked for MESSAGE_CONTENT)."""
+        if channel_id not in self.channels:
+            raise KeyError(f"no channel {channel_id}")
+        if not 1 <= len(content) <= 2000:
+            raise ValueError("a message holds 1 to 2000 characters")
+        msg = self._new_message(channel_id, {"content": content}, author=user)
+        await self._message_event("MESSAGE_CREATE", msg)
+        return msg
+
+    def add_user(self, user: FakeUser) -> FakeUser:
+        """Make a user known by name (mentions of users never seen show a made-up name)."""
+        return self._remember(user)
+
+    def _remember(self, user: FakeUser) -> FakeUser:
+        self.users.setdefault(user.id, user)
+        return user
+
+    def _user(self, user_id: int) -> FakeUser:
+        return self.users.get(user_id) or FakeUser(user_id, f"User {user_id}")
 
     # ------------------------------------------------------------ gateway
 
@@ -918,8 +1109,9 @@ class FakeDiscord:
             return
         shard = tuple(d.get("shard") or (0, 1))
         gw.shard = (int(shard[0]), int(shard[1]))
+        gw.intents = int(d.get("intents") or 0)
         gw.identified = True
-        mine = [g for g in self.guilds.values() if (g.id >> 22) % gw.shard[1] == gw.shard[0]]
+        mine = [g for g in self.guilds.values() if self._serves(gw, g.id)]
         me = {**self.bot.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
         await self._send(
             gw,
@@ -949,16 +1141,66 @@ class FakeDiscord:
             gw.seq += 1
             await gw.ws.send_str(json.dumps({"op": 0, "t": event, "s": gw.seq, "d": data}))
 
+    @staticmethod
+    def _serves(gw: _Gateway, guild_id: int) -> bool:
+        """Whether the connection's shard is the guild's ((guild_id >> 22) % num_shards)."""
+        return (guild_id >> 22) % gw.shard[1] == gw.shard[0]
+
     def _gateway_for(self, guild_id: int | None) -> _Gateway:
         for gw in self._gateways:
-            if gw.identified and (
-                guild_id is None or (guild_id >> 22) % gw.shard[1] == gw.shard[0]
-            ):
+            if gw.identified and (guild_id is None or self._serves(gw, guild_id)):
                 return gw
         raise RuntimeError("no identified gateway connection for that guild")
 
     async def dispatch(self, event: str, data: JSON, guild_id: int | None = None) -> None:
         await self._send(self._gateway_for(guild_id), event, data)
+
+    # ------------------------------------------------------------ message events
+
+    async def _message_event(self, event: str, msg: FakeMessage) -> bool:
+        """MESSAGE_CREATE / UPDATE / DELETE of a guild message everyone sees, to each
+        connection that asked for GUILD_MESSAGES, as Discord sends them (never for an
+        ephemeral message). True when a connection was told; one that has gone away (a
+        crashed bot) is skipped."""
+        if msg.ephemeral or msg.guild_id is None:
+            return False
+        told = False
+        for gw in list(self._gateways):
+            if not (
+                gw.identified and gw.intents & GUILD_MESSAGES and self._serves(gw, msg.guild_id)
+            ):
+                continue
+            try:
+                await self._send(gw, event, self._message_event_payload(event, msg, gw.intents))
+            except (ConnectionError, RuntimeError):
+                continue
+            told = True
+        return told
+
+    def _message_event_payload(self, event: str, msg: FakeMessage, intents: int) -> JSON:
+        """The event's `d`: the message with guild_id, its author's and mentioned users'
+        partial members, and no content (text, embeds, components) without MESSAGE_CONTENT
+        unless the message is the bot's own or mentions it."""
+        assert msg.guild_id is not None
+        ids = {"id": str(msg.id), "channel_id": str(msg.channel_id), "guild_id": str(msg.guild_id)}
+        if event == "MESSAGE_DELETE":
+            return ids
+        data = {**msg.payload(), **ids}
+        if msg.webhook_id is None:
+            data["member"] = self._user(msg.author_id).partial_member_payload()
+        for mentioned in data["mentions"]:
+            mentioned["member"] = self._user(int(mentioned["id"])).partial_member_payload()
+        if not self._content_visible(msg, intents):
+            data.update(content="", embeds=[], attachments=[], components=[])
+        return data
+
+    def _content_visible(self, msg: FakeMessage, intents: int) -> bool:
+        """Discord's rule for an app without the MESSAGE_CONTENT intent."""
+        return bool(
+            intents & MESSAGE_CONTENT
+            or msg.author_id == self.bot.id
+            or self.bot.id in msg.mentioned_ids
+        )
 
     # ------------------------------------------------------------ interactions
 
@@ -971,6 +1213,7 @@ class FakeDiscord:
         message: FakeMessage | None = None,
     ) -> InteractionRecord:
         """Build (not send) an INTERACTION_CREATE as Discord sends it from a guild channel."""
+        self._remember(user)
         channel = self.channels[channel_id]
         guild = self.guilds[channel.guild_id]
         iid = self.snowflake()
@@ -1124,21 +1367,29 @@ class FakeDiscord:
         kind: int = 0,
         interaction: InteractionRecord | None = None,
         extra_flags: int = 0,
+        author: FakeUser | None = None,
     ) -> FakeMessage:
+        """Store a new message (the bot's unless `author` says otherwise) and note whom its
+        mentions notify: only a new message does, never an edit."""
         channel = self.channels[channel_id]
         flags = int(body.get("flags") or 0) | extra_flags
+        now = self.now()
         msg = FakeMessage(
-            id=self.snowflake(),
+            id=self.snowflake(now),
             channel_id=channel_id,
             guild_id=channel.guild_id,
-            author=self.bot.payload(),
+            author=self._remember(author or self.bot).payload(),
             content=body.get("content") or "",
             embeds=copy.deepcopy(body.get("embeds") or []),
             components=number_components(copy.deepcopy(body.get("components") or [])),
             flags=flags,
             visible_to=visible_to if flags & EPHEMERAL else None,
             type=kind,
+            created_at=now,
+            allowed_mentions=copy.deepcopy(body.get("allowed_mentions")),
         )
+        self._set_mentions(msg, msg.allowed_mentions)
+        msg.notified = [u for u in msg.mentioned_ids if u != msg.author_id]
         if interaction is not None:
             msg.webhook_id = self.app_id
             msg.application_id = self.app_id
@@ -1150,6 +1401,43 @@ class FakeDiscord:
             }
         self.messages.setdefault(channel_id, []).append(msg)
         return msg
+
+    def _set_mentions(self, msg: FakeMessage, allowed_mentions: JSON | None) -> None:
+        """The users the content pings, as `allowed_mentions` allows (none in an ephemeral)."""
+        ids = (
+            [] if msg.ephemeral else allowed_user_ids(mentioned_ids(msg.content), allowed_mentions)
+        )
+        msg.mentions = [self._user(i).payload() for i in ids]
+
+    async def _edit(self, msg: FakeMessage, body: JSON, via: str) -> None:
+        """Edit the message as Discord does, and record the attempt in `edits`: past an hour
+        of age a message takes `old_message_edits` more edits, then each is refused (30046).
+        An edit notifies nobody; a bot with GUILD_MESSAGES gets a MESSAGE_UPDATE."""
+        now = self.now()
+        age = now - msg.created_at
+        old = age > OLD_MESSAGE_AGE
+        refused = old and msg.late_edits >= self.old_message_edits
+        self.edits.append(EditRecord(msg.id, msg.channel_id, age, refused, via, now))
+        if refused:
+            raise self._too_many_edits()
+        msg.apply(body, now)
+        msg.late_edits += old
+        self._set_mentions(msg, body.get("allowed_mentions", msg.allowed_mentions))
+        await self._message_event("MESSAGE_UPDATE", msg)
+
+    def _too_many_edits(self) -> _Refused:
+        status = self.old_message_edit_status
+        if status != 429:
+            return _Refused(status, MAX_EDITS_CODE, MAX_EDITS_MESSAGE)
+        # A rate limit as discord.py expects one (through Cloudflare: a Via header).
+        extra = {"retry_after": 0.0, "global": False}
+        return _Refused(
+            429, MAX_EDITS_CODE, MAX_EDITS_MESSAGE, extra=extra, headers={"Via": "1.1 google"}
+        )
+
+    async def _delete(self, msg: FakeMessage) -> None:
+        msg.deleted = True
+        await self._message_event("MESSAGE_DELETE", msg)
 
     def _record(self, request: web.Request) -> InteractionRecord:
         rec = self._by_token.get(request.match_info["token"])
@@ -1287,7 +1575,9 @@ class FakeDiscord:
             if msg is None or msg.deleted:
                 raise _Refused(404, 10008, "Unknown Message")
             if kind == UPDATE_MESSAGE:
-                msg.apply(data)
+                await self._edit(msg, data, "interaction")  # refused: not acknowledged
+        if kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE) and msg is not None:
+            await self._message_event("MESSAGE_CREATE", msg)
         rec.acked_at = now
         rec.callback_type = kind
         rec.callback_body = body
@@ -1326,12 +1616,13 @@ class FakeDiscord:
             and original is not None
             and original.loading
         ):
-            # The first followup after "thinking..." replaces the loading message.
-            original.apply({k: v for k, v in body.items() if k != "flags"})
+            # The first followup after "thinking..." fills in the loading message: an edit.
+            await self._edit(original, {k: v for k, v in body.items() if k != "flags"}, "followup")
             msg = original
         else:
             msg = self._new_message(rec.channel_id, body, visible_to=rec.user.id, interaction=rec)
             rec.followups.append(msg)
+            await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, rec.channel_id, msg, body)
         if request.query.get("wait") in ("1", "true", "True"):
             return json_response(msg.payload())
@@ -1350,9 +1641,9 @@ class FakeDiscord:
         if request.method == "GET":
             return json_response(msg.payload())
         if request.method == "DELETE":
-            msg.deleted = True
+            await self._delete(msg)
             return web.Response(status=204)
-        msg.apply(body or {})
+        await self._edit(msg, body or {}, "webhook")
         self._sent(request, rec.channel_id, msg, body)
         return json_response(msg.payload())
 
@@ -1370,6 +1661,7 @@ class FakeDiscord:
         if (body.get("flags") or 0) & EPHEMERAL:
             self.violation(f"POST {request.path}: channel messages cannot be ephemeral")
         msg = self._new_message(ch.id, {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL})
+        await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
 
@@ -1385,12 +1677,13 @@ class FakeDiscord:
             raise _Refused(404, 10008, "Unknown Message")
         if request.method == "GET":
             return json_response(msg.payload())
-        if msg.author.get("id") != str(self.app_id):
-            raise _Refused(403, 50005, "Cannot edit a message authored by another user")
         if request.method == "DELETE":
-            msg.deleted = True
+            # Its own message, or anyone's: the bot has Manage Messages.
+            await self._delete(msg)
             return web.Response(status=204)
-        msg.apply(body or {})
+        if msg.author_id != self.bot.id:
+            raise _Refused(403, 50005, "Cannot edit a message authored by another user")
+        await self._edit(msg, body or {}, "rest")
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
 

@@ -10,6 +10,12 @@ Every dispatch waits until the bot answered (the interaction callback) and then 
 bot's handler finished (its follow-up edits included), and fails at once, with the details,
 if the bot sent anything Discord would refuse.
 
+Chatter and the channel as people see it: `await d.say(BOB, TABLE, "gg")` posts a user's
+message (a MESSAGE_CREATE to a bot that asked for GUILD_MESSAGES); `d.channel_messages(TABLE)`,
+`d.last_message(TABLE)`, `d.messages_with_buttons(TABLE)`; `d.notifications(BOB)` lists the
+new messages that pinged Bob; `d.fake.advance_clock(3600)` ages every message an hour and
+`d.fake.edits` records each edit (its age, and whether Discord refused it: 30046).
+
 Also: `d.prepare_click(...)` + `d.dispatch_all([...])` send clicks at once; `d.crash()` kills
 the in-process bot without any shutdown; `bot_process(...)` runs the bot in a child process
 (`d.kill()` is SIGKILL); `read_session` / `read_finished` read the database file; and
@@ -30,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import discord
 import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
@@ -67,6 +74,8 @@ CORPSES: list[GameBot] = []
 # Tasks discord.py starts to run a command or a component callback (discord.py 2.7).
 _HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-")
 _NOT_HANDLERS = ("discord-ui-view-timeout-",)
+# Tasks running the listeners of message events (on_message, on_raw_message_delete, ...).
+_MESSAGE_EVENT_TASKS = ("discord.py: on_message", "discord.py: on_raw_message")
 
 
 class ClientRefused(Exception):
@@ -81,6 +90,14 @@ def _handler_tasks() -> list[asyncio.Task[Any]]:
         if handler and not task.done():
             out.append(task)
     return out
+
+
+def _event_tasks() -> list[asyncio.Task[Any]]:
+    return [
+        t
+        for t in asyncio.all_tasks()
+        if t.get_name().startswith(_MESSAGE_EVENT_TASKS) and not t.done()
+    ]
 
 
 class _LogCapture(logging.Handler):
@@ -211,6 +228,23 @@ class Driver:
             raise ClientRefused(f"/{command} needs {missing}")
         node["options"] = given
         return data
+
+    # ------------------------------------------------------------------ chatting
+
+    async def say(self, user: FakeUser, channel: int, text: str) -> FakeMessage:
+        """`user` posts `text` in the channel. A bot that asked for GUILD_MESSAGES gets it as a
+        MESSAGE_CREATE (its content only with MESSAGE_CONTENT); this returns once the bot has
+        read it and finished what it did about it, and fails on anything Discord would
+        refuse."""
+        before = len(self.fake.violations)
+        msg = await self.fake.say(user, channel, text)
+        await self.settle()
+        new = self.fake.violations[before:]
+        if new:
+            lines = [f"{user.name} said {text!r}: the bot sent something it must not"]
+            lines += [f"  violation: {v}" for v in new]
+            raise AssertionError("\n".join(lines))
+        return msg
 
     # ------------------------------------------------------------------ clicking
 
@@ -354,6 +388,27 @@ class Driver:
             raise AssertionError(f"{user.name} sees no message in channel {channel}")
         return msgs[-1]
 
+    def channel_messages(self, channel: int) -> list[FakeMessage]:
+        """The channel as everyone sees it, oldest first: no ephemerals, no deleted messages."""
+        return self.fake.public(channel)
+
+    def last_message(self, channel: int) -> FakeMessage:
+        """The newest message everyone sees in the channel (the bottom of the channel)."""
+        msgs = self.channel_messages(channel)
+        if not msgs:
+            raise AssertionError(f"no message in channel {channel}")
+        return msgs[-1]
+
+    def messages_with_buttons(self, channel: int) -> list[FakeMessage]:
+        """The channel's public messages that still hold a usable button or select (enabled,
+        with a custom_id), oldest first."""
+        return [m for m in self.channel_messages(channel) if m.live_components()]
+
+    def notifications(self, user: FakeUser) -> list[FakeMessage]:
+        """The new messages that notified `user` (mentioned in the content, as the message's
+        allowed_mentions let it), oldest first. Edits and ephemerals never notify."""
+        return self.fake.notifications(user.id)
+
     def table(self, channel: int) -> FakeMessage:
         """The latest public message with an embed: the channel's game table."""
         for msg in reversed(self.fake.public(channel)):
@@ -409,7 +464,7 @@ class Driver:
         timers = bot.timers._task
         if timers is not None:
             doomed.append(timers)
-        doomed += _handler_tasks()
+        doomed += _handler_tasks() + _event_tasks()
         for task in doomed:
             task.cancel()
         for shard in shards:  # the kernel closes a dead process's sockets
@@ -484,17 +539,32 @@ class Driver:
         return record
 
     async def settle(self) -> None:
-        """Wait until the bot finished handling every interaction and every request returned."""
+        """Wait until the bot has read every gateway event, finished handling every interaction
+        and message event, and every request returned."""
         if self.bot is None:
             return await self._settle_remote()
         deadline = time.monotonic() + self.timeout
-        while _handler_tasks() or self.fake.in_flight:
+        while _handler_tasks() or _event_tasks() or self.fake.in_flight or self._unread_events():
             self._check_alive()
             if time.monotonic() > deadline:
-                raise AssertionError(
-                    f"the bot is still busy after {self.timeout} s: {_handler_tasks()}"
-                )
+                busy = _handler_tasks() + _event_tasks()
+                raise AssertionError(f"the bot is still busy after {self.timeout} s: {busy}")
             await asyncio.sleep(0.005)
+
+    def _unread_events(self) -> bool:
+        """Whether the in-process bot has yet to read a gateway event the fake sent it (its
+        shard's last sequence number behind the fake's connection for that shard)."""
+        if self.bot is None or self.crashed:
+            return False
+        sent: dict[int, list[int]] = {}
+        for shard_id, seq in self.fake.gateway_sequences():
+            sent.setdefault(shard_id, []).append(seq)
+        for shard_id, info in self.bot.shards.items():
+            ws = info._parent.ws
+            seqs = sent.get(shard_id, [])
+            if len(seqs) == 1 and ws is not None and (ws.sequence or 0) < seqs[0]:
+                return True
+        return False
 
     async def _settle_remote(self, quiet: float = 0.05) -> None:
         """No request in flight and none started for `quiet` seconds."""
@@ -534,11 +604,13 @@ async def running_bot(
     defaults: GuildSettings | None = None,
     timeout: float = 5.0,
     shard_count: int | None = 1,
+    intents: discord.Intents | None = None,
 ) -> AsyncIterator[Driver]:
     """The real GameBot (real cogs, SQLite at `database`) connected to a fake Discord.
 
     Pass `fake=` to keep a fake (its messages and registered commands) across a restart;
-    `shard_count=None` makes the bot ask GET /gateway/bot, as in production."""
+    `shard_count=None` makes the bot ask GET /gateway/bot, as in production; `intents=`
+    replaces the intents the bot identifies with (to try GUILD_MESSAGES before the bot asks)."""
     own_fake = fake is None
     if fake is None:
         fake = FakeDiscord()
@@ -559,6 +631,8 @@ async def running_bot(
     )
     bot = GameBot(config, sync=True, rng=random.Random(seed))
     bot._connection.guild_ready_timeout = 0.05
+    if intents is not None:
+        bot._connection._intents = intents
     driver = Driver(fake=fake, bot=bot, timeout=timeout, logs=logs, database=database)
     try:
         await asyncio.wait_for(bot.login(fake.token), timeout)
