@@ -353,14 +353,17 @@ async def test_a_message_does_not_notify_its_author(d: Driver) -> None:
 # ---------------------------------------------------------------------- chatter and events
 
 
-async def test_without_guild_messages_the_bot_hears_no_chatter(d: Driver) -> None:
-    before = d.fake.gateway_sequences()
-    said = await d.say(BOB, TABLE, "anyone up for farkle?")
-    await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=5000)
-    after = d.fake.gateway_sequences()
-    assert [seq for _, seq in after] == [seq + 1 for _, seq in before]  # the slash command only
-    assert d.last_message(TABLE) is not said
-    assert d.channel_messages(TABLE)[0] is said
+async def test_without_guild_messages_the_bot_hears_no_chatter(tmp_path: Path) -> None:
+    intents = discord.Intents.none()
+    intents.guilds = True
+    async with running_bot(tmp_path / "e2e.sqlite3", intents=intents) as d:
+        before = d.fake.gateway_sequences()
+        said = await d.say(BOB, TABLE, "anyone up for farkle?")
+        await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=5000)
+        after = d.fake.gateway_sequences()
+        assert [seq for _, seq in after] == [seq + 1 for _, seq in before]  # the command only
+        assert d.last_message(TABLE) is not said
+        assert d.channel_messages(TABLE)[0] is said
 
 
 async def test_a_bot_with_guild_messages_hears_chatter_and_its_own_messages(
@@ -469,7 +472,7 @@ async def test_the_channel_as_everyone_sees_it(d: Driver) -> None:
         ],
     )
     await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=5000)
-    await d.slash(BOB, TABLE, "farkle status")  # an ephemeral answer only Bob sees
+    await d.slash(BOB, TABLE, "farkle rules")  # an ephemeral answer only Bob sees
     lobby = d.table(TABLE)
     chat = await d.say(CAROL, TABLE, "I'll watch")
     assert d.channel_messages(TABLE) == [old, lobby, chat]
