@@ -243,10 +243,11 @@ class Tables:
     async def shown(self, update: TableUpdate, message_id: int) -> None:
         """The table of `update` is in the channel as `message_id` (committed, so a restart
         knows the table is current)."""
-        if message_id != update.message_id:
-            self._chatter.pop(update.channel_id, None)
         if update.revision:
             await self.sessions.table_shown(update.channel_id, message_id, update.revision)
+        if message_id != update.message_id:
+            # After the write: the new table's own MESSAGE_CREATE may arrive meanwhile.
+            self._chatter.pop(update.channel_id, None)
 
     def _update(
         self,
