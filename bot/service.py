@@ -384,6 +384,9 @@ class Tables:
                 reply.followups.append(Reply.of_table(secret, ephemeral=True))
             ping = adapter.announce(work, actor.id, click.action, click.values)
             if ping is not None:
+                if reply.update is not None and ping.content:
+                    # Whoever the fresh table already calls is not called twice at once.
+                    ping = replace(ping, content=_unmention(ping.content, reply.update.ping))
                 reply.followups.append(Reply.of_table(ping))
             return reply
 
@@ -670,6 +673,13 @@ class Tables:
         """`reply`, followed by the channel's table brought up to date."""
         reply.update = self._update(session, rendered)
         return reply
+
+
+def _unmention(content: str, pinged: tuple[int, ...]) -> str | None:
+    """`content` without the mentions of users in `pinged`; None when nothing is left."""
+    for user in pinged:
+        content = content.replace(f"<@{user}>", "")
+    return content.strip() or None
 
 
 def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | None) -> str:

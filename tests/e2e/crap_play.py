@@ -21,7 +21,7 @@ from bot.tables.crap import LOG_LINES
 from games.crap.cards import RANKS, SUITS, label
 from games.crap.engine import CrapState
 from tests.e2e.fake_discord import FakeMessage, FakeUser, InteractionRecord
-from tests.e2e.harness import TABLE, Driver, read_session
+from tests.e2e.harness import TABLE, Driver, is_summary, read_session
 from tests.e2e.hidden_info import strings_in, watch_public_secrets
 
 # ----------------------------------------------------------------------------- reading
@@ -327,11 +327,10 @@ class CardReferee:
 
 @dataclass
 class CrapGame:
-    """A started game: the driver, the table message, the players in join order, and what
-    the test saw happen (`did`)."""
+    """A started game: the driver, the players in join order, and what the test saw happen
+    (`did`). The table message is the channel's live table (`table_message`)."""
 
     d: Driver
-    table_message: FakeMessage
     players: list[FakeUser]
     referee: CardReferee
     channel: int = TABLE
@@ -342,13 +341,17 @@ class CrapGame:
     last: InteractionRecord | None = None  # the last choice made in a hand reply
 
     def ping(self, target: FakeUser) -> FakeMessage:
-        """The public message of the last choice that pings `target` (a challenge, a
-        co-operate): it mentions them and has its own My hand button."""
+        """The public message of the last choice that tells `target` of a co-operate: it has
+        its own My hand button."""
         assert self.last is not None
-        pings = [m for m in self.last.followups if not m.ephemeral]
+        pings = [m for m in self.last.followups if not m.ephemeral and "co-operated" in m.text()]
         assert len(pings) == 1, [m.text() for m in self.last.followups]
         [ping] = pings
-        assert ping.content == f"<@{target.id}>" and ping.labels() == ["My hand"], ping.text()
+        assert ping.labels() == ["My hand"], ping.text()
+        # The target is notified once: by this message, or by the table posted with it
+        # when the co-operate made it their turn.
+        calls = [m for m in self.last.followups if target.id in m.notified]
+        assert len(calls) == 1, [m.text() for m in calls]
         return ping
 
     @classmethod
@@ -369,16 +372,48 @@ class CrapGame:
             assert joined.callback_type == 7, joined.text
         started = await d.click(players[0], channel, label="Start", message=opened.message)
         referee.after(players[0])
-        assert started.callback_type == 7 and started.message is opened.message, started.text
-        game = cls(d, opened.message, list(players), referee, channel)
+        # The lobby becomes a summary; the table is posted below, calling the first player.
+        assert d.on_table(started, opened.message) is not opened.message, started.text
+        game = cls(d, list(players), referee, channel)
         table = game.table()
+        assert d.notified(table.message) == {table.current}, table.message.content
         assert table.phase == "turn" and set(table.scores) == {p.id for p in players}
         assert all(s == 0 for s in table.scores.values()), table.text
         assert 108 - sum(table.hands.values()) == table.deck, table.text
         return game
 
+    @property
+    def table_message(self) -> FakeMessage:
+        """The channel's live table."""
+        return self.d.table(self.channel)
+
     def table(self) -> Table:
         return read_table(self.table_message)
+
+    def followed(self, before: Table) -> Table:
+        """The table after a move: the message that showed `before`, edited, while nobody
+        new is waited on; else posted afresh below (that message reduced to a summary),
+        mentioning exactly whom the game now waits on besides those it waited on already:
+        the next player, everyone asked about an Acquire, the challenged player."""
+        after = self.table()
+        if after.message is before.message:  # then nobody new is waited on
+            if after.phase == "turn" and before.phase == "turn":
+                assert after.current == before.current, after.text
+            assert after.phase not in ("acquire", "challenge") or after.phase == before.phase
+            return after
+        assert is_summary(before.message) and before.message.buttons() == [], before.text
+        pinged = self.d.notified(after.message)
+        players = {p.id for p in self.players}
+        if after.phase == "turn":
+            expected = {after.current}
+        elif after.phase == "acquire":
+            expected = players - {after.acquirer}
+        elif after.phase == "challenge":
+            expected = {after.challenged}
+        else:
+            raise AssertionError(f"a table posted afresh for nobody:\n{after.text}")
+        assert pinged == expected, (pinged, expected, after.message.content)
+        return after
 
     def user(self, user_id: int | None) -> FakeUser:
         for p in self.players:
@@ -417,7 +452,7 @@ class CrapGame:
         hand, and the table is brought up to date."""
         comp = hand.components[action]
         who = hand.owner
-        before = self.table().text
+        before = self.table()
         rec = await self.d.select(
             who, self.channel, values, custom_id=comp["custom_id"], message=hand.message
         )
@@ -425,7 +460,7 @@ class CrapGame:
         self.last = rec
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
         if action != "pickrank":
-            assert self.table().text != before, f"{action} left the table as it was"
+            assert self.followed(before).text != before.text, f"{action} left the table as it was"
         if self.table().phase == "over":
             assert "The game is over." in hand.message.text()
             return hand
@@ -436,29 +471,31 @@ class CrapGame:
     async def press_in_hand(self, hand: Hand, action: str) -> Hand | None:
         comp = hand.components[action]
         who = hand.owner
+        before = self.table()
         rec = await self.d.click(
             who, self.channel, custom_id=comp["custom_id"], message=hand.message
         )
         await self._dispatched(who, rec)
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
-        if self.table().phase == "over":
+        if self.followed(before).phase == "over":
             return None
         after = read_hand(who, hand.message)
         self.referee.hide_private_lines(after)
         return after
 
     async def press(self, who: FakeUser, label: str) -> Table:
-        """`who` presses a button of the table; the bot updates the table message."""
+        """`who` presses a button of the table; the bot answers with the table: that message
+        updated, or reduced to a summary with the table posted afresh below."""
         table = self.table()
         button = table.message.find_component(label=label)
         if button is None:
             raise ConfusedPlayer(f"no {label!r} on the table; it shows {table.labels}")
         rec = await self.d.click(
-            who, self.channel, custom_id=button["custom_id"], message=self.table_message
+            who, self.channel, custom_id=button["custom_id"], message=table.message
         )
         await self._dispatched(who, rec)
-        assert rec.callback_type == 7 and rec.message is self.table_message, rec.text
-        return self.table()
+        self.d.on_table(rec, table.message)
+        return self.followed(table)
 
 
 # ----------------------------------------------------------------------------- playing
@@ -592,8 +629,10 @@ async def challenge(game: CrapGame, hand: Hand, target: FakeUser) -> None:
     table = game.table()
     assert table.phase == "challenge" and table.challenger == who.id, table.text
     assert table.challenged == target.id and table.die is not None
-    ping = game.ping(target)
-    assert f"<@{who.id}> challenges you!" in ping.text()
+    # The table itself, posted afresh, calls the challenged player (and only them).
+    ping = game.table_message
+    assert (ping.content or "").startswith(f"<@{target.id}>: you are challenged"), ping.text()
+    assert ping.notified == [target.id] and "My hand" in ping.labels()
     game.did["challenge"] += 1
     game.last_move[who.id] = "challenge"
     placed: dict[int, list[str]] = {}

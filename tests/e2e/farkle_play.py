@@ -165,13 +165,21 @@ def player(players: Sequence[FakeUser], user_id: int | None) -> FakeUser:
 async def play_move(
     d: Driver, channel: int, players: Sequence[FakeUser], *, bank_at: int = 300
 ) -> InteractionRecord:
-    """One press by the player whose turn the table shows; the bot must update the table."""
+    """One press by the player whose turn the table shows; the bot must answer with the
+    table: edited in place while the same player goes on, posted afresh below (mentioning
+    exactly the next player) when the turn passes."""
     view = read_table(d.table(channel))
     why, button = next_press(view, bank_at=bank_at)
     who = player(players, view.current)
     rec = await d.click(who, channel, custom_id=button["custom_id"], message=view.message)
     if rec.callback_type != 7 or rec.message is not view.message:
         raise AssertionError(f"{who.name} pressed {why!r} and got {rec.callback_type}: {rec.text}")
+    after = read_table(d.on_table(rec, view.message))
+    if after.message is view.message:
+        assert after.finished or after.current == view.current, (why, after.text)
+    else:
+        assert not after.finished and after.current != view.current, (why, after.text)
+        assert d.notified(after.message) == {after.current}, (why, after.message.content)
     return rec
 
 
@@ -199,19 +207,24 @@ async def open_game(
     rules: str | None = None,
     target: int | None = None,
 ) -> FakeMessage:
-    """`/farkle start` by the first player, Join by the others, Start: the table message."""
+    """`/farkle start` by the first player, Join by the others, Start: the table message,
+    posted afresh below the lobby (now a summary), mentioning the first player."""
     opened = await d.slash(players[0], channel, "farkle start", rules=rules, target=target)
     assert opened.callback_type == 4 and opened.message is not None and not opened.ephemeral
     for p in players[1:]:
         joined = await d.click(p, channel, label="Join", message=opened.message)
-        assert joined.callback_type == 7, joined.text
+        assert joined.callback_type == 7 and d.table(channel) is opened.message, joined.text
     started = await d.click(players[0], channel, label="Start", message=opened.message)
-    assert started.callback_type == 7 and "'s turn" in opened.message.text(), started.text
-    return opened.message
+    table = d.on_table(started, opened.message)
+    assert table is not opened.message and "'s turn" in table.text(), started.text
+    assert d.notified(table) == {read_table(table).current}, table.content
+    return table
 
 
-def revision_of(message: FakeMessage) -> int:
-    """The table revision its buttons carry (t:<game>:<action>:<channel>:<revision>[:arg])."""
-    revs = {int(b["custom_id"].split(":")[4]) for b in message.buttons()}
-    assert len(revs) == 1, revs
-    return revs.pop()
+def stamp_of(message: FakeMessage) -> tuple[int, int]:
+    """The game and the decision a Farkle table's buttons answer: every button of it carries
+    the same (t:farkle:<action>:<channel>:<game>:<stamp>[:<arg>])."""
+    stamps = {tuple(int(x) for x in b["custom_id"].split(":")[4:6]) for b in message.buttons()}
+    assert len(stamps) == 1, stamps
+    game, stamp = stamps.pop()
+    return game, stamp

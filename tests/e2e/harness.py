@@ -16,6 +16,12 @@ message (a MESSAGE_CREATE to a bot that asked for GUILD_MESSAGES); `d.channel_me
 new messages that pinged Bob; `d.fake.advance_clock(3600)` ages every message an hour and
 `d.fake.edits` records each edit (its age, and whether Discord refused it: 30046).
 
+The table follows the conversation: a move may edit the table message in place or post the
+table afresh below (mentioning whoever the game now waits on) and reduce the old message to
+a summary without buttons. `d.table(TABLE)` is always the live one; `d.on_table(rec,
+clicked)` checks how a press on the table was answered and returns the live table;
+`d.notified(message)` is whom a new message notified.
+
 Also: `d.prepare_click(...)` + `d.dispatch_all([...])` send clicks at once; `d.crash()` kills
 the in-process bot without any shutdown; `bot_process(...)` runs the bot in a child process
 (`d.kill()` is SIGKILL); `read_session` / `read_finished` read the database file; and
@@ -408,13 +414,60 @@ class Driver:
         """The new messages that notified `user` (mentioned in the content, as the message's
         allowed_mentions let it), oldest first. Edits and ephemerals never notify."""
         return self.fake.notifications(user.id)
+    def tables(self, channel: int) -> list[FakeMessage]:
+        """The public messages of the channel that show a game's table or lobby, oldest
+        first: messages the bot sent whose embed has a title, but not a summary left by a
+        table posted afresh below it ("⬇ The live table is below.") and not a side message
+        (a Kuriki foul vote, "⚖ ..."; CRAP's pings have no title). Planted messages
+        (`fake.add_message`) are not the bot's: they are never the table."""
+        sent = {s.message_id for s in self.fake.sent}
+        return [m for m in self.fake.public(channel) if m.id in sent and shows_a_table(m)]
 
     def table(self, channel: int) -> FakeMessage:
-        """The latest public message with an embed: the channel's game table."""
-        for msg in reversed(self.fake.public(channel)):
-            if msg.embeds:
-                return msg
-        raise AssertionError(f"no table message in channel {channel}")
+        """The channel's live table: the latest message of `tables`. Only it may carry
+        buttons: every older table message was reduced to a summary or is a game's end."""
+        tables = self.tables(channel)
+        if not tables:
+            raise AssertionError(f"no table message in channel {channel}")
+        live = tables[-1]
+        pressable = [m for m in tables[:-1] if m.buttons()]
+        assert not pressable, (
+            f"tables with buttons above the live one ({live.id}) in channel {channel}: "
+            + "; ".join(f"{m.id}: {m.labels()}" for m in pressable)
+        )
+        return live
+
+    def summaries(self, channel: int) -> list[FakeMessage]:
+        """Former tables the bot reduced to a summary (no buttons), oldest first."""
+        return [m for m in self.fake.public(channel) if is_summary(m)]
+
+    def on_table(self, rec: InteractionRecord, clicked: FakeMessage) -> FakeMessage:
+        """Check how the bot answered a move pressed on the table `clicked` and return the
+        live table. The answer is an update of the clicked message (callback type 7), which
+        then either is still the live table (edited in place), or was reduced to a summary
+        without buttons, the live table being posted afresh below it as the interaction's
+        (only) public follow-up. (A click the bot refused is not a move: it fails here.)"""
+        assert rec.callback_type == 7 and rec.message is clicked, (
+            f"{rec.user.name}'s press was answered with type {rec.callback_type} "
+            f"on {None if rec.message is None else rec.message.id}, not an update of the "
+            f"table {clicked.id}: {rec.text}"
+        )
+        live = self.table(rec.channel_id)
+        public = [m for m in rec.followups if not m.ephemeral]
+        if live is clicked:
+            assert public == [], [m.text() for m in public]
+            return live
+        assert is_summary(clicked) and clicked.buttons() == [], clicked.text()
+        assert public == [live], (
+            f"the table after the press ({live.id}) is not its only public follow-up: "
+            f"{[m.id for m in public]}"
+        )
+        return live
+
+    def notified(self, message: FakeMessage) -> set[int]:
+        """Whom Discord notified of `message` when it was created (the users its content
+        mentions that its allowed_mentions let through). Edits notify nobody."""
+        return set(message.notified)
 
     def commands(self) -> list[dict[str, Any]]:
         """Commands registered for the test server (then global ones)."""
@@ -751,6 +804,20 @@ def read_session(database: Path, channel: int) -> dict[str, Any] | None:
         con.close()
 
 
+def read_shown(database: Path, channel: int) -> tuple[int, int] | None:
+    """(revision, shown_revision) of a channel's session row: the state committed, and the
+    state the bot recorded its table message in the channel shows (behind after a crash
+    between a commit and the table's update, until the bot catches up)."""
+    con = sqlite3.connect(database)
+    try:
+        row = con.execute(
+            "SELECT revision, shown_revision FROM sessions WHERE channel_id = ?", (channel,)
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
+    finally:
+        con.close()
+
+
 def read_finished(database: Path, channel: int) -> list[dict[str, Any]]:
     """The finished-games rows of a channel, as committed to the file."""
     con = sqlite3.connect(database)
@@ -766,6 +833,26 @@ def read_finished(database: Path, channel: int) -> list[dict[str, Any]]:
 
 def mention(user: FakeUser) -> str:
     return f"<@{user.id}>"
+
+
+SUMMARY = "⬇ The live table is below."
+
+
+def is_summary(message: FakeMessage) -> bool:
+    """A former table message reduced to its last moves, pointing below to the live one."""
+    return any(SUMMARY in (e.get("description") or "") for e in message.embeds)
+
+
+def shows_a_table(message: FakeMessage) -> bool:
+    """A public message showing a game's table or lobby (see `Driver.tables`)."""
+    titles = [e.get("title") or "" for e in message.embeds]
+    return (
+        not message.ephemeral
+        and bool(titles)
+        and bool(titles[0])
+        and not titles[0].startswith("⚖")
+        and not is_summary(message)
+    )
 
 
 __all__ = [
@@ -787,9 +874,12 @@ __all__ = [
     "InteractionRecord",
     "bot_process",
     "bury_corpses",
+    "is_summary",
     "late_answers",
     "mention",
     "read_finished",
     "read_session",
+    "read_shown",
     "running_bot",
+    "shows_a_table",
 ]

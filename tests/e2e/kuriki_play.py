@@ -25,7 +25,7 @@ from typing import Any
 from games.kuriki.values import declarable
 from games.kuriki.values import name as name_of
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, InteractionRecord
-from tests.e2e.harness import GUILD, TABLE, Driver, mention, read_finished
+from tests.e2e.harness import GUILD, TABLE, Driver, is_summary, mention, read_finished
 from tests.e2e.hidden_info import Secret, leaks_in, watch_public_secrets
 
 EVE = FakeUser(1_100_000_000_000_001_005, "Eve")  # a fifth player
@@ -232,10 +232,10 @@ class CupSecrets:
 
 @dataclass
 class KurikiGame:
-    """A started game: the driver, the cup message, the players in join order."""
+    """A started game: the driver, the players in join order (the cup message is the
+    channel's live table, `table`)."""
 
     d: Driver
-    table: FakeMessage
     players: list[FakeUser]
     secrets: CupSecrets
     channel: int = TABLE
@@ -255,13 +255,43 @@ class KurikiGame:
             joined = await d.click(p, channel, label="Join", message=opened.message)
             assert joined.callback_type == 7, joined.text
         started = await d.click(players[0], channel, label="Start", message=opened.message)
-        assert started.callback_type == 7 and started.message is opened.message, started.text
-        game = cls(d, opened.message, list(players), secrets, channel)
-        assert game.cup().phase == "direction"
+        # The lobby becomes a summary; the cup is posted below, calling the first Roller.
+        table = d.on_table(started, opened.message)
+        assert table is not opened.message, started.text
+        game = cls(d, list(players), secrets, channel)
+        cup = game.cup()
+        assert cup.phase == "direction" and d.notified(table) == {cup.roller}, table.text()
         return game
+
+    @property
+    def table(self) -> FakeMessage:
+        """The cup message: the channel's live table."""
+        return self.d.table(self.channel)
 
     def cup(self) -> Cup:
         return read_cup(self.table)
+
+    @staticmethod
+    def waits_on(cup: Cup) -> int | None:
+        """Whom the cup waits on: the Roller, or the Next Guy once a roll is declared."""
+        return (
+            None if cup.phase == "over" else cup.next_guy if cup.phase == "respond" else cup.roller
+        )
+
+    def followed(self, before: Cup, table: FakeMessage) -> Cup:
+        """The cup after a move, wherever it is shown: `table`, the message that showed
+        `before`, edited while the same player is waited on; else posted afresh below,
+        mentioning exactly the player it now waits on (and `table` a summary)."""
+        live = self.table
+        after = read_cup(live)
+        if live is table:
+            assert self.waits_on(after) in (self.waits_on(before), None), after.text
+        else:
+            assert is_summary(table) and table.buttons() == [], table.text()
+            waits = self.waits_on(after)
+            assert waits is not None and waits != self.waits_on(before), after.text
+            assert self.d.notified(live) == {waits}, live.content
+        return after
 
     def user(self, user_id: int | None) -> FakeUser:
         for p in self.players:
@@ -282,31 +312,35 @@ class KurikiGame:
         raise ConfusedPlayer("nobody else has a life")
 
     async def press(self, who: FakeUser, label: str) -> InteractionRecord:
-        """`who` presses a button of the cup message; the bot must update that message."""
+        """`who` presses a button of the cup message; the bot must answer with the cup:
+        that message updated, or reduced to a summary with the cup posted afresh below."""
         cup = self.cup()
         button = cup.button(label)
         if button is None:
             raise ConfusedPlayer(f"no {label!r} on the cup; it shows {cup.labels}:\n{cup.text}")
         rec = await self.d.click(
-            who, self.channel, custom_id=button["custom_id"], message=self.table
+            who, self.channel, custom_id=button["custom_id"], message=cup.message
         )
         self.presses += 1
-        if rec.callback_type != 7 or rec.message is not self.table:
+        if rec.callback_type != 7 or rec.message is not cup.message:
             raise AssertionError(f"{who.name} pressed {label!r}: {rec.callback_type} {rec.text}")
+        self.d.on_table(rec, cup.message)
+        self.followed(cup, cup.message)
         return rec
 
     async def refused(
         self, who: FakeUser, label: str, *, message: FakeMessage | None = None
     ) -> str:
         """`who` presses a button and is told no, privately; the cup does not change."""
-        msg = message or self.table
-        before = read_cup(self.table).text
+        table = self.table
+        msg = message or table
+        before = read_cup(table).text
         button = msg.find_component(label=label)
         assert button is not None, f"no {label!r} on the message: {msg.labels()}"
         rec = await self.d.click(who, self.channel, custom_id=button["custom_id"], message=msg)
         assert rec.callback_type == 4 and rec.ephemeral, (label, rec.callback_type, rec.text)
         assert rec.message is not None and rec.message.visible_to == who.id
-        assert read_cup(self.table).text == before
+        assert self.table is table and read_cup(table).text == before
         return rec.text
 
     async def choose(self, way: str = "Clockwise ↻") -> Cup:
@@ -324,13 +358,14 @@ class KurikiGame:
         mark = self.secrets.mark()
         rec = await self.press(who, "Roll (take the cup)" if take else "Roll")
         after = self.cup()
-        if not rec.followups:
+        secret = [m for m in rec.followups if m.ephemeral]
+        if not secret:
             if after.phase != "over":  # (a game over names only the winner)
                 assert LAST_KURIKI.search(after.description), after.text
                 assert after.roller == who.id and after.phase == "roll", after.text
             return None
-        [eph] = rec.followups
-        assert eph.ephemeral and eph.visible_to == who.id
+        [eph] = secret
+        assert eph.visible_to == who.id
         roll = read_roll(who, eph)
         self.secrets.hide(roll.dice, mark)
         self.under_cup = roll.dice
@@ -340,12 +375,18 @@ class KurikiGame:
 
     async def declare(self, roll: Roll, value: int) -> Cup:
         """The Roller chooses `value` in the select of their ephemeral."""
+        before = self.cup()
         rec = await self.d.select(roll.roller, self.channel, [str(value)], message=roll.ephemeral)
         self.presses += 1
         assert rec.callback_type == 7 and rec.message is roll.ephemeral, rec.text
         assert f"You declared **{name_of(value)}**." in roll.ephemeral.text()
         assert roll.ephemeral.all_components() == []  # the menu is used up
-        cup = self.cup()
+        # The cup now waits on the Next Guy: posted afresh as the declaration's public
+        # follow-up (not a channel POST: outside the global rate limit), calling him; the cup
+        # above becomes a summary.
+        cup = self.followed(before, before.message)
+        assert cup.message is not before.message
+        assert [m for m in rec.followups if not m.ephemeral] == [cup.message]
         assert cup.phase == "respond" and cup.declared == value, cup.text
         assert cup.responsible == roll.roller.id, cup.text
         return cup
@@ -384,7 +425,7 @@ class KurikiGame:
         button = cup.button("Peek")
         assert button is not None, cup.labels
         rec = await self.d.click(
-            who, self.channel, custom_id=button["custom_id"], message=self.table
+            who, self.channel, custom_id=button["custom_id"], message=cup.message
         )
         assert rec.callback_type == 4 and rec.ephemeral and rec.message is not None, rec.text
         assert rec.message.visible_to == who.id
@@ -396,8 +437,8 @@ class KurikiGame:
         """Sneak a peek: a foul charged publicly, the dice shown privately."""
         mark = self.secrets.mark()
         rec = await self.press(who, "Sneak a peek (foul)")
-        [eph] = rec.followups
-        assert eph.ephemeral and eph.visible_to == who.id
+        [eph] = [m for m in rec.followups if m.ephemeral]
+        assert eph.visible_to == who.id
         m = UNDER_THE_CUP.search(eph.text())
         assert m is not None, eph.text()
         dice = f"{m[1]}-{m[2]}"

@@ -57,7 +57,8 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert all(final.scores[w] == max(final.scores.values()) for w in final.winners)
     names = " and ".join(f"<@{w}>" for w in final.winners)
     assert final.message.content == f"🏆 {names} won the CRAP game!"
-    assert final.message is game.table_message
+    # Only the live table remains one: every table message above it became a summary.
+    assert d.tables(TABLE) == [final.message] and len(d.summaries(TABLE)) >= 2
 
     # The finished-games row, as committed to the database file.
     assert d.database is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.fake_discord import embed_text
 from tests.e2e.farkle_play import play_to_end, read_table
 from tests.e2e.harness import (
     ALICE,
@@ -17,6 +18,7 @@ from tests.e2e.harness import (
     TABLE,
     Driver,
     FakeUser,
+    is_summary,
     mention,
 )
 from tests.e2e.hidden_info import assert_no_public_secrets, private_texts, watch_public_secrets
@@ -33,7 +35,7 @@ NAMES = {
 EPHEMERAL_ONLY = [
     "You are not in this game",
     "It's not your turn",
-    "The live table is the latest table message",
+    "That moment has passed",
 ]
 
 
@@ -55,26 +57,39 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert NAMES[preset] in d.table(TABLE).text() and str(target) in d.table(TABLE).text()
     for p in table[1:]:
         joined = await d.click(p, TABLE, label="Join")
-        assert joined.callback_type == 7 and mention(p) in d.table(TABLE).text()
+        assert joined.callback_type == 7 and joined.message is opened.message
+        assert d.table(TABLE) is opened.message and mention(p) in opened.message.text()
     started = await d.click(table[0], TABLE, label="Start")
-    assert started.callback_type == 7 and started.message is opened.message
+    # The lobby becomes a summary; the game's table is posted below, calling the first player.
+    assert d.on_table(started, opened.message) is not opened.message
 
     # Before the first roll: a bystander, a player out of turn, and a look at the table.
     view = read_table(d.table(TABLE))
     assert view.roll is not None and view.current in {p.id for p in table}
+    assert d.notified(view.message) == {view.current}
     waiting = next(p for p in table if p.id != view.current)
     for who, says in ((MALLORY, "not in this game"), (waiting, "not your turn")):
         refused = await d.click(who, TABLE, custom_id=view.roll["custom_id"])
         assert refused.callback_type == 4 and refused.ephemeral and says in refused.text
+    assert d.table(TABLE) is view.message and view.message.text() == view.text
+    shown = embed_text(view.message.embeds[0])
+    buttons = [(b["label"], b["custom_id"]) for b in view.buttons()]
+    # /farkle status posts the live table at the bottom of the channel, for everyone, with
+    # its buttons (notifying nobody); the one above becomes a summary.
     status = await d.slash(waiting, TABLE, "farkle status")
-    assert status.ephemeral and "latest table message" in status.text
-    assert d.table(TABLE).text() == view.text
+    assert status.callback_type == 4 and not status.ephemeral and status.message is not None
+    assert d.table(TABLE) is status.message and d.notified(status.message) == set()
+    assert embed_text(status.message.embeds[0]) == shown
+    assert [(b["label"], b["custom_id"]) for b in status.message.buttons()] == buttons
+    assert is_summary(view.message) and view.message.buttons() == []
 
     presses = await play_to_end(d, TABLE, table)
     assert presses > 0
 
     final = read_table(d.table(TABLE))
-    assert final.finished and final.buttons() == [] and final.message is opened.message
+    assert final.finished and final.buttons() == []
+    # Every table message above the last one is a summary: only the live table had buttons.
+    assert opened.message in d.summaries(TABLE) and d.tables(TABLE) == [final.message]
     assert final.winner is not None and final.winner_score is not None
     assert f"{mention(player_by_id(final.winner))} wins the Farkle game!" in final.message.content
 

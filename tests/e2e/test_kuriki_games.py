@@ -23,6 +23,7 @@ from tests.e2e.harness import (
     TABLE,
     Driver,
     FakeUser,
+    is_summary,
     mention,
 )
 from tests.e2e.kuriki_play import (
@@ -91,8 +92,15 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     assert f"Foul on {third.name}: lifting both cheeks" in cup.text
     assert "use Peek" in await game.refused(third, "Sneak a peek (foul)")
     assert await game.peek(third) == roll.dice
+    # /kuriki status: the cup posted at the bottom of the channel, for everyone, with its
+    # buttons (notifying nobody); the dice stay hidden (the check watches every body).
+    shown = game.cup()
+    labels = shown.labels
     status = await d.slash(ng, TABLE, "kuriki status")
-    assert status.ephemeral and "Standing declaration" in status.text
+    assert status.callback_type == 4 and not status.ephemeral and status.message is not None
+    assert game.table is status.message and "Standing declaration" in status.text
+    assert game.cup().description == shown.description and game.cup().labels == labels
+    assert is_summary(shown.message) and d.notified(status.message) == set()
     reveal = await game.pull()
     assert not reveal.lie and reveal.dice == roll.dice
     cup = game.cup()

@@ -30,8 +30,9 @@ def leaking(phase: str, shown_as: str) -> Any:
     [
         # On the table edit that answers Roll, before the ephemeral shows the dice.
         ("declare", "psst, {a}-{b}", "the dice under the cup went public"),
-        # Later, on the edit after the declaration, dressed up as a pull.
-        ("respond", "Last pull: {a}-{b} (x)", "secret leaked: PATCH"),
+        # Later, on the cup posted afresh after the declaration (it calls the Next Guy; the
+        # declaration's public follow-up), dressed up as a pull.
+        ("respond", "Last pull: {a}-{b} (x)", "secret leaked: POST /api/v10/webhooks/"),
     ],
     ids=["on-the-roll", "disguised-as-a-pull"],
 )

@@ -8,10 +8,13 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.fake_discord import FakeDiscord, FakeMessage, embed_text
+from bot.tables.farkle import FarkleTable
+from games.farkle.engine import FarkleState
+from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord, embed_text
 from tests.e2e.farkle_play import (
     next_press,
     open_game,
@@ -19,7 +22,7 @@ from tests.e2e.farkle_play import (
     play_to_end,
     player,
     read_table,
-    revision_of,
+    stamp_of,
 )
 from tests.e2e.harness import (
     ALICE,
@@ -30,22 +33,45 @@ from tests.e2e.harness import (
     FakeUser,
     bot_process,
     bury_corpses,
+    is_summary,
     read_finished,
     read_session,
+    read_shown,
     running_bot,
 )
 
 
-async def press_then_die(d: Driver, players: list[FakeUser]) -> dict[str, Any]:
+def shows(message: FakeMessage, row: dict[str, Any]) -> None:
+    """`message`, the answer to a press, shows the game of the committed `row`: as the live
+    table, whose buttons answer its decision (its stamp) and show its dice; or as the summary
+    of a table posted afresh below, which shows its last moves."""
+    state = FarkleState.model_validate(json.loads(row["data"])["state"])
+    if is_summary(message):
+        assert message.buttons() == []
+        moves = (message.embeds[0].get("description") or "").splitlines()[:-1]
+        assert moves == state.log[-2:], (moves, state.log[-2:])
+        return
+    view = read_table(message)
+    game = int(row["created_at"] * 1000) % 1_000_000_000
+    assert stamp_of(message) == (game, FarkleTable().stamp(state, "roll", None))
+    assert view.current == state.current_player.id
+    assert [(die.face, die.selected) for die in view.dice] == [
+        (f, i in state.turn.selected) for i, f in enumerate(state.turn.dice)
+    ]
+
+
+async def press_then_die(
+    d: Driver, players: list[FakeUser]
+) -> tuple[dict[str, Any], InteractionRecord]:
     """The next press; the moment its answer arrives the bot dies. Returns the session row
-    as committed then, read by another connection before the kill."""
+    as committed then, read by another connection before the kill, and the press."""
     view = read_table(d.table(TABLE))
     _, button = next_press(view)
     rec = d.prepare_click(player(players, view.current), TABLE, custom_id=button["custom_id"])
     await d.fake.inject(rec)
     assert rec.acked is not None
     await rec.acked  # answered: the move must survive whatever happens next
-    assert rec.callback_type == 7
+    assert rec.callback_type == 7 and rec.message is view.message
     assert d.database is not None
     row = read_session(d.database, TABLE)
     if d.process is not None:
@@ -53,29 +79,77 @@ async def press_then_die(d: Driver, players: list[FakeUser]) -> dict[str, Any]:
     else:
         await d.crash()
     assert row is not None
-    assert row["revision"] == revision_of(view.message)  # what the answer showed was committed
-    return row
+    shows(view.message, row)  # what the answer showed was committed
+    return row, rec
+
+
+async def caught_up(d: Driver, committed: dict[str, Any]) -> FakeMessage:
+    """The latest table once the new bot has brought it up to date: a table that shows an
+    older state than the committed one (the old bot died between its commit and showing
+    it) is edited, or posted afresh, at start-up; then the bot records it as current."""
+    assert d.database is not None
+    deadline = time.monotonic() + d.timeout
+    while True:
+        latest = d.tables(TABLE)[-1]
+        revision, shown = read_shown(d.database, TABLE) or (0, 0)
+        try:
+            shows(latest, committed)
+            assert shown == revision == committed["revision"], (shown, revision)
+            await d.settle()
+            return latest
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.01)
 
 
 async def carries_on(
-    d: Driver, table: FakeMessage, players: list[FakeUser], committed: dict[str, Any]
+    d: Driver,
+    table: FakeMessage,
+    players: list[FakeUser],
+    committed: dict[str, Any],
+    last: InteractionRecord,
 ) -> None:
-    """The new bot holds exactly the committed game, shows what the table showed, takes the
-    presses on the buttons already in the channel, and plays on to a recorded winner."""
-    assert d.stored(TABLE) == committed
-    view = read_table(table)
-    status = await d.slash(players[0], TABLE, "farkle status")
-    assert status.ephemeral and status.message is not None
-    assert embed_text(status.message.embeds[0]) == embed_text(table.embeds[0])
+    """The new bot holds exactly the committed game, shows it on the live table, takes the
+    presses on the buttons already in the channel, and plays on to a recorded winner.
+    `table` is the table the last press (`last`) was made on before the bot died."""
+    # (The message id may differ: the new bot posts the table afresh if the old one died
+    # before it could.)
+    stored = d.stored(TABLE)
+    assert stored is not None
+    assert {**stored, "message_id": None} == {**committed, "message_id": None}
+    live = await caught_up(d, committed)
+    assert d.stored(TABLE)["message_id"] == live.id  # type: ignore[index]
+    assert live is table or is_summary(table)
 
-    why, button = next_press(view)
+    # Known gap (a bot issue): when the old bot died after posting the table afresh (the
+    # press's follow-up) but before recording which message it is, the new bot posts its
+    # own, and the orphan keeps its buttons. It shows the committed game and its buttons
+    # still work: the next move is pressed there, which retires it.
+    pressable = [m for m in d.tables(TABLE) if m.buttons()]
+    assert pressable[-1] is live
+    orphans = pressable[:-1]
+    assert all(o in last.followups for o in orphans) and len(orphans) <= 1, orphans
+    for orphan in orphans:
+        shows(orphan, committed)
+    on = orphans[0] if orphans else live
+
+    view = read_table(on)
+    _, button = next_press(view)
     who = player(players, view.current)
-    rec = await d.click(who, TABLE, custom_id=button["custom_id"], message=table)
-    assert rec.callback_type == 7 and rec.message is table, (why, rec.text)
+    rec = await d.click(who, TABLE, custom_id=button["custom_id"], message=on)
+    live = d.on_table(rec, on)
     assert d.stored(TABLE)["revision"] == committed["revision"] + 1  # type: ignore[index]
 
+    # /farkle status posts the same table at the bottom, with its buttons.
+    shown = embed_text(live.embeds[0])
+    status = await d.slash(players[0], TABLE, "farkle status")
+    assert status.callback_type == 4 and not status.ephemeral and status.message is not None
+    assert embed_text(status.message.embeds[0]) == shown
+    assert d.table(TABLE) is status.message and is_summary(live)
+
     assert await play_to_end(d, TABLE, players) >= 0
-    final = read_table(table)
+    final = read_table(d.table(TABLE))
     assert d.database is not None
     [row] = read_finished(d.database, TABLE)
     assert final.winner is not None and row["winner_id"] == final.winner
@@ -87,21 +161,22 @@ async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Pat
     db = tmp_path / "e2e.sqlite3"
     players = [ALICE, BOB, CAROL]
     async with running_bot(db, fake=fake, seed=21) as d:
-        table = await open_game(d, TABLE, players, rules="classic", target=1500)
+        await open_game(d, TABLE, players, rules="classic", target=1500)
         for _ in range(5):
             await play_move(d, TABLE, players)
-        while not any(die.selected for die in read_table(table).dice):
+        while not any(die.selected for die in read_table(d.table(TABLE)).dice):
             await play_move(d, TABLE, players)
         # Mid-turn, dice thrown, some tapped: the next press kills the bot once answered.
         dead = d.bot
-        committed = await press_then_die(d, players)
+        table = d.table(TABLE)
+        committed, last = await press_then_die(d, players)
     assert dead is not None and not dead.is_closed()  # nothing was shut down cleanly
     assert fake.gateway_connections == 0
     thread = dead.store.db._thread
     assert thread.is_alive()  # its SQLite connection is abandoned, still open
 
     async with running_bot(db, fake=fake, seed=22) as d:
-        await carries_on(d, table, players, committed)
+        await carries_on(d, table, players, committed, last)
         assert d.problems == []
 
     await bury_corpses()
@@ -112,16 +187,17 @@ async def test_sigkill_of_the_bot_process_loses_nothing(fake: FakeDiscord, tmp_p
     db = tmp_path / "e2e.sqlite3"
     players = [ALICE, BOB]
     async with bot_process(db, fake, seed=31) as child:
-        table = await open_game(child, TABLE, players, rules="on-the-table", target=1000)
+        await open_game(child, TABLE, players, rules="on-the-table", target=1000)
         for _ in range(6):
             await play_move(child, TABLE, players)
-        committed = await press_then_die(child, players)
+        table = child.table(TABLE)
+        committed, last = await press_then_die(child, players)
         assert child.process is not None and child.process.returncode == -signal.SIGKILL
         assert child.problems == []
     assert fake.gateway_connections == 0
 
     async with running_bot(db, fake=fake, seed=32) as d:
-        await carries_on(d, table, players, committed)
+        await carries_on(d, table, players, committed, last)
         assert d.problems == []
 
 

@@ -35,8 +35,14 @@ async def test_a_planted_secret_is_caught(d: Driver) -> None:
     # Live: the press whose answer shows it fails at once, naming the secret.
     watch = watch_public_secrets(d.fake, [PLANTED])
     with pytest.raises(AssertionError, match=r"secret leaked.*Zed-7f3a9c"):
-        await d.click(ALICE, TABLE, label="Start")  # type 7: "Seating rolls: ... Zed-7f3a9c"
-    assert len(watch.leaks) == 1 and "/callback" in watch.leaks[0]
+        # Type 7: the lobby becomes a summary of the last moves ("Seating rolls: ... Zed");
+        # the table posted afresh below, as the interaction's follow-up, shows them too.
+        await d.click(ALICE, TABLE, label="Start")
+    assert len(watch.leaks) == 2, watch.leaks
+    assert (
+        watch.leaks[0].startswith("POST /api/v10/interactions/") and "/callback" in watch.leaks[0]
+    )
+    assert watch.leaks[1].startswith("POST /api/v10/webhooks/")
     watch.stop()
     d.fake.violations.clear()  # checked: the teardown would fail on it otherwise
 

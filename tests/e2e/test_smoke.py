@@ -16,6 +16,7 @@ from tests.e2e.harness import (
     TABLE,
     Driver,
     FakeUser,
+    is_summary,
     mention,
     running_bot,
 )
@@ -42,15 +43,20 @@ async def test_smoke(d: Driver) -> None:
     assert "join the table" in lobby.text() and "5000" in lobby.text()
 
     await d.click(BOB, TABLE, label="Join")
-    assert mention(BOB) in d.table(TABLE).text()
+    assert mention(BOB) in d.table(TABLE).text() and d.table(TABLE) is lobby
     started = await d.click(ALICE, TABLE, label="Start")
     assert started.callback_type == 7 and started.message.id == lobby.id
-
+    # The lobby is reduced to a summary; the table is posted below it, calling the player
+    # whose turn it is (and only them).
+    first = d.on_table(started, lobby)
+    assert first is not lobby and is_summary(lobby) and lobby.buttons() == []
     player = whose_turn(d, ALICE, BOB)
-    edits = d.table(TABLE).edits
+    assert first.content.startswith(mention(player)) and d.notified(first) == {player.id}
+
+    edits = first.edits
     rolled = await d.click(player, TABLE, label="Roll 6 dice")
     table = d.table(TABLE)
-    assert rolled.callback_type == 7 and table.id == lobby.id
+    assert rolled.callback_type == 7 and rolled.message is first and table is first
     assert table.edits > edits and "Thrown:" in table.text()
     assert any(b["custom_id"].startswith("t:farkle:toggle:") for b in table.buttons())
 

@@ -1,5 +1,5 @@
 """Turn timers through the real client: when a player lets the clock run out, the bot plays
-the safe move on its own and edits the table message over REST (no interaction to answer)."""
+the safe move on its own and shows the table over REST (no interaction to answer)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bot.settings import GuildSettings
-from tests.e2e.harness import ALICE, BOB, TABLE, Driver
+from tests.e2e.harness import ALICE, BOB, TABLE, Driver, is_summary
 
 
 @pytest.mark.e2e(defaults=GuildSettings(turn_timer=1))
@@ -20,16 +20,21 @@ async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) ->
     table = d.table(TABLE)
     first = re.search(r"<@(\d+)>'s turn", table.text())
     assert first and "Time for this move runs out" in table.text()
-    edits = table.edits
     # Nobody presses anything: after the deadline the timer ends the absent player's turn.
-    seen = ""
+    # The turn passes, so the table is posted afresh over REST (no interaction to answer),
+    # calling the next player, and the message above becomes a summary without buttons.
+    seen, live = "", table
     for _ in range(60):
         await asyncio.sleep(0.1)
-        if table.edits > edits and "ran out of time" in table.text():
-            seen = table.text()  # read at once: the next player's clock runs 1 s too
+        live = d.table(TABLE)
+        if live is not table and "ran out of time" in live.text():
+            seen = live.text()  # read at once: the next player's clock runs 1 s too
             break
-    assert "ran out of time" in seen, table.text()
+    assert "ran out of time" in seen, d.table(TABLE).text()
     after = re.search(r"<@(\d+)>'s turn", seen)
-    assert after and after[1] != first[1]  # the turn passed on, on the same table message
+    assert after and after[1] != first[1]  # the turn passed on
+    assert live.interaction_metadata is None and live.webhook_id is None  # a channel message
+    assert d.notified(live) == {int(after[1])}
+    assert is_summary(table) and table.buttons() == [] and "ran out of time" in table.text()
     await d.settle()
     assert d.fake.violations == []
