@@ -12,7 +12,7 @@ from discord.ext import commands
 from bot.components import Click, TableItem
 from bot.config import BotConfig
 from bot.errors import GameTree, UserError, answer_error
-from bot.interactions import actor_of, send_reply
+from bot.interactions import actor_of, send_rematch, send_reply
 from bot.service import Reply, Tables
 from bot.store import Store
 from bot.tables.base import Rendered, TableAdapter
@@ -104,6 +104,10 @@ class GameBot(commands.AutoShardedBot):
             message = interaction.message
             message_id = message.id if message else None
             ephemeral = bool(message and message.flags.ephemeral)
+            if click.action == "rematch":  # a finished table's: there is no session to click
+                rematch = await self.tables.rematch(actor_of(interaction), click)
+                await send_rematch(interaction, rematch)
+                return
             reply = await self.tables.click(
                 actor_of(interaction), click, message_id, ephemeral=ephemeral
             )

@@ -74,7 +74,9 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert presses > 0
 
     final = read_table(d.table(TABLE))
-    assert final.finished and final.buttons() == [] and final.message is opened.message
+    assert final.finished and final.message is opened.message
+    assert [b["label"] for b in final.buttons()] == ["Rematch"]
+    assert "Rematch below, or /farkle start" in final.text and "/farkle leave" not in final.text
     assert final.winner is not None and final.winner_score is not None
     assert f"{mention(player_by_id(final.winner))} wins the Farkle game!" in final.message.content
 
