@@ -15,7 +15,7 @@ from bot.components import LEGACY_CUSTOM_ID, Click, TableItem
 from bot.config import BotConfig
 from bot.display import show_over_rest
 from bot.errors import GameTree, UserError, answer_error
-from bot.interactions import actor_of, send_reply
+from bot.interactions import actor_of, send_rematch, send_reply
 from bot.service import Tables
 from bot.store import Store
 from bot.tables.base import TableAdapter
@@ -116,6 +116,10 @@ class GameBot(commands.AutoShardedBot):
             message = interaction.message
             message_id = message.id if message else None
             ephemeral = bool(message and message.flags.ephemeral)
+            if click.action == "rematch":  # a finished table's: there is no session to click
+                rematch = await self.tables.rematch(actor_of(interaction), click)
+                await send_rematch(interaction, rematch)
+                return
             reply = await self.tables.click(
                 actor_of(interaction), click, message_id, ephemeral=ephemeral
             )

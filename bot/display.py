@@ -11,12 +11,11 @@ refused edit falls back to posting the table afresh."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.service import TableUpdate
+from bot.service import TableUpdate, only_mentioning
 from bot.tables.base import Rendered
 
 if TYPE_CHECKING:
@@ -29,26 +28,9 @@ def table_kwargs(rendered: Rendered) -> dict[str, Any]:
     return {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
 
 
-@dataclass(frozen=True)
-class _Mentioned:
-    """A user to notify. discord.py writes `.id` as it is, and Discord's API description
-    wants snowflakes as strings (discord.Object would make it an integer)."""
-
-    id: str
-
-
 def post_kwargs(update: TableUpdate) -> dict[str, Any]:
     """A fresh table message: mentions notify exactly the players it pings."""
-    mentions = (
-        discord.AllowedMentions(
-            users=[_Mentioned(str(u)) for u in update.ping],  # type: ignore[misc]
-            everyone=False,
-            roles=False,
-        )
-        if update.ping
-        else discord.AllowedMentions.none()
-    )
-    return {**table_kwargs(update.table), "allowed_mentions": mentions}
+    return {**table_kwargs(update.table), "allowed_mentions": only_mentioning(update.ping)}
 
 
 async def show_on_interaction(

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.components import view_of
 from bot.display import show_on_interaction, show_over_rest
-from bot.service import Actor, Reply
+from bot.service import Actor, Rematch, Reply
 
 if TYPE_CHECKING:
     from bot.app import GameBot
@@ -53,3 +54,19 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if update is not None:
         await show_over_rest(interaction.client, update, interaction.followup)
+
+
+async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Rematch) -> None:
+    """Answer a Rematch press: the finished table keeps its text and loses the live button
+    (the interaction's answer), then the new lobby is posted as a new message that pings
+    exactly the invited players, and becomes the channel's table."""
+    await interaction.response.edit_message(view=view_of(rematch.finished_items))
+    lobby = rematch.lobby
+    message = await interaction.followup.send(
+        content=lobby.content or "",
+        embed=lobby.embed,
+        view=lobby.view(),
+        allowed_mentions=rematch.allowed_mentions(),
+        wait=True,
+    )
+    await interaction.client.tables.table_posted(rematch.channel_id, message.id)

@@ -11,20 +11,20 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import discord
 from pydantic import ValidationError
 
-from bot.components import Click, TableItem, view_of
+from bot.components import Click, TableItem, button, view_of
 from bot.config import REPOST_AFTER
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
-from bot.tables.base import Move, Rendered, TableAdapter
+from bot.tables.base import EMBED_COLOUR, Move, Rendered, TableAdapter
 from games.errors import NotInGame
 from games.lobby import Lobby, Seat
 
@@ -109,6 +109,56 @@ class Reply:
 
 
 @dataclass
+class Rematch:
+    """What a Rematch press shows: the new lobby, posted as a new message whose content
+    invites (mentions) the other players of the finished game, and what is left of the
+    finished table's buttons."""
+
+    lobby: Rendered
+    invited: list[int]
+    channel_id: int
+    finished_items: list[TableItem]
+
+    def allowed_mentions(self) -> discord.AllowedMentions:
+        """Ping exactly the invited players: nobody else, no role, not @everyone."""
+        return only_mentioning(self.invited)
+
+
+class _MentionedUser:
+    """A user for AllowedMentions whose id goes out as a string, as Discord's API description
+    types snowflakes in request bodies (with discord.Object, discord.py sends the int)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, user_id: int) -> None:
+        self.id = str(user_id)
+
+
+def only_mentioning(users: Iterable[int]) -> discord.AllowedMentions:
+    """Allowed mentions that notify exactly `users`: nobody else, no role, not @everyone
+    (nobody at all when `users` is empty)."""
+    ids = list(users)
+    if not ids:
+        return discord.AllowedMentions.none()
+    return discord.AllowedMentions(
+        users=[_MentionedUser(i) for i in ids],  # type: ignore[misc]
+        everyone=False,
+        roles=False,
+        replied_user=False,
+    )
+
+
+def duration(seconds: int) -> str:
+    """'15 minutes', '1 minute', '2 hours', '90 seconds'."""
+    if seconds >= 7200 and seconds % 3600 == 0:
+        return f"{seconds // 3600} hours"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds} seconds"
+
+
+@dataclass
 class Tables:
     store: Store
     adapters: dict[str, TableAdapter]
@@ -167,32 +217,106 @@ class Tables:
         adapter = self.adapters[kind]
         settings = await self.settings(guild_id)
         async with self.sessions.lock(channel_id):
-            running = await self.sessions.kind_of(channel_id)
-            if running is not None:
-                title = self.adapters[running].title if running in self.adapters else running
-                raise UserError(
-                    f"A game of {title} is already running in this channel. "
-                    f"Finish it, or end it with /{running} end."
-                )
-            lobby = Lobby(
-                starter=actor.id,
-                players=[Seat(id=actor.id, name=actor.name)],
-                min_players=adapter.min_players,
-                max_players=adapter.max_players,
-                options=adapter.lobby_options(
-                    settings, {k: v for k, v in options.items() if v is not None}
-                ),
+            await self._refuse_busy(channel_id)
+            chosen = adapter.lobby_options(
+                settings, {k: v for k, v in options.items() if v is not None}
             )
-            session = Session(
-                channel_id=channel_id,
-                guild_id=guild_id,
-                kind=kind,
-                lobby=lobby,
-                created_at=self.clock(),
+            session = await self._save_lobby(actor, guild_id, channel_id, adapter, chosen, settings)
+            return self._on_table(session, adapter.render_lobby(session, settings), fresh=True)
+
+    async def rematch(self, actor: Actor, click: Click) -> Rematch:
+        """The Rematch button of a finished table: a new lobby of the same game with the same
+        options (the finished-games row keeps them) and the presser in it, which invites the
+        other players of that game. Only they, or a server manager, may press it."""
+        game_id = int(click.arg) if (click.arg or "").isdigit() else None
+        record = None if game_id is None else await self.store.finished_game(game_id)
+        if (
+            record is None
+            or record["channel_id"] != click.channel_id
+            or record["kind"] != click.kind
+            or click.kind not in self.adapters
+        ):
+            raise UserError(
+                f"I have no record of that game: start a new one with /{click.kind} start."
             )
-            await self.sessions.save(session)
-            rendered = adapter.render_lobby(session, settings)
-            return self._on_table(session, rendered, fresh=True)
+        adapter = self.adapters[click.kind]
+        previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
+        if actor.id not in previous and not actor.is_admin:
+            raise UserError(
+                "Only the players of that game (or a server manager) can ask for a rematch. "
+                f"Start a game of your own with /{click.kind} start."
+            )
+        guild_id = record["guild_id"]
+        assert guild_id is None or isinstance(guild_id, int)
+        settings = await self.settings(guild_id)
+        async with self.sessions.lock(click.channel_id):
+            await self._refuse_busy(click.channel_id)
+            kept = record["lobby"]
+            options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
+            session = await self._save_lobby(
+                actor, guild_id, click.channel_id, adapter, options, settings
+            )
+        invited = [i for i in dict.fromkeys(previous) if i != actor.id]
+        lobby = adapter.render_lobby(session, settings)
+        ping = "".join(f"<@{i}> " for i in invited).rstrip()
+        lobby.content = (
+            f"{ping + ': ' if ping else ''}{actor.name} wants a rematch of {adapter.title}: "
+            "join below."
+        )
+        spent = button(
+            click.kind,
+            "rematch",
+            click.channel_id,
+            click.game,
+            click.stamp,
+            "Rematch opened below",
+            arg=click.arg,
+            disabled=True,
+        )
+        return Rematch(
+            lobby=lobby, invited=invited, channel_id=click.channel_id, finished_items=[spent]
+        )
+
+    async def _refuse_busy(self, channel_id: int) -> None:
+        """One game per channel: a private refusal naming the one already there."""
+        running = await self.sessions.kind_of(channel_id)
+        if running is not None:
+            title = self.adapters[running].title if running in self.adapters else running
+            raise UserError(
+                f"A game of {title} is already running in this channel. "
+                f"Finish it, or end it with /{running} end."
+            )
+
+    async def _save_lobby(
+        self,
+        actor: Actor,
+        guild_id: int | None,
+        channel_id: int,
+        adapter: TableAdapter,
+        options: dict[str, object],
+        settings: GuildSettings,
+    ) -> Session:
+        """A new lobby with `actor` in it (the host); it closes by itself when nobody has
+        started it `lobby_timeout` seconds after it opened (see `expire`)."""
+        now = self.clock()
+        lobby = Lobby(
+            starter=actor.id,
+            players=[Seat(id=actor.id, name=actor.name)],
+            min_players=adapter.min_players,
+            max_players=adapter.max_players,
+            options=options,
+        )
+        session = Session(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            kind=adapter.kind,
+            lobby=lobby,
+            created_at=now,
+            deadline=now + settings.lobby_timeout,
+        )
+        await self.sessions.save(session)
+        self.on_deadline()
+        return session
 
     async def table_posted(self, channel_id: int, message_id: int) -> None:
         """Remember which message is the channel's table (tests and tools that post it)."""
@@ -427,17 +551,14 @@ class Tables:
         if action == "join":
             lobby.join(Seat(id=actor.id, name=actor.name))
         elif action == "leave":
-            lobby.leave(actor.id)
+            lobby.leave(actor.id)  # the host's leaving hands the lobby to the earliest player
             if not lobby.players:
                 await self.sessions.delete(work.channel_id)
                 return Reply(
                     content="Everyone left: the lobby is closed.", embed=None, items=[], edit=True
                 )
         elif action == "cancel":
-            if actor.id != lobby.starter and not actor.is_admin:
-                raise UserError(
-                    "Only the player who opened the lobby (or a server manager) can cancel it."
-                )
+            lobby.check_cancel(actor.id, actor.is_admin)
             await self.sessions.delete(work.channel_id)
             return Reply(
                 content=f"{actor.name} cancelled the {adapter.title} lobby.",
@@ -462,7 +583,7 @@ class Tables:
             settings = await self.settings(session.guild_id)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
             if not session.started:
-                work.lobby.leave(actor.id)
+                host = work.lobby.leave(actor.id)
                 if not work.lobby.players:
                     await self.sessions.delete(channel_id)
                     return self._with_table(
@@ -471,8 +592,9 @@ class Tables:
                         Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
                     )
                 await self.sessions.save(work)
+                handed = f" {host.name} is the host now." if host is not None else ""
                 return self._with_table(
-                    Reply(content=f"{actor.name} left the lobby."),
+                    Reply(content=f"{actor.name} left the lobby.{handed}"),
                     work,
                     adapter.render_lobby(work, settings),
                 )
@@ -504,9 +626,7 @@ class Tables:
             assert session is not None
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
-                raise UserError(
-                    "Only the player who started this game (or a server manager) can end it."
-                )
+                raise UserError("Only the host of this game (or a server manager) can end it.")
             if not session.started:
                 await self.sessions.delete(channel_id)
                 return self._with_table(
@@ -515,11 +635,15 @@ class Tables:
                     Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
                 )
             result = adapter.outcome(session.state)
-            await self.sessions.finish(session, self._record(session, adapter, ended_by=actor.name))
+            game_id = await self.sessions.finish(
+                session, self._record(session, adapter, ended_by=actor.name)
+            )
             final = adapter.render(session)
             final.items, final.content = [], None
             session.ping = []  # nobody is waited on in an ended game
             final.embed.description = f"**Game ended early by {actor.name}.**"
+            final.embed.set_footer(text=adapter.finished_footer())
+            self._add_rematch(final, session, game_id)
             return self._with_table(
                 Reply(
                     content=f"{actor.name} ended the {adapter.title} game. Standings: "
@@ -568,10 +692,12 @@ class Tables:
                 await self.store.clear_deadline(channel_id)
                 return None
             now = self.clock()
-            if session is None or not session.started or session.deadline is None:
+            if session is None or session.deadline is None:
                 return None
             if session.deadline > now:
                 return None
+            if not session.started:
+                return await self._close_lobby(session)
             adapter = self.adapters[session.kind]
             settings = await self.settings(session.guild_id)
             work = replace(session)  # the lobby is not changed here
@@ -615,8 +741,8 @@ class Tables:
         work.ping = [u for u in adapter.waiting_on(work.state) if u not in before_waiting]
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = None
-            await self.sessions.finish(work, self._record(work, adapter))
-            return adapter.render(work)
+            game_id = await self.sessions.finish(work, self._record(work, adapter))
+            return self._add_rematch(adapter.render(work), work, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         if not timer or on_clock is None:
@@ -655,7 +781,41 @@ class Tables:
             rules=result.rules,
             outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
             started_at=session.created_at,
+            lobby=session.lobby.options,
         )
+
+    @staticmethod
+    def _add_rematch(rendered: Rendered, session: Session, game_id: int) -> Rendered:
+        """A finished table's Rematch button; its argument is the finished game's id, so it
+        works from the database alone, after a restart too (see `rematch`)."""
+        rendered.items.append(
+            button(
+                session.kind,
+                "rematch",
+                session.channel_id,
+                session.game_id,
+                0,
+                "Rematch",
+                arg=game_id,
+                style=discord.ButtonStyle.success,
+            )
+        )
+        return rendered
+
+    async def _close_lobby(self, session: Session) -> Reply:
+        """An unstarted lobby ran out of time: delete it and say so on its message."""
+        adapter = self.adapters[session.kind]
+        await self.sessions.delete(session.channel_id)
+        waited = duration(round((session.deadline or session.created_at) - session.created_at))
+        embed = discord.Embed(
+            title=f"{adapter.title}: lobby closed",
+            description=f"This lobby closed after {waited} with nobody starting it. "
+            f"Open a new one with /{session.kind} start.",
+            colour=EMBED_COLOUR,
+        )
+        session.ping = []  # nobody is waited on in a closed lobby
+        closed = Rendered(embed=embed)
+        return self._with_table(Reply.of_table(closed), session, closed)
 
     def _on_table(
         self,

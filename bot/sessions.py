@@ -153,9 +153,11 @@ class Sessions:
             session.shown_revision = max(session.shown_revision, shown.shown_revision)
         self._cache[session.channel_id] = session
 
-    async def finish(self, session: Session, record: FinishedGame) -> None:
-        await self.store.finish_session(session.channel_id, record)
+    async def finish(self, session: Session, record: FinishedGame) -> int:
+        """Record the finished game and drop the session; returns the finished game's id."""
+        game_id = await self.store.finish_session(session.channel_id, record)
         self._forget(session.channel_id)
+        return game_id
 
     async def delete(self, channel_id: int) -> None:
         await self.store.delete_session(channel_id)

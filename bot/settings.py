@@ -24,6 +24,9 @@ class GuildSettings(BaseModel):
         default_factory=dict, description="Per preset, the rule fields this server changed."
     )
     turn_timer: int = Field(120, ge=0, le=3600, description="Seconds per move; 0 turns it off.")
+    lobby_timeout: int = Field(
+        900, ge=60, le=86400, description="Seconds an unstarted lobby stays open."
+    )
     kuriki_lives: int = Field(5, ge=1, le=9, description="Lives each Kuriki player starts with.")
     kuriki_two_digit: bool = Field(False, description="Declare non-doubles as two-digit numbers.")
     kuriki_reverse_after_kuriki: bool = Field(

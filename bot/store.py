@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN shown_revision INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: the lobby options a finished game was played with, for its Rematch button
+    # (NULL on older rows: a rematch of those uses the server's settings)
+    """
+    ALTER TABLE finished_games ADD COLUMN lobby TEXT;
+    """,
 ]
 
 
@@ -84,6 +90,7 @@ class FinishedGame:
     rules: dict[str, object]
     outcome: str
     started_at: float
+    lobby: dict[str, object] | None = None
 
 
 class Store:
@@ -193,8 +200,8 @@ class Store:
         try:
             cur = await self.db.execute(
                 "INSERT INTO finished_games (guild_id, channel_id, kind, players, scores,"
-                " winner_id, rules, outcome, started_at, finished_at)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                " winner_id, rules, outcome, started_at, finished_at, lobby)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     game.guild_id,
                     game.channel_id,
@@ -206,6 +213,7 @@ class Store:
                     game.outcome,
                     game.started_at,
                     time.time(),
+                    None if game.lobby is None else json.dumps(game.lobby),
                 ),
             )
             await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
@@ -253,10 +261,7 @@ class Store:
         )
 
     async def finished_games(self, channel_id: int | None = None) -> list[dict[str, object]]:
-        sql = (
-            "SELECT id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
-            " started_at, finished_at FROM finished_games"
-        )
+        sql = f"SELECT {_FINISHED_COLUMNS} FROM finished_games"
         args: tuple[object, ...] = ()
         if channel_id is not None:
             sql += " WHERE channel_id = ?"
@@ -264,10 +269,28 @@ class Store:
         async with self.db.execute(sql + " ORDER BY id", args) as cur:
             cols = [c[0] for c in cur.description]
             rows = await cur.fetchall()
-        out = []
-        for r in rows:
-            rec = dict(zip(cols, r, strict=True))
-            for key in ("players", "scores", "rules"):
-                rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
-            out.append(rec)
-        return out
+        return [_finished_record(cols, r) for r in rows]
+
+    async def finished_game(self, game_id: int) -> dict[str, object] | None:
+        """One finished game by its id (as `finished_games` gives it), or None."""
+        async with self.db.execute(
+            f"SELECT {_FINISHED_COLUMNS} FROM finished_games WHERE id = ?", (game_id,)
+        ) as cur:
+            cols = [c[0] for c in cur.description]
+            row = await cur.fetchone()
+        return None if row is None else _finished_record(cols, row)
+
+
+_FINISHED_COLUMNS = (
+    "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
+    " started_at, finished_at, lobby"
+)
+
+
+def _finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
+    """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
+    rec = dict(zip(cols, row, strict=True))
+    for key in ("players", "scores", "rules", "lobby"):
+        if rec[key] is not None:
+            rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
+    return rec

@@ -38,7 +38,10 @@ class Seat(BaseModel):
 
 
 class Lobby(BaseModel):
-    """Players gather here until the starter (or an admin) starts the game."""
+    """Players gather here until one of them (or an admin) starts the game.
+
+    `starter` is the host: the player who opened the lobby until they leave, then the
+    earliest player still in it. The host (or an admin) may cancel the lobby."""
 
     starter: int
     players: list[Seat] = Field(default_factory=list)
@@ -56,15 +59,25 @@ class Lobby(BaseModel):
             raise LobbyError(f"The table is full ({self.max_players} players).")
         self.players.append(seat)
 
-    def leave(self, user_id: int) -> None:
+    def leave(self, user_id: int) -> Seat | None:
+        """Take the player out; when they were the host, the earliest player left becomes
+        the host, and is returned (None: the host did not change, or nobody is left)."""
         if not self.has(user_id):
             raise LobbyError("You are not in this lobby.")
         self.players = [p for p in self.players if p.id != user_id]
+        if user_id == self.starter and self.players:
+            self.starter = self.players[0].id
+            return self.players[0]
+        return None
 
     def check_start(self, user_id: int, is_admin: bool) -> None:
-        if user_id != self.starter and not is_admin:
+        if not self.has(user_id) and not is_admin:
             raise LobbyError(
-                "Only the player who opened the lobby (or a server manager) can start it."
+                "Only a player in the lobby (or a server manager) can start it: join first."
             )
         if len(self.players) < self.min_players:
             raise LobbyError(f"At least {self.min_players} players are needed to start.")
+
+    def check_cancel(self, user_id: int, is_admin: bool) -> None:
+        if user_id != self.starter and not is_admin:
+            raise LobbyError("Only the host of the lobby (or a server manager) can cancel it.")

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.interactions import send_reply
-from bot.service import Reply
+from bot.service import Reply, duration
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
@@ -30,7 +30,12 @@ RULE_CHOICES = [
 def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed = discord.Embed(title="Server settings", colour=EMBED_COLOUR)
     timer = f"{settings.turn_timer} s" if settings.turn_timer else "off"
-    embed.add_field(name="General", value=f"Turn timer: **{timer}**", inline=False)
+    lobby = duration(settings.lobby_timeout)
+    embed.add_field(
+        name="General",
+        value=f"Turn timer: **{timer}**\nAn unstarted lobby closes after **{lobby}**",
+        inline=False,
+    )
     farkle = [f"Default rule set: **{PRESETS[settings.farkle_preset].name}**"]
     for preset, changes in settings.farkle_house_rules.items():
         if changes:
@@ -145,6 +150,15 @@ class AdminCog(
     ) -> None:
         """Set the turn timer for every game."""
         await self._update(interaction, turn_timer=seconds)
+
+    @app_commands.command(name="lobby")
+    @app_commands.describe(minutes="Minutes a lobby waits for someone to start it (1-1440)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def lobby(
+        self, interaction: discord.Interaction[GameBot], minutes: app_commands.Range[int, 1, 1440]
+    ) -> None:
+        """Set how long an unstarted lobby stays open before it closes by itself."""
+        await self._update(interaction, lobby_timeout=minutes * 60)
 
     @app_commands.command(name="kuriki")
     @app_commands.describe(

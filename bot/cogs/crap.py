@@ -54,5 +54,5 @@ class CrapCog(
 
     @app_commands.command(name="end")
     async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the CRAP game here (its starter or a server manager)."""
+        """End the CRAP game here (its host or a server manager)."""
         await common.end(interaction, "crap")

@@ -66,5 +66,5 @@ class FarkleCog(
 
     @app_commands.command(name="end")
     async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the Farkle game here (its starter or a server manager)."""
+        """End the Farkle game here (its host or a server manager)."""
         await common.end(interaction, "farkle")

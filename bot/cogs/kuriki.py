@@ -51,7 +51,7 @@ class KurikiCog(
 
     @app_commands.command(name="end")
     async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the Kuriki game here (its starter or a server manager)."""
+        """End the Kuriki game here (its host or a server manager)."""
         await common.end(interaction, "kuriki")
 
     @app_commands.command(name="foul")

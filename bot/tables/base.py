@@ -219,22 +219,46 @@ class TableAdapter(ABC):
             arg=arg,
         )
 
+    # ------------------------------------------------------------------ the end
+
+    def finished_footer(self) -> str:
+        """A finished table's footer: what one can do next (the service adds the button)."""
+        return f"Rematch below, or /{self.kind} start for a new game"
+
+    @staticmethod
+    def departure_line(why: str) -> str:
+        """The finished table's headline when players left and nobody won."""
+        return f"**Game over:** {why}, so the game ended with no winner."
+
+    @staticmethod
+    def departure_summary(why: str) -> str:
+        """The finished-games outcome of a game that players left."""
+        return f"No winner: {why}, so the game ended."
+
     # ------------------------------------------------------------------ lobby
 
     def render_lobby(self, session: Session, settings: GuildSettings) -> Rendered:
         lobby = session.lobby
-        names = "\n".join(f"• <@{p.id}>" for p in lobby.players) or "nobody yet"
+        names = (
+            "\n".join(
+                f"• <@{p.id}>" + (" (host)" if p.id == lobby.starter else "") for p in lobby.players
+            )
+            or "nobody yet"
+        )
+        description = self.lobby_description(lobby, settings)
+        if session.deadline is not None:
+            description += f"\n⏱ Closes <t:{int(session.deadline)}:R> unless someone starts it."
         embed = discord.Embed(
             title=f"{self.title}: join the table",
-            description=self.lobby_description(lobby, settings),
+            description=description,
             colour=EMBED_COLOUR,
         )
         embed.add_field(
             name=f"Players ({len(lobby.players)}/{lobby.max_players})", value=names, inline=False
         )
         embed.set_footer(
-            text=f"{lobby.min_players}-{lobby.max_players} players. "
-            "The player who opened the lobby (or a server manager) starts or cancels it."
+            text=f"{lobby.min_players}-{lobby.max_players} players. Any player here (or a server "
+            "manager) can start; the host (or a server manager) can cancel."
         )
         items = [
             self.button(session, "join", "Join", style=discord.ButtonStyle.success),

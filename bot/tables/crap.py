@@ -200,7 +200,13 @@ class CrapTable(TableAdapter):
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winners[0] if state.winners else None,
             rules=state.rules.model_dump(mode="json") | {"winners": state.winners},
-            summary=f"{names} won." if names else "No winner.",
+            summary=(
+                self.departure_summary(state.ended_by_departure)
+                if state.ended_by_departure
+                else f"{names} won."
+                if names
+                else "No winner."
+            ),
         )
 
     # ---------------------------------------------------------------- public table
@@ -224,12 +230,18 @@ class CrapTable(TableAdapter):
             embed.add_field(
                 name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
             )
-        embed.set_footer(text="Your cards: press My hand · /crap rules")
+        embed.set_footer(
+            text=self.finished_footer()
+            if state.finished
+            else "Your cards: press My hand · /crap rules"
+        )
         items = [] if state.finished else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
 
     def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
         content = None
+        if state.finished and state.ended_by_departure:
+            return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
             names = " and ".join(f"<@{w}>" for w in state.winners)
             lines = [

@@ -176,7 +176,13 @@ class FarkleTable(TableAdapter):
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
-            summary=f"{winner.name} won with {winner.score}." if winner else "No winner.",
+            summary=(
+                self.departure_summary(state.ended_by_departure)
+                if state.ended_by_departure
+                else f"{winner.name} won with {winner.score}."
+                if winner
+                else "No winner."
+            ),
         )
 
     # ---------------------------------------------------------------- rendering
@@ -187,7 +193,9 @@ class FarkleTable(TableAdapter):
         embed = discord.Embed(title=f"🎲 Farkle · {rules.name}", colour=EMBED_COLOUR)
         lines: list[str] = []
         content = None
-        if state.finished:
+        if state.finished and state.ended_by_departure:
+            lines.append(self.departure_line(state.ended_by_departure))
+        elif state.finished:
             winner = next((p for p in engine.standings(state) if p.id == state.winner), None)
             lines.append(
                 f"🏆 **Game over.** <@{winner.id}> wins with **{winner.score}**!"
@@ -204,7 +212,10 @@ class FarkleTable(TableAdapter):
                 name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
             )
         reach = "at or over" if rules.target_inclusive else "over"
-        embed.set_footer(text=f"Target: {reach} {rules.target} · /farkle rules · /farkle leave")
+        embed.set_footer(
+            text=f"Target: {reach} {rules.target} · "
+            + (self.finished_footer() if state.finished else "/farkle rules · /farkle leave")
+        )
         items = [] if state.finished else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
 

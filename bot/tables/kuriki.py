@@ -186,7 +186,13 @@ class KurikiTable(TableAdapter):
             scores={str(p.id): p.lives for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
-            summary=f"{winner.name} was the last one standing." if winner else "No winner.",
+            summary=(
+                self.departure_summary(state.ended_by_departure)
+                if state.ended_by_departure
+                else f"{winner.name} was the last one standing."
+                if winner
+                else "No winner."
+            ),
         )
 
     # ---------------------------------------------------------------- public table
@@ -206,7 +212,9 @@ class KurikiTable(TableAdapter):
         foot = f"Play goes {way} · {state.rules.lives} lives"
         if state.rules.stake:
             foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
-        embed.set_footer(text=foot + " · /kuriki rules")
+        embed.set_footer(
+            text=foot + " · " + (self.finished_footer() if state.finished else "/kuriki rules")
+        )
         content = None
         if state.finished and state.winner is not None:
             content = f"🏆 <@{state.winner}> wins the Kuriki game!"
@@ -229,7 +237,9 @@ class KurikiTable(TableAdapter):
                     f"Last pull: {dice_text(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; <@{r.loser}> lost a life."
                 )
         roller = f"<@{state.roller}>"
-        if state.phase == "over":
+        if state.phase == "over" and state.ended_by_departure:
+            lines.append(self.departure_line(state.ended_by_departure))
+        elif state.phase == "over":
             lines.append(
                 f"🏆 **Game over.** <@{state.winner}> is the last one standing!"
                 if state.winner

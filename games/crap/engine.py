@@ -150,6 +150,9 @@ class CrapState(BaseModel):
     force: ForceVote | None = None
     rounds: int = 0
     winners: list[int] = Field(default_factory=list)
+    ended_by_departure: str | None = Field(
+        None, description="Why too few players were left (e.g. 'Ann left'): no winner."
+    )
     reveals: list[Reveal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)
     moment: int = Field(0, description="Counts turns and the decisions opened in them.")
@@ -461,7 +464,7 @@ def timeout(
                     text=f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
                 )
             )
-            _remove(s, p.id, events)
+            _remove(s, p.id, events, f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
     _log(s, events)
     return s, events
 
@@ -475,7 +478,7 @@ def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event
         raise IllegalMove("Wait until the current action is settled before leaving.")
     s = state.model_copy(deep=True)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
-    _remove(s, user_id, events)
+    _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)
     return s, events
 
@@ -968,7 +971,9 @@ def _end_turn(s: CrapState, events: list[Event]) -> None:
     events.append(Event(kind="turn", player=p.id, text=f"{p.name}'s turn."))
 
 
-def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
+def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
+    """Take a player out, their cards to the discard. Fewer than two left ends the game with
+    no winner (`why` says who left): the one left has not reached the threshold."""
     index = next(i for i, p in enumerate(s.players) if p.id == user_id)
     p = s.players[index]
     s.discard += p.hand + p.protected
@@ -981,14 +986,11 @@ def _remove(s: CrapState, user_id: int, events: list[Event]) -> None:
     if len(s.players) < 2:
         s.phase = "over"
         s.current = 0  # keep current_player valid for the one left
-        s.winners = [q.id for q in s.players]
-        if s.winners:
-            events.append(
-                Event(
-                    kind="game_over",
-                    text=f"Game over: {s.players[0].name} is the last player at the table and wins.",
-                )
-            )
+        s.winners = []
+        s.ended_by_departure = why
+        events.append(
+            Event(kind="game_over", text=f"Game over: {why}, so the game ends with no winner.")
+        )
         return
     if index < s.current:
         s.current -= 1

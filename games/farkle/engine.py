@@ -84,6 +84,9 @@ class FarkleState(BaseModel):
     final_turns: list[int] | None = Field(None, description="Ids still to play before the end.")
     finished: bool = False
     winner: int | None = None
+    ended_by_departure: str | None = Field(
+        None, description="Why too few players were left (e.g. 'Ann left'): no winner."
+    )
     log: list[str] = Field(default_factory=list)
 
     def player(self, user_id: int) -> FarklePlayer:
@@ -292,7 +295,7 @@ def timeout(state: FarkleState, rng: random.Random) -> tuple[FarkleState, list[E
                 text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and is out of the game.",
             )
         )
-        _remove(s, player.id, events)
+        _remove(s, player.id, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
     _log(s, events)
     return s, events
 
@@ -306,7 +309,7 @@ def remove_player(
     who = state.player(user_id)
     s = state.model_copy(deep=True)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} {reason}.")]
-    _remove(s, user_id, events)
+    _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)
     return s, events
 
@@ -521,7 +524,9 @@ def _end_turn(s: FarkleState, events: list[Event]) -> None:
     events.append(_turn_start_event(s))
 
 
-def _remove(s: FarkleState, user_id: int, events: list[Event]) -> None:
+def _remove(s: FarkleState, user_id: int, events: list[Event], why: str) -> None:
+    """Take a player out. A final round that is now complete ends the game as usual; too
+    few players left (and no final round done) ends it with no winner, `why` saying so."""
     index = next(i for i, p in enumerate(s.players) if p.id == user_id)
     their_turn = index == s.current
     if their_turn:
@@ -536,18 +541,31 @@ def _remove(s: FarkleState, user_id: int, events: list[Event]) -> None:
         s.current -= 1
     elif their_turn:
         s.current %= max(1, len(s.players))
-    if len(s.players) < 2 or s.final_turns == []:
+    if s.final_turns == []:
         _finish(s, events)
+        return
+    if len(s.players) < 2:
+        _finish(s, events, departure=why)
         return
     if their_turn:
         s.turn_number += 1
         events.append(_turn_start_event(s))
 
 
-def _finish(s: FarkleState, events: list[Event], winner: int | None = None) -> None:
+def _finish(
+    s: FarkleState, events: list[Event], winner: int | None = None, departure: str | None = None
+) -> None:
     s.finished = True
     s.turn = Turn()
     s.piggyback = None
+    if departure is not None:
+        s.winner, s.ended_by_departure = None, departure
+        events.append(
+            Event(
+                kind="game_over", text=f"Game over: {departure}, so the game ends with no winner."
+            )
+        )
+        return
     if winner is None and s.players:
         winner = _ranked(s.players)[0].id
     s.winner = winner

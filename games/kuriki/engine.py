@@ -118,6 +118,9 @@ class KurikiState(BaseModel):
     next_vote: int = 1
     tarted: int | None = None
     winner: int | None = None
+    ended_by_departure: str | None = Field(
+        None, description="Why too few players were left (e.g. 'Ann left'): no winner."
+    )
     last_reveal: Reveal | None = None
     log: list[str] = Field(default_factory=list)
     moment: int = Field(
@@ -319,7 +322,7 @@ def timeout(
                 text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
             )
         )
-        _remove(s, who, events)
+        _remove(s, who, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
     _log(s, events)
     return s, events
 
@@ -346,7 +349,7 @@ def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[E
         raise IllegalMove("You are already out of this game.")
     s = state.model_copy(deep=True)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
-    _remove(s, user_id, events)
+    _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)
     return s, events
 
@@ -726,18 +729,35 @@ def _involved(s: KurikiState, user_id: int) -> bool:
     return user_id in (s.roller, s.responsible, s.next_guy) or user_id in s.passed
 
 
-def _remove(s: KurikiState, user_id: int, events: list[Event]) -> None:
+def _remove(s: KurikiState, user_id: int, events: list[Event], why: str) -> None:
+    """Take a player out of the game. When that leaves fewer than two with lives, the game
+    ends with no winner (`why` says who left): nobody earned the last-one-standing win."""
     p = s.player(user_id)
     involved = _involved(s, user_id)
     p.lives = 0
     p.left = True
     for vote in [v for v in s.votes if v.accused == user_id]:
         s.votes.remove(vote)
-    alive = s.alive()
-    if len(alive) <= 1:
-        _finish(s, alive[0].id if alive else None, events)
+    if len(s.alive()) <= 1:
+        _end_by_departure(s, why, events)
         return
     _fresh_point_without(s, user_id, involved, events)
+
+
+def _end_by_departure(s: KurikiState, why: str, events: list[Event]) -> None:
+    """Too few players are left: no winner, and any stakes go back to everyone (the pot,
+    paid in fouls, is nobody's to take)."""
+    s.phase = "over"
+    s.winner = None
+    s.ended_by_departure = why
+    s.dice = None
+    s.votes = []
+    text = f"Game over: {why}, so the game ends with no winner."
+    if s.rules.stake:
+        for p in s.players:
+            p.purse += s.rules.stake
+        text += " The stakes go back to everyone."
+    events.append(Event(kind="game_over", text=text))
 
 
 def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: list[Event]) -> None:

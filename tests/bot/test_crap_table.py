@@ -199,3 +199,20 @@ async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
     after = await state_of(tables)
     assert after.phase == "turn" and after.acquire is None
     assert after.current_player.id != actor.id
+
+
+async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> None:
+    await start_crap(tables, threshold=500)
+    await tables.leave(BOB, CHANNEL, "crap")
+    assert not (await state_of(tables)).finished  # two players play on
+    reply = await tables.leave(CAROL, CHANNEL, "crap")
+    table = reply.table
+    assert table.embed.description == "**Game over:** Carol left, so the game ended with no winner."
+    assert table.content is None and table.embed.footer.text == (
+        "Rematch below, or /crap start for a new game"
+    )
+    assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
+    (record,) = await tables.store.finished_games(CHANNEL)
+    assert record["winner_id"] is None and record["rules"]["winners"] == []
+    assert record["outcome"] == "No winner: Carol left, so the game ended."
+    assert record["lobby"]["rules"]["threshold"] == 500

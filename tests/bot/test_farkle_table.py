@@ -79,7 +79,10 @@ async def test_full_game_to_a_winner(tables: Tables, preset: str) -> None:
     assert winner in PLAYERS
     scores = record["scores"]
     assert scores[str(winner)] == max(scores.values())
-    assert reply.items == [] and f"<@{winner}>" in reply.content
+    assert [label for label, _ in buttons(reply).values()] == ["Rematch"]
+    assert find(reply, "rematch").arg == str(record["id"])
+    assert f"<@{winner}>" in reply.content
+    assert reply.embed.footer.text.endswith("Rematch below, or /farkle start for a new game")
 
 
 async def test_restart_mid_game_continues(db_path, clock: Clock) -> None:
@@ -163,7 +166,7 @@ async def test_corrupt_row_is_refused_and_admin_can_clear_it(tables: Tables) -> 
 
 async def test_end_and_leave(tables: Tables) -> None:
     await open_game(tables, ALICE, BOB, CAROL)
-    with pytest.raises(UserError, match="Only the player who started"):
+    with pytest.raises(UserError, match="Only the host of this game"):
         await tables.end(BOB, CHANNEL, "farkle")
     reply = await tables.leave(BOB, CHANNEL, "farkle")
     assert "left" in reply.content and reply.table is not None and reply.table_message_id == 555
@@ -171,17 +174,31 @@ async def test_end_and_leave(tables: Tables) -> None:
     with pytest.raises(NotInGame):
         await tables.leave(BOB, CHANNEL, "farkle")
     reply = await tables.end(ALICE, CHANNEL, "farkle")
-    assert "ended" in reply.content and reply.table.items == []
+    assert "ended" in reply.content
     assert reply.table.embed.description == "**Game ended early by Alice.**"
+    assert reply.table.embed.footer.text == "Rematch below, or /farkle start for a new game"
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["outcome"].startswith("Ended early")
+    (rematch,) = reply.table.items  # the only button left
+    assert Click.parse(rematch.custom_id).action == "rematch"
+    assert Click.parse(rematch.custom_id).arg == str(record["id"])
 
 
-async def test_last_player_left_wins(tables: Tables) -> None:
+async def test_a_game_players_left_ends_with_no_winner(tables: Tables) -> None:
+    """The issue's example: Alice leaves on the first turn; Bob does not "win with 0"."""
     await open_game(tables, ALICE, BOB)
-    await tables.leave(ALICE, CHANNEL, "farkle")
+    reply = await tables.leave(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
-    assert record["winner_id"] == BOB.id
+    assert record["winner_id"] is None
+    assert record["outcome"] == "No winner: Alice left, so the game ended."
+    table = reply.table
+    assert table.embed.description == (
+        "**Game over:** Alice left, so the game ended with no winner."
+    )
+    assert table.content is None  # no trophy, no ping
+    assert "wins" not in table.embed.description and "🏆" not in table.embed.description
+    assert "/farkle leave" not in table.embed.footer.text
+    assert [label for label, _ in buttons(Reply.of_table(table)).values()] == ["Rematch"]
 
 
 async def test_turn_timer_plays_safe_move_and_removes_after_three(

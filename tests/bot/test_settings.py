@@ -59,6 +59,8 @@ def test_bad_house_rules_are_refused(field: str, value: str, message: str) -> No
     [
         {"turn_timer": -1},
         {"turn_timer": 5000},
+        {"lobby_timeout": 59},
+        {"lobby_timeout": 86401},
         {"kuriki_lives": 0},
         {"kuriki_lives": 10},
         {"crap_threshold": 5},

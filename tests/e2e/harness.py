@@ -430,7 +430,7 @@ class Driver:
         if not tables:
             raise AssertionError(f"no table message in channel {channel}")
         live = tables[-1]
-        pressable = [m for m in tables[:-1] if m.buttons()]
+        pressable = [m for m in tables[:-1] if m.live_components()]
         assert not pressable, (
             f"tables with buttons above the live one ({live.id}) in channel {channel}: "
             + "; ".join(f"{m.id}: {m.labels()}" for m in pressable)

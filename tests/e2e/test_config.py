@@ -36,6 +36,20 @@ async def test_settings_are_stored_and_used_by_the_next_game(d: Driver) -> None:
     assert "Time for this move" not in d.table(TABLE).text()  # the timer is off
 
 
+async def test_the_lobby_timeout_is_set_in_minutes_and_used_by_the_next_lobby(d: Driver) -> None:
+    shown = await d.slash(ADMIN, TABLE, "config show")
+    assert "An unstarted lobby closes after **15 minutes**" in shown.message.text()
+    saved = await d.slash(ADMIN, TABLE, "config lobby", minutes=5)
+    assert saved.ephemeral and "closes after **5 minutes**" in saved.message.text()
+    with pytest.raises(ClientRefused):
+        await d.slash(ADMIN, TABLE, "config lobby", minutes=0)
+    refused = await d.slash(ALICE, TABLE, "config lobby", minutes=60)
+    assert refused.ephemeral and "Manage Server" in refused.text
+    await d.slash(ALICE, TABLE, "crap start")
+    stored = d.stored(TABLE)
+    assert stored is not None and stored["deadline"] == pytest.approx(stored["created_at"] + 300)
+
+
 async def test_bad_values_get_a_clear_answer_and_change_nothing(d: Driver) -> None:
     bad = await d.slash(ADMIN, TABLE, "config farkle-rule", rule="kind_scoring", value="triple")
     assert bad.ephemeral and "kind_scoring" in bad.text

@@ -87,7 +87,8 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert presses > 0
 
     final = read_table(d.table(TABLE))
-    assert final.finished and final.buttons() == []
+    assert final.finished and [b["label"] for b in final.buttons()] == ["Rematch"]
+    assert "Rematch below, or /farkle start" in final.text and "/farkle leave" not in final.text
     # Every table message above the last one is a summary: only the live table had buttons.
     assert opened.message in d.summaries(TABLE) and d.tables(TABLE) == [final.message]
     assert final.winner is not None and final.winner_score is not None

@@ -1039,6 +1039,20 @@ def test_three_timeouts_in_a_row_remove_the_player() -> None:
     assert "force" not in t.legal(BOB)  # two players left: nobody to vote
 
 
+def test_timeouts_that_leave_one_player_end_the_game_with_no_winner() -> None:
+    state = build({ANN: [c(2, "S")], BOB: four(3)}, sets={BOB: [a_set(13)]}, players=2)
+    t = Table(state)
+    t.state.players[1].score = 900  # far ahead, yet only left over: no win
+    for round_ in range(3):
+        t.timeout()
+        if round_ < 2:
+            t.do(BOB, "protect", cards=[t.hand(BOB)[0]])
+    assert t.state.finished and t.state.winners == []
+    assert t.state.ended_by_departure == "Ann timed out 3 times"
+    assert "Game over: Ann timed out 3 times, so the game ends with no winner." in t.texts()
+    assert [p.id for p in t.state.players] == [BOB]
+
+
 def test_a_removed_player_is_forgotten_by_those_who_saw_their_hand() -> None:
     t = Table(build({ANN: [c(2, "S")], BOB: [c(3, "S")], CAT: [c(4, "S")]}, current=BOB))
     t.do(BOB, "cooperate", target=ANN)
@@ -1056,9 +1070,11 @@ def test_removing_players_keeps_the_turn_with_the_right_player() -> None:
     t.remove(CAT)  # the current player: the next one is on
     assert t.state.current_player.id == DAN and "Dan's turn." in t.texts()
     t.remove(DAN)
-    assert t.state.finished and t.state.winners == [BOB]
+    assert t.state.finished and t.state.winners == []  # Bob is left, not a winner
+    assert t.state.ended_by_departure == "Dan left"
     assert t.state.current_player.id == BOB
-    assert "last player" in t.texts()
+    assert "Game over: Dan left, so the game ends with no winner." in t.texts()
+    assert legal_actions(t.state, BOB) == set()
 
 
 def test_leaving_is_refused_mid_action_and_for_strangers() -> None:

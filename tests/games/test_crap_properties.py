@@ -131,6 +131,11 @@ def check_invariants(state: CrapState, rng: random.Random) -> None:
             assert (s.ace_value is not None) == (s.rank == 14)
     check_view(state, rng)
     assert CrapState.model_validate_json(state.model_dump_json()) == state
+    if state.finished and state.ended_by_departure is not None:
+        # Players left, one is at the table: nobody won.
+        assert state.winners == [] and len(state.players) == 1 and on_clock(state) is None
+        assert (state.acquire, state.challenge, state.force) == (None, None, None)
+        return
     if state.finished:
         assert state.winners and on_clock(state) is None
         assert (state.acquire, state.challenge, state.force) == (None, None, None)
@@ -384,7 +389,8 @@ def test_a_table_of_absent_players_ends(seed: int, players: int, rules: CrapRule
         for p in state.players:
             assert p.hand == hands[p.id]  # a skipped turn moves no card
     assert state.finished and len(state.players) == 1
-    assert state.winners == [state.players[0].id]
+    assert state.winners == [] and state.ended_by_departure is not None
+    assert state.ended_by_departure.endswith("timed out 3 times")
     check_invariants(state, random.Random(seed))
 
 

@@ -775,11 +775,13 @@ def test_three_timeouts_in_a_row_remove_the_player() -> None:
     assert t.who == BOB and not t.state.finished
 
 
-def test_three_timeouts_leaving_one_player_end_the_game() -> None:
+def test_three_timeouts_leaving_one_player_end_the_game_with_no_winner() -> None:
     t = Table(CM, players=2, Ann={"score": 5000})
     three_turns_of_timeouts(t, others=1)
-    assert t.state.finished and t.state.winner == BOB
+    assert t.state.finished and t.state.winner is None
     assert t.p(ANN) in t.state.departed
+    assert t.state.ended_by_departure == "Ann timed out 3 times"
+    assert "Ann timed out 3 times, so the game ends with no winner." in t.texts()
 
 
 def test_an_action_resets_the_timeout_count() -> None:
@@ -844,11 +846,30 @@ def test_remove_player_after_the_current_seat() -> None:
     assert order(t.state) == [ANN, BOB]
 
 
-def test_last_player_left_wins() -> None:
-    t = Table(CM, players=2, Ann={"score": 5000}, Bob={"score": 100})
+def test_the_last_player_left_does_not_win() -> None:
+    """A leaver does not hand the other player a win they did not earn (issue: "@bob wins
+    with 0" after Ann left on the first turn)."""
+    t = Table(CM, players=2)
+    t.roll(1, 2, 2, 3, 4, 6)
     t.remove(ANN)
-    assert t.state.finished and t.state.winner == BOB
-    assert "game_over" in t.kinds()
+    assert t.state.finished and t.state.winner is None
+    assert t.state.ended_by_departure == "Ann left"
+    assert t.kinds() == ["removed", "game_over"]
+    assert t.events[-1].text == "Game over: Ann left, so the game ends with no winner."
+    assert legal_actions(t.state, BOB) == set()
+
+
+def test_a_leaver_ahead_on_points_hands_nobody_the_win() -> None:
+    t = Table(CM, players=2, Ann={"score": 100}, Bob={"score": 5000})
+    t.remove(BOB)
+    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Bob left"
+
+
+def test_old_states_without_the_departure_field_still_load() -> None:
+    t = Table(CM)
+    data = t.state.model_dump(mode="json")
+    del data["ended_by_departure"]
+    assert FarkleState.model_validate(data).ended_by_departure is None
 
 
 def test_leaving_during_the_final_round_can_end_it() -> None:
@@ -858,6 +879,16 @@ def test_leaving_during_the_final_round_can_end_it() -> None:
     assert t.state.final_turns == [CAT]
     t.remove(CAT)
     assert t.state.finished and t.state.winner == BOB
+
+
+def test_leaving_after_the_winner_reached_the_target_still_ends_with_their_win() -> None:
+    """The last final turn's player leaves: the round is complete, the win was earned."""
+    t = Table(CM, players=2, Ann={"score": 7750})
+    bank_for(t, *BANK_250)
+    assert t.state.final_turns == [BOB]
+    t.remove(BOB)
+    assert t.state.finished and t.state.winner == ANN
+    assert t.state.ended_by_departure is None
 
 
 def test_leaving_clears_the_leavers_piggyback_offer() -> None:
@@ -1018,5 +1049,5 @@ def test_leaving_on_your_turn_ends_the_game_cleanly_and_drops_the_offer() -> Non
     assert t.state.piggyback is None and t.state.current_player.id == CAT
     assert not can_piggyback(t.state)
     t.remove(CAT)
-    assert t.state.finished and t.state.winner == ANN
+    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Cat left"
     assert t.state.current_player.id == ANN

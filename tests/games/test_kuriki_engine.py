@@ -1032,7 +1032,9 @@ def test_timeouts_of_the_next_guy_count_too() -> None:
         assert t.p(BOB).timeouts == n
     t.point(3, 4, 7)
     t.timeout()
-    assert t.state.finished and t.state.winner == ANN
+    assert t.state.finished and t.state.winner is None
+    assert t.state.ended_by_departure == "Bob timed out 3 times"
+    assert "Bob timed out 3 times, so the game ends with no winner." in t.texts()
 
 
 def test_a_timeout_that_ends_the_game_removes_nobody() -> None:
@@ -1104,12 +1106,41 @@ def test_remove_the_first_roller_before_the_direction() -> None:
     assert t.legal(BOB) == {"direction"}
 
 
-def test_remove_down_to_one_player_ends_the_game() -> None:
+def test_remove_down_to_one_player_ends_the_game_with_no_winner() -> None:
+    """Bob is the last one standing only because Ann left: no win, and the stakes go back."""
     t = Table(2, stake=5)
     t.point(3, 4, 7)
     t.remove(ANN)
-    assert t.state.finished and t.state.winner == BOB
-    assert t.p(BOB).purse == 5 and sum(p.purse for p in t.state.players) == 0
+    assert t.state.finished and t.state.winner is None
+    assert t.state.ended_by_departure == "Ann left"
+    assert t.kinds() == ["removed", "game_over"]
+    assert t.events[-1].text == (
+        "Game over: Ann left, so the game ends with no winner. The stakes go back to everyone."
+    )
+    assert t.p(BOB).purse == 0 and t.p(ANN).purse == 0 and money(t.state) == 0
+    assert t.state.dice is None and on_clock(t.state) is None
+    assert legal_actions(t.state, BOB) == set()
+
+
+def test_a_departure_leaves_the_pot_of_fouls_unclaimed() -> None:
+    t = Table(3, stake=10, foul_price=4)
+    t.point(3, 4, 7)
+    t.sneak(CAT)  # a foul: 4 into the pot
+    assert t.state.pot == 4
+    t.remove(CAT)
+    t.remove(BOB)
+    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Bob left"
+    assert t.p(ANN).purse == 0 and t.p(CAT).purse == -4 and t.state.pot == 4
+    assert money(t.state) == 0
+
+
+def test_the_last_one_standing_by_lives_still_wins_after_an_earlier_departure() -> None:
+    t = Table(3, lives=1)
+    t.remove(CAT)
+    assert not t.state.finished
+    t.point(1, 3, 9)
+    t.pull()  # Bob pulls a lie: Ann loses her only life, Bob earned the win
+    assert t.state.finished and t.state.winner == BOB and t.state.ended_by_departure is None
 
 
 def test_remove_refusals() -> None:

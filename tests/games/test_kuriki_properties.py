@@ -97,7 +97,11 @@ def check_invariants(state: KurikiState) -> None:
         assert state.dice is None and state.votes == []
         assert on_clock(state) is None
         assert len(alive) <= 1
-        assert state.winner == (alive[0] if alive else None)
+        if state.ended_by_departure is not None:  # players left: nobody earned the win
+            assert state.winner is None
+            assert any(p.left for p in state.players)
+        else:
+            assert state.winner == (alive[0] if alive else None)
     else:
         assert len(alive) >= 2 and state.winner is None
         who = on_clock(state)
@@ -292,7 +296,10 @@ def test_random_play_keeps_invariants_and_finishes(
     state, moves = play(state, dice, chooser, cap=3000)
     assert state.finished, f"not finished after {moves} moves"
     check_invariants(state)
-    if rules.stake:
+    if rules.stake and state.winner is None:  # players left: the stakes went back
+        assert state.ended_by_departure is not None
+        assert sum(p.purse for p in state.players) + state.pot == 0
+    elif rules.stake:
         assert sum(p.purse for p in state.players) == 0 and state.pot == 0
         winner = state.player(state.winner)  # type: ignore[arg-type]
         # The winner has the others' stakes, less at most the fouls he paid.
