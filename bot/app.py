@@ -13,7 +13,7 @@ from discord.ext import commands
 
 from bot.components import LEGACY_CUSTOM_ID, Click, TableItem
 from bot.config import BotConfig
-from bot.display import show_over_rest
+from bot.display import retire_orphans, show_over_rest
 from bot.errors import GameTree, UserError, answer_error
 from bot.interactions import actor_of, send_rematch, send_reply
 from bot.service import Tables
@@ -136,6 +136,7 @@ class GameBot(commands.AutoShardedBot):
             try:
                 update = await self.tables.catch_up(channel_id)
                 if update is not None:
+                    await retire_orphans(self, update)
                     await show_over_rest(self, update)
                     count += 1
             except Exception:

@@ -119,6 +119,39 @@ async def show_over_rest(
         await tables.shown(update, posted.id)
 
 
+async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:
+    """After a crash: a table the dead process posted below the recorded one but never
+    recorded (it died between the post and the write) still has live buttons. Reduce every
+    such message of the bot to the summary, so only one table can be pressed; returns how
+    many. One history request, made only for tables a restart finds behind."""
+    if update.message_id is None or bot.user is None:
+        return 0
+    ours = f":{update.channel_id}:"
+    orphans = []
+    try:
+        channel = bot.get_partial_messageable(update.channel_id)
+        async for message in channel.history(
+            limit=20, after=discord.Object(id=update.message_id), oldest_first=True
+        ):
+            live = [
+                c
+                for row in message.components
+                for c in getattr(row, "children", [row])
+                if isinstance(getattr(c, "custom_id", None), str)
+                and c.custom_id.startswith("t:")
+                and ours in c.custom_id
+                and not getattr(c, "disabled", False)
+            ]
+            if message.author.id == bot.user.id and live:
+                orphans.append(message.id)
+    except discord.HTTPException as exc:
+        log.info("Could not read the channel %s below its table (%s)", update.channel_id, exc)
+        return 0
+    for message_id in orphans:
+        await retire(bot, update, message_id)
+    return len(orphans)
+
+
 async def retire(bot: GameBot, update: TableUpdate, message_id: int) -> None:
     """A table message a newer one replaces: its summary without buttons, or deleted when it
     may no longer be edited, so only the live table can be pressed."""

@@ -935,6 +935,7 @@ class FakeDiscord:
                 method, p + "/channels/{channel_id}/messages/{message_id}", self._channel_message
             )
         r.add_post(p + "/channels/{channel_id}/messages", self._create_channel_message)
+        r.add_get(p + "/channels/{channel_id}/messages", self._channel_history)
         r.add_route("*", "/{tail:.*}", self._unknown)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
@@ -1664,6 +1665,29 @@ class FakeDiscord:
         await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
+
+    async def _channel_history(self, request: web.Request) -> web.Response:
+        """GET /channels/{id}/messages: at most `limit` (1-100, default 50) messages, newest
+        first, as Discord answers; `after` gives the ones just after that id, `before` the
+        ones just before it, neither the newest."""
+        ch = self._channel(request)
+        query = request.query
+        try:
+            limit = int(query.get("limit", "50"))
+            after = int(query["after"]) if "after" in query else None
+            before = int(query["before"]) if "before" in query else None
+        except ValueError:
+            raise _Refused(400, 50035, "Invalid Form Body") from None
+        if not 1 <= limit <= 100:
+            raise _Refused(400, 50035, "Invalid Form Body")
+        msgs = self.public(ch.id)  # oldest first
+        if after is not None:
+            msgs = [m for m in msgs if m.id > after][:limit]
+        else:
+            if before is not None:
+                msgs = [m for m in msgs if m.id < before]
+            msgs = msgs[-limit:]
+        return json_response([m.payload() for m in reversed(msgs)])
 
     async def _channel_message(self, request: web.Request) -> web.StreamResponse:
         ch = self._channel(request)

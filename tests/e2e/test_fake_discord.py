@@ -452,6 +452,25 @@ async def test_delete_a_message(fake: FakeDiscord) -> None:
         assert fake.public(TABLE) == []
 
 
+async def test_channel_history_newest_first_with_after_before_and_limit(fake: FakeDiscord) -> None:
+    async with rest(fake) as api:
+        posted = [await api.post(TABLE, {"content": f"m{i}"}) for i in range(5)]
+        path = f"/channels/{TABLE}/messages"
+        ids = [m.id for m in posted]
+
+        async def read(query: str) -> list[int]:
+            status, body = await api("GET", path + query)
+            assert status == 200, body
+            return [int(m["id"]) for m in body]
+
+        assert await read("") == ids[::-1]  # newest first
+        assert await read("?limit=2") == ids[:2:-1][:2] == [ids[4], ids[3]]
+        assert await read(f"?after={ids[1]}&limit=2") == [ids[3], ids[2]]  # just after, newest first
+        assert await read(f"?before={ids[3]}&limit=2") == [ids[2], ids[1]]
+        assert (await api("GET", path + "?limit=101"))[0] == 400
+        assert (await api("GET", path + "?after=x"))[0] == 400
+
+
 # ---------------------------------------------------------------------- reading the channel
 
 
