@@ -429,7 +429,13 @@ class KurikiTable(TableAdapter):
             ),
             self.button(session, "vote", "Disagree", arg=f"{vote.id}-no"),
         ]
-        return Rendered(embed=embed, items=items)
+        # The vote waits on the players who have still to vote: the new vote message calls
+        # them (an edit after a vote notifies nobody, as Discord does).
+        undecided = [v for v in voters if v not in (vote.proposer, *vote.yes, *vote.no)]
+        content = (
+            " ".join(f"<@{v}>" for v in undecided) + ": vote on the foul." if undecided else None
+        )
+        return Rendered(embed=embed, items=items, content=content)
 
     def rules_embed(
         self, settings: GuildSettings, session: Session | None, preset: str | None

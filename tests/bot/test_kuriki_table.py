@@ -118,6 +118,9 @@ async def test_foul_vote_and_rusk(tables: Tables) -> None:
         ALICE, CHANNEL, "kuriki", "propose", f"{BOB.id}:calling a die a dice"
     )
     assert not proposed.ephemeral and "calls a foul" in proposed.embed.description
+    # The new vote message calls the one player who has still to vote (not the accused,
+    # not the accuser).
+    assert proposed.content == f"<@{CAROL.id}>: vote on the foul."
     yes = next(i for i in proposed.items if i.custom_id.endswith("-yes"))
     with pytest.raises(IllegalMove, match="accused"):
         await tables.click(BOB, Click.parse(yes.custom_id), 901)
