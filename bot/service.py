@@ -353,13 +353,7 @@ class Tables:
             session = self.sessions.cached(channel_id)
             if session is None or self._chatter.get(channel_id, 0) < self.repost_after:
                 return None
-            adapter = self.adapters[session.kind]
-            rendered = (
-                adapter.render(session)
-                if session.started
-                else adapter.render_lobby(session, await self.settings(session.guild_id))
-            )
-            return self._update(session, rendered, fresh=True)
+            return self._update(session, await self._render(session), fresh=True)
 
     def editable(self, message_id: int | None) -> bool:
         return message_id is not None and message_age(message_id, self.clock()) < EDIT_WINDOW
@@ -422,14 +416,7 @@ class Tables:
                 return None
             if session is None or session.shown_revision >= session.revision:
                 return None
-            adapter = self.adapters[session.kind]
-            settings = await self.settings(session.guild_id)
-            rendered = (
-                adapter.render(session)
-                if session.started
-                else adapter.render_lobby(session, settings)
-            )
-            return self._update(session, rendered)
+            return self._update(session, await self._render(session))
 
     # ------------------------------------------------------------ clicks
 
@@ -659,14 +646,7 @@ class Tables:
         """The live table, posted afresh at the bottom of the channel with its buttons."""
         async with self.sessions.lock(channel_id):
             session = await self._session(channel_id, kind)
-            adapter = self.adapters[session.kind]
-            settings = await self.settings(session.guild_id)
-            rendered = (
-                adapter.render(session)
-                if session.started
-                else adapter.render_lobby(session, settings)
-            )
-            return self._on_table(session, rendered, fresh=True)
+            return self._on_table(session, await self._render(session), fresh=True)
 
     async def rules(
         self, guild_id: int | None, channel_id: int, kind: str, preset: str | None
@@ -816,6 +796,13 @@ class Tables:
         session.ping = []  # nobody is waited on in a closed lobby
         closed = Rendered(embed=embed)
         return self._with_table(Reply.of_table(closed), session, closed)
+
+    async def _render(self, session: Session) -> Rendered:
+        """The channel's table as it stands: the game, or the lobby before it starts."""
+        adapter = self.adapters[session.kind]
+        if session.started:
+            return adapter.render(session)
+        return adapter.render_lobby(session, await self.settings(session.guild_id))
 
     def _on_table(
         self,
