@@ -65,9 +65,9 @@ def test_the_check_finds_what_it_looks_for() -> None:
     """Planted references of each kind are found; paths inside the repository are not."""
     planted = {
         "tests/e2e/x.py": 'Path(__file__).resolve().parents[3] / "spec.json"',
-        "README.md": "see ../" + "shared/rules/kuriki.txt",  # (split: this file is scanned)
+        "README.md": "see ../" + "shared/rules/kuriki.txt",  # split: the checks grep for it
         "bench/x.py": "open('/work/main/data.txt')",
-        "tests/x.py": 'DOC = "shared/discord/openapi.json"',
+        "tests/x.py": 'DOC = "shared/' + 'discord/openapi.json"',
         "tests/bot/y.py": 'p = "../../../outside.txt"',
     }
     for rel, text in planted.items():
