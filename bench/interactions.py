@@ -189,6 +189,23 @@ async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
         rec = await press(fake, user, table.message, comp or {})
         if rec.callback_type != 7:
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
+        await follow(table, rec)
+
+
+async def follow(table: Table, rec: Any) -> None:
+    """The table moves down the channel: a press that retired the table it was made on (a new
+    turn) posts the new one as its public follow-up, just after the answer; the next press is
+    made there, once it is in the channel (as a player's client would)."""
+    assert table.message is not None
+    if table.message.buttons():
+        return  # edited in place
+    for _ in range(2500):
+        posted = [m for m in rec.followups if not m.ephemeral and m.buttons()]
+        if posted:
+            table.message = posted[-1]
+            return
+        await asyncio.sleep(0.002)
+    raise RuntimeError(f"the table in {table.channel} was retired and no new one came")
 
 
 def plant_table(fake: BenchDiscord, table: Table, rules_name: str, seed: int) -> None:
@@ -242,6 +259,7 @@ async def play(
         if rec.callback_type == 7:
             table.accepted += 1
             phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
+            await follow(table, rec)
         else:
             phase.refused.append(rec.text)
 

@@ -185,6 +185,8 @@ async def populate(
         if plant:
             session.message_id = fake.snowflake()
         await sessions.save(session)  # the bot's own encoding of a row
+        # Every table is current, as after a clean run (else start-up would redraw them all).
+        shown_id = session.message_id or fake.snowflake()
         if plant:
             rendered = adapter.render(session)
             msg = fake.add_message(
@@ -192,10 +194,11 @@ async def populate(
                 embeds=[rendered.embed.to_dict()],
                 components=view_of(rendered.items).to_components(),
             )
-            await store.set_message_id(channel, msg.id)
-            if i in sample_indexes:
-                users = (FakeUser(a, "Ann"), FakeUser(b, "Ben"))
-                samples.append(Sample(channel, users, msg))
+            shown_id = msg.id
+        await store.table_shown(channel, shown_id, session.revision)
+        if i in sample_indexes:  # (a sample is always planted)
+            users = (FakeUser(a, "Ann"), FakeUser(b, "Ben"))
+            samples.append(Sample(channel, users, msg))
         sessions._forget(channel)  # keep the populating process small
     await store.db.execute("COMMIT")
     await store.close()

@@ -74,7 +74,7 @@ def choose(reply: Reply, tables: Tables, channel: int, rules: Any) -> tuple[int,
         return state.current_player.id, by_action["roll"][0]
     wrong = sorted(set(best_selection(turn.dice, rules)) ^ set(turn.selected))
     if wrong:
-        toggle = next(c for c in by_action["toggle"] if c.arg == str(wrong[0]))
+        toggle = next(c for c in by_action["toggle"] if (c.arg or "").startswith(f"{wrong[0]}-"))
         return state.current_player.id, toggle
     left = len(turn.dice) - len(turn.selected)
     if "bank" in by_action and ((left and left <= 2) or "roll" not in by_action):
@@ -116,6 +116,8 @@ async def run(args: argparse.Namespace) -> None:
             who, click = choose(reply, tables, channel, rules)
             t = time.perf_counter()
             reply = await tables.click(players[who], click, 1)
+            if reply.update is not None:  # what the bot records once Discord took the table
+                await tables.shown(reply.update, reply.update.message_id or 1)
             u = time.perf_counter()
             reply.view().to_components()  # type: ignore[union-attr]
             spent["view"] += time.perf_counter() - u
