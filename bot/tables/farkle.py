@@ -22,7 +22,14 @@ from games.lobby import Lobby
 
 KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
 LOG_LINES = 6
-_ACTIONS = {"toggle": "toggle", "roll": "roll", "bank": "bank", "piggy": "piggyback"}
+_ACTIONS = {
+    "toggle": "toggle",
+    "roll": "roll",
+    "bank": "bank",
+    "piggy": "piggyback",
+    "bestroll": "roll",
+    "bestbank": "bank",
+}
 
 
 def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
@@ -147,7 +154,12 @@ class FarkleTable(TableAdapter):
             if die.isascii() and die.isdigit():
                 index = int(die)
             select = {"on": True, "off": False}.get(want)
-        action = Action(kind=kind, index=index, select=select)  # type: ignore[arg-type]
+        action = Action(
+            kind=kind,  # type: ignore[arg-type]
+            index=index,
+            select=select,
+            best=move.action in ("bestroll", "bestbank"),
+        )
         return engine.apply(state, move.user_id, action, rng)[0]
 
     def timeout(self, state: FarkleState, rng: random.Random, now: float) -> FarkleState:
@@ -243,7 +255,9 @@ class FarkleTable(TableAdapter):
         elif turn.dice:
             chosen = engine.selection_dice(state)
             if not chosen:
-                lines.append("Tap the dice to set aside, then roll again or bank.")
+                lines.append(
+                    "Press Keep to set aside the best dice, or tap the dice you want to keep."
+                )
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
@@ -323,6 +337,29 @@ class FarkleTable(TableAdapter):
                     row=2,
                 )
             )
+        keep = engine.best_keep(state) if legal else None
+        if keep is not None:
+            value, left, bankable = keep
+            hot = " (hot dice!)" if left == 6 else ""
+            items.append(
+                self.button(
+                    session,
+                    "bestroll",
+                    f"Keep {value} & roll {left}{hot}",
+                    style=discord.ButtonStyle.primary,
+                    row=3,
+                )
+            )
+            if bankable:
+                items.append(
+                    self.button(
+                        session,
+                        "bestbank",
+                        f"Keep {value} & bank {turn.total + value}",
+                        style=discord.ButtonStyle.success,
+                        row=3,
+                    )
+                )
         if "piggyback" in legal and state.piggyback is not None:
             offer = state.piggyback
             items.append(
