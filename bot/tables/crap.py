@@ -179,7 +179,10 @@ class CrapTable(TableAdapter):
             }
         if state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
-            return {c.challenger: "place your cards", c.target: "you are challenged: place your cards"}
+            return {
+                c.challenger: "place your cards",
+                c.target: "you are challenged: place your cards",
+            }
         if state.phase == "force_vote" and state.force is not None:
             f = state.force
             return {
@@ -258,8 +261,12 @@ class CrapTable(TableAdapter):
             a = state.acquire
             lines.append(f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!**")
             lines.append(
-                f"Think it's a bluff? The first to press **Call bluff** calls it. Closes <t:{int(a.deadline) + 1}:R>."
+                "Think it's a bluff? The first to press **Call bluff** calls it. Closes when "
+                f"everyone else has let it go, or <t:{int(a.deadline) + 1}:R>."
             )
+            undecided = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
+            if undecided:
+                lines.append("Still to decide: " + ", ".join(f"<@{u}>" for u in undecided))
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
             lines.append(f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**.")
@@ -327,9 +334,25 @@ class CrapTable(TableAdapter):
             return None
         if action == "pickrank":
             return self._suit_picker(session, values)
+        if action == "nocall":
+            return self._let_go(state, user_id)
         if action != "hand":
             return None  # other actions refresh the hand through message_after
         return self._hand(session, user_id)
+
+    @staticmethod
+    def _let_go(state: CrapState, user_id: int) -> Rendered:
+        """The private word for a player who let an Acquire go."""
+        a = state.acquire
+        if state.phase == "acquire" and a is not None:
+            left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
+            text = (
+                f"You let <@{a.caller}>'s Acquire {rank_words(a.rank)} go. "
+                f"Waiting for {len(left)} more to decide."
+            )
+        else:
+            text = "You let it go. Everyone else did too, so the Acquire goes on."
+        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
 
     def _hand(self, session: Session, user_id: int) -> Rendered:
         state: CrapState = session.state
@@ -396,9 +419,7 @@ class CrapTable(TableAdapter):
             )
         if "recycle" in legal:
             items.append(
-                self.button(
-                    session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger
-                )
+                self.button(session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger)
             )
         if "commit" in legal:
             need = engine.challenge_size(state, user_id)

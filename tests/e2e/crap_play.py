@@ -495,6 +495,7 @@ class CrapGame:
         )
         await self._dispatched(who, rec)
         self.d.on_table(rec, table.message)
+        self.last_press = rec
         return self.followed(table)
 
 
@@ -604,7 +605,14 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
         assert responder.id != who.id
         table = game.table()
         assert table.phase == "acquire", table.text
+        # The table shows who has still to decide; the window closes as soon as everyone
+        # else has let it go (or one calls), without waiting for its deadline.
+        still = next(line for line in table.text.splitlines() if "Still to decide: " in line)
+        assert f"<@{responder.id}>" in still and f"<@{who.id}>" not in still, table.text
         table = await game.press(responder, answer)
+        if answer == "Let it go":  # acknowledged privately
+            [ack] = [m for m in game.last_press.followups if m.ephemeral]
+            assert ack.visible_to == responder.id and "You let" in ack.text(), ack.text()
         game.did["let it go" if answer == "Let it go" else "call bluff"] += 1
         responder = game.after(responder.id)
     assert table.phase != "acquire", table.text
