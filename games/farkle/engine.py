@@ -450,12 +450,19 @@ def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) 
     _farkle(s, shown, events)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
+
+
 def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
     rules, turn, player = s.rules, s.turn, s.current_player
     malappy = turn.throws == 1 and len(turn.dice) == 6 and not turn.piggybacked
     player.farkles += 1
     lost = f", losing {turn.total}" if turn.total else ""
-    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else "Farkle"
+    word = rules.farkle_word
+    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else word.capitalize()
     events.append(
         Event(kind="farkle", player=player.id, text=f"{player.name} rolled {shown}: {name}{lost}!")
     )
@@ -465,7 +472,7 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
             Event(
                 kind="penalty",
                 player=player.id,
-                text=f"That is {player.name}'s farkle number {player.farkles}: -{rules.farkle_penalty}.",
+                text=f"{player.name}'s {ordinal(player.farkles)} {word}: -{rules.farkle_penalty}.",
             )
         )
     s.piggyback = None

@@ -85,6 +85,10 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
 
     presses = await play_to_end(d, TABLE, table)
     assert presses > 0
+    # Each rule set speaks its own words: in Crappy Malappy a farkle is a crappy.
+    said = "\n".join(m.text() for m in d.fake.public(TABLE))
+    other = "Farkle" if preset == "crappy-malappy" else "Crappy"
+    assert f": {other}" not in said and f"'s {other.lower()}" not in said
 
     final = read_table(d.table(TABLE))
     assert final.finished and [b["label"] for b in final.buttons()] == ["Rematch"]

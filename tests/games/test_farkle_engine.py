@@ -429,6 +429,30 @@ def test_seventh_farkle_costs_1000_and_may_go_negative() -> None:
     t.roll(2, 2, 3, 4, 6)
     assert "penalty" in t.kinds()
     assert t.p(ANN).farkles == 7 and t.p(ANN).score == -500
+    # Crappy Malappy's own words: a farkle is a crappy, in the log as on the table.
+    assert "Ann rolled 2 2 3 4 6: Crappy, losing 100!" in t.texts(), t.texts()
+    assert "Ann's 7th crappy: -1000." in t.texts()
+
+
+def test_other_rule_sets_say_farkle() -> None:
+    from games.farkle.engine import ordinal
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+    ]
+    t = Table(PRESETS["classic"])
+    t.roll(2, 2, 3, 4, 6, 6)
+    assert ": Farkle!" in t.texts() and "rolled" in t.texts()
+    assert PRESETS["classic"].farkle_word == "farkle" and CM.farkle_word == "crappy"
 
 
 def test_only_every_seventh_farkle_is_penalised() -> None:
