@@ -5,6 +5,7 @@ actions live in the "My hand" ephemeral, built from `private_view` of whoever pr
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import discord
@@ -398,7 +399,11 @@ class CrapTable(TableAdapter):
                 )
             )
         if "protect" in legal:
-            options = [(label(c), str(c)) for c in _distinct(me.hand)][:SELECT_LIMIT]
+            twice = Counter(label(c) for c in me.hand)
+            options = [
+                (label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""), str(c))
+                for c in _distinct(me.hand)
+            ][:SELECT_LIMIT]
             items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
         if legal & {"challenge", "cooperate", "force"}:
             options = []

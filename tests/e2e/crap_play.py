@@ -46,6 +46,7 @@ PRIVATE_LINE = re.compile(r"^\*\*(?:Your hand|Protected|Seen in co-operate|Face 
 
 # A card as the bot writes it: "10♠", "K♥", "🃏" (a joker).
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[♠♥♦♣]|🃏")
+GUESS = re.compile(r"names (?:10|[2-9JQKA])[♠♥♦♣]")
 TITLE = "🃏 CRAP"  # the table's title: its joker is a picture, not a card
 
 RANK_OF = {"J": 11, "Q": 12, "K": 13, "A": 14, **{str(r): r for r in range(2, 11)}}
@@ -306,7 +307,8 @@ class CardReferee:
                 continue
             self.bodies += 1
             for text in strings_in(sent.body):
-                text = text.replace(TITLE, "")
+                # A challenge's guess ("Alice names 4♥") is said aloud, not a card shown.
+                text = GUESS.sub("names a guess", text.replace(TITLE, ""))
                 for m in CARD.finditer(text):
                     self.cards_checked += 1
                     if m[0] not in allowed:
@@ -572,7 +574,9 @@ async def take_turn(game: CrapGame, who: FakeUser) -> None:
 async def protect(game: CrapGame, hand: Hand) -> None:
     best = best_rank(hand, protected=False)
     assert best is not None
-    options = hand.options("protect")
+    # Two identical cards (two decks) are one entry, said once: "2♦ ×2".
+    options = {lab.split(" ×")[0]: value for lab, value in hand.options("protect").items()}
+    assert len(options) == len(hand.options("protect")), "a card listed twice"
     lab = next(lab for lab in options if card_rank(lab) == best[0])
     after = await game.choose(hand, "protect", [options[lab]])
     assert after.protected.count(lab) == hand.protected.count(lab) + 1, after.protected
