@@ -66,11 +66,13 @@ class CrapTable(TableAdapter):
     min_players = 3
     max_players = 6
     state_model = CrapState
-    read_only_actions = frozenset({"hand", "pickrank"})
+    read_only_actions = frozenset({"hand", "pickrank", "log"})
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
-        # "My hand" shows your cards whenever you ask.
-        return 0 if state is None or action == "hand" else engine.decision(state)
+        # "My hand" shows your cards, and "Log" the game's log, whenever you ask.
+        if state is None or action in ("hand", "log"):
+            return 0
+        return engine.decision(state)
 
     # ---------------------------------------------------------------- lobby
 
@@ -289,12 +291,13 @@ class CrapTable(TableAdapter):
         rows = []
         for i, (p, pv) in enumerate(zip(state.players, view["players"], strict=True)):
             mark = "▶" if i == state.current and not state.finished else "·"
-            sets = ", ".join(
-                f"{'2×' if s.double else ''}{rank_name(s.rank)} ({s.points()})" for s in p.sets
-            )
+            sets = ", ".join(f"{'2×' if s.double else ''}{rank_name(s.rank)}" for s in p.sets)
+            # Banked points in bold; apart, what the sets on the table will bank at the next
+            # scoring round.
+            pending = sum(s.points() for s in p.sets)
             rows.append(
                 f"{mark} <@{p.id}> **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
-                + (f" · sets: {sets}" if sets else "")
+                + (f" · sets: {sets} (+{pending} next scoring)" if sets else "")
             )
         return "\n".join(rows)[:1024]
 
@@ -316,6 +319,7 @@ class CrapTable(TableAdapter):
                 ),
                 self.button(session, "vote", "Vote: no", arg="no"),
             ]
+        items.append(self.button(session, "log", "Log"))
         return items
 
     # ---------------------------------------------------------------- the hand
@@ -337,9 +341,26 @@ class CrapTable(TableAdapter):
             return self._suit_picker(session, values)
         if action == "nocall":
             return self._let_go(state, user_id)
+        if action == "log":
+            return self._log(state)
         if action != "hand":
             return None  # other actions refresh the hand through message_after
         return self._hand(session, user_id)
+
+    @staticmethod
+    def _log(state: CrapState) -> Rendered:
+        """The game's log, privately: the moves the table has no room for."""
+        lines: list[str] = []
+        size = 0
+        for line in reversed(state.log):
+            size += len(line) + 1
+            if size > 3900:
+                break
+            lines.append(line)
+        text = "\n".join(reversed(lines)) or "Nothing has happened yet."
+        return Rendered(
+            embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
+        )
 
     @staticmethod
     def _let_go(state: CrapState, user_id: int) -> Rendered:

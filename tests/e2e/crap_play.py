@@ -601,7 +601,7 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
     await game.choose(hand, "acquire", [str(rank)])
     table = game.table()
     assert table.phase == "acquire" and table.acquirer == who.id, table.text
-    assert table.acquire_rank == rank and table.labels[1:] == ["Call bluff", "Let it go"]
+    assert table.acquire_rank == rank and table.labels[1:] == ["Call bluff", "Let it go", "Log"]
     game.did["acquire"] += 1
     game.last_move[who.id] = "acquire"
     responder = game.after(who.id)
