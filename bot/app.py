@@ -60,6 +60,9 @@ class GameBot(commands.AutoShardedBot):
         self._reposts: set[asyncio.Task[None]] = set()
         self.store: Store
         self.tables: Tables
+        #: Top-level command name -> its id, known after a sync: `mention` renders
+        #: clickable `</farkle start:id>` mentions with it.
+        self.command_ids: dict[str, int] = {}
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.config.database_path())
@@ -75,12 +78,14 @@ class GameBot(commands.AutoShardedBot):
         from bot.cogs.admin import AdminCog
         from bot.cogs.crap import CrapCog
         from bot.cogs.farkle import FarkleCog
+        from bot.cogs.help import HelpCog
         from bot.cogs.kuriki import KurikiCog
 
         await self.add_cog(FarkleCog(self))
         await self.add_cog(KurikiCog(self))
         await self.add_cog(CrapCog(self))
         await self.add_cog(AdminCog(self))
+        await self.add_cog(HelpCog(self))
         self.timers.start()
         if self.sync_commands:
             await self.sync_tree()
@@ -97,6 +102,14 @@ class GameBot(commands.AutoShardedBot):
         else:
             synced = await self.tree.sync()
             log.info("Synced %d global commands (may take a while to appear)", len(synced))
+        self.command_ids = {c.name: c.id for c in synced}
+
+    def mention(self, command: str) -> str:
+        """A clickable mention of "farkle start" (`</farkle start:id>`) once the commands are
+        synced; the plain `/farkle start` otherwise (e.g. with --no-sync)."""
+        top = command.split()[0]
+        found = self.command_ids.get(top)
+        return f"</{command}:{found}>" if found else f"/{command}"
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]

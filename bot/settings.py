@@ -63,7 +63,7 @@ class GuildSettings(BaseModel):
         try:
             return FarkleRules.model_validate(data)
         except ValidationError as exc:
-            raise SettingsError(describe(exc)) from None
+            raise SettingsError(explain(exc)) from None
 
     def with_house_rule(self, preset: str, field: str, raw: str) -> GuildSettings:
         """A copy with one Farkle rule changed; raises SettingsError with a clear reason."""
@@ -79,7 +79,7 @@ class GuildSettings(BaseModel):
         try:
             return GuildSettings.model_validate({**self.model_dump(), **changes})
         except (ValidationError, SettingsError) as exc:
-            msg = describe(exc) if isinstance(exc, ValidationError) else str(exc)
+            msg = explain(exc) if isinstance(exc, ValidationError) else str(exc)
             raise SettingsError(msg) from None
 
 
@@ -97,11 +97,11 @@ def parse_rule_value(field: str, raw: str) -> Any:
             return True
         if text in _FALSE_WORDS:
             return False
-        raise SettingsError(f"{field} takes yes or no, not {raw!r}.")
+        raise SettingsError(f"{rule_label(field)} takes yes or no, not {raw!r}.")
     if "tuple" in annotation:
         parts = [p for p in text.replace(" ", ",").split(",") if p]
         if len(parts) != 3 or not all(p.isdigit() for p in parts):
-            raise SettingsError(f"{field} takes three numbers, e.g. 1000,2000,3000.")
+            raise SettingsError(f"{rule_label(field)} takes three numbers, e.g. 1000,2000,3000.")
         return tuple(int(p) for p in parts)
     if "int" in annotation:
         if "None" in annotation and text in _NONE_WORDS:
@@ -110,13 +110,127 @@ def parse_rule_value(field: str, raw: str) -> Any:
             return int(text.replace("_", ""))
         except ValueError:
             extra = " (or none)" if "None" in annotation else ""
-            raise SettingsError(f"{field} takes a whole number{extra}, not {raw!r}.") from None
+            raise SettingsError(
+                f"{rule_label(field)} takes a whole number{extra}, not {raw!r}."
+            ) from None
     return text
 
 
+#: Each Farkle rule field in a player's words: its name, and what the value means.
+RULE_WORDS: dict[str, tuple[str, str]] = {
+    "target": ("Target", "the score that ends the game"),
+    "target_inclusive": ("Reaching the target exactly", "counts (on) or must be passed (off)"),
+    "single_one": ("Single 1", "points for a single 1"),
+    "single_five": ("Single 5", "points for a single 5"),
+    "triple_ones": ("Three 1s", "points for three 1s (others: face x 100)"),
+    "kind_scoring": ("Four or more of a kind", "singles, double, add or flat"),
+    "flat_kind": ("Flat 4/5/6 of a kind", "three numbers, e.g. 1000,2000,3000"),
+    "three_pairs": ("Three pairs", "points, or none: not scored"),
+    "four_and_pair_is_three_pairs": ("Four of a kind + a pair", "counts as three pairs"),
+    "straight": ("Straight 1-6", "points, or none: not scored"),
+    "two_triplets": ("Two triples", "points, or none: the two triples added"),
+    "extend_triple_across_throws": ("Triples extend", "later dice of a triple's face score it"),
+    "min_bank": ("Bank minimum", "turn score needed to bank"),
+    "min_bank_after_hot_dice": ("Bank minimum after hot dice", "counted afresh"),
+    "opening": ("Opening", "turn score needed to get on the table"),
+    "one_die_throws": ("Throws with the last die", "to roll a 1 or a 5 (1-6)"),
+    "farkle_penalty_every": ("Farkle penalty", "every Nth farkle costs points; 0: off"),
+    "farkle_penalty": ("Farkle penalty points", "what that farkle costs"),
+    "crappy_malappy_wins": ("Crappy malappys to win", "0: off"),
+    "piggyback": ("Piggyback", "take over the last player's unrolled dice"),
+    "seating": ("Seating", "highest_first or highest_last"),
+    "end_rule": ("End of the game", "finish_round or one_more_turn"),
+}
+
+_VALUE_WORDS: dict[str, dict[object, str]] = {
+    "kind_scoring": {
+        "singles": "only as a triple plus singles",
+        "double": "doubled per extra die",
+        "add": "the triple added per extra die",
+        "flat": "flat",
+    },
+    "seating": {"highest_first": "highest roll goes first", "highest_last": "highest goes last"},
+    "end_rule": {
+        "finish_round": "the round is finished",
+        "one_more_turn": "everyone else gets one more turn",
+    },
+}
+_NONE_MEANS = {"two_triplets": "the two triples added"}
+
+
+def rule_label(field: str) -> str:
+    return RULE_WORDS.get(field, (field, ""))[0]
+
+
+def rule_choice_name(field: str) -> str:
+    """A `/config farkle-rule` choice: the rule in words and what its value means, whole
+    words only, within Discord's 100 characters."""
+    label, hint = RULE_WORDS.get(field, (field, ""))
+    text = f"{label}: {hint}" if hint else label
+    if len(text) > 100:
+        text = text[:99].rsplit(" ", 1)[0] + "…"
+    return text
+
+
+def rule_value_words(field: str, value: object) -> str:
+    """A rule's value as a player reads it: "not scored", "on", "1000 / 2000 / 3000"."""
+    if value is None:
+        return _NONE_MEANS.get(field, "not scored")
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, (tuple, list)):
+        return " / ".join(str(v) for v in value)
+    return _VALUE_WORDS.get(field, {}).get(value, str(value))
+
+
+def house_rule_words(field: str, value: object) -> str:
+    """ "Straight 1-6: not scored", "Piggyback: on"."""
+    return f"{rule_label(field)}: {rule_value_words(field, value)}"
+
+
+_SETTING_WORDS = {
+    "turn_timer": "The turn timer",
+    "lobby_timeout": "The lobby timeout",
+    "kuriki_lives": "Kuriki lives",
+    "kuriki_stake": "The Kuriki stake",
+    "kuriki_foul_price": "The foul price",
+    "crap_threshold": "The CRAP threshold",
+    "crap_bluff_window": "The bluff window",
+    "farkle_preset": "The rule set",
+}
+
+
 def describe(exc: ValidationError) -> str:
-    """The first validation problem in one short line."""
+    """The first validation problem in one short line, naming the key (for config files,
+    whose readers write the keys)."""
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
     msg = err.get("msg", "invalid value").removeprefix("Value error, ")
     return f"{where}: {msg}" if where else msg
+
+
+def explain(exc: ValidationError) -> str:
+    """The first validation problem as one sentence an admin of /config understands."""
+    err = exc.errors()[0]
+    loc = [str(p) for p in err.get("loc", ()) if p != "__root__"]
+    field = loc[-1] if loc else ""
+    what = (
+        rule_label(field)
+        if field in RULE_WORDS
+        else _SETTING_WORDS.get(field, field.replace("_", " ").capitalize())
+    )
+    ctx = err.get("ctx") or {}
+    kind = err.get("type", "")
+    if kind in ("greater_than_equal", "greater_than") and what:
+        return f"{what} must be at least {ctx.get('ge', ctx.get('gt'))}."
+    if kind in ("less_than_equal", "less_than") and what:
+        return f"{what} must be at most {ctx.get('le', ctx.get('lt'))}."
+    if kind == "literal_error" and what:
+        return f"{what} must be {ctx.get('expected', 'one of the listed values')}."
+    if kind in ("int_parsing", "int_type", "int_from_float") and what:
+        return f"{what} must be a whole number."
+    msg = err.get("msg", "invalid value").removeprefix("Value error, ")
+    msg = msg[:1].upper() + msg[1:]
+    if not msg.endswith("."):
+        msg += "."
+    return f"{what}: {msg}" if what else msg

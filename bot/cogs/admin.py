@@ -11,19 +11,16 @@ from discord.ext import commands
 
 from bot.interactions import send_reply
 from bot.service import Reply, duration
-from bot.settings import GuildSettings
+from bot.settings import GuildSettings, house_rule_words, rule_choice_name
 from bot.tables.base import EMBED_COLOUR
-from games.farkle.rules import PRESETS, FarkleRules, rule_fields
+from games.farkle.rules import PRESETS, rule_fields
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
 RULE_CHOICES = [
-    app_commands.Choice(
-        name=f"{name}: {FarkleRules.model_fields[name].description or ''}"[:100], value=name
-    )
-    for name in rule_fields()
+    app_commands.Choice(name=rule_choice_name(name), value=name) for name in rule_fields()
 ]
 
 
@@ -39,7 +36,7 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     farkle = [f"Default rule set: **{PRESETS[settings.farkle_preset].name}**"]
     for preset, changes in settings.farkle_house_rules.items():
         if changes:
-            shown = ", ".join(f"{k} = {v}" for k, v in changes.items())
+            shown = "; ".join(house_rule_words(k, v) for k, v in changes.items())
             farkle.append(f"House rules for {PRESETS[preset].name}: {shown}")
     embed.add_field(name="Farkle", value="\n".join(farkle)[:1024], inline=False)
     kuriki = [f"Lives: **{settings.kuriki_lives}**"]

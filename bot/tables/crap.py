@@ -5,6 +5,7 @@ actions live in the "My hand" ephemeral, built from `private_view` of whoever pr
 from __future__ import annotations
 
 import random
+from collections import Counter
 from typing import Any
 
 import discord
@@ -65,11 +66,13 @@ class CrapTable(TableAdapter):
     min_players = 3
     max_players = 6
     state_model = CrapState
-    read_only_actions = frozenset({"hand", "pickrank"})
+    read_only_actions = frozenset({"hand", "pickrank", "log"})
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
-        # "My hand" shows your cards whenever you ask.
-        return 0 if state is None or action == "hand" else engine.decision(state)
+        # "My hand" shows your cards, and "Log" the game's log, whenever you ask.
+        if state is None or action in ("hand", "log"):
+            return 0
+        return engine.decision(state)
 
     # ---------------------------------------------------------------- lobby
 
@@ -179,7 +182,10 @@ class CrapTable(TableAdapter):
             }
         if state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
-            return {c.challenger: "place your cards", c.target: "you are challenged: place your cards"}
+            return {
+                c.challenger: "place your cards",
+                c.target: "you are challenged: place your cards",
+            }
         if state.phase == "force_vote" and state.force is not None:
             f = state.force
             return {
@@ -258,8 +264,12 @@ class CrapTable(TableAdapter):
             a = state.acquire
             lines.append(f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!**")
             lines.append(
-                f"Think it's a bluff? The first to press **Call bluff** calls it. Closes <t:{int(a.deadline) + 1}:R>."
+                "Think it's a bluff? The first to press **Call bluff** calls it. Closes when "
+                f"everyone else has let it go, or <t:{int(a.deadline) + 1}:R>."
             )
+            undecided = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
+            if undecided:
+                lines.append("Still to decide: " + ", ".join(f"<@{u}>" for u in undecided))
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
             lines.append(f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**.")
@@ -281,12 +291,13 @@ class CrapTable(TableAdapter):
         rows = []
         for i, (p, pv) in enumerate(zip(state.players, view["players"], strict=True)):
             mark = "▶" if i == state.current and not state.finished else "·"
-            sets = ", ".join(
-                f"{'2×' if s.double else ''}{rank_name(s.rank)} ({s.points()})" for s in p.sets
-            )
+            sets = ", ".join(f"{'2×' if s.double else ''}{rank_name(s.rank)}" for s in p.sets)
+            # Banked points in bold; apart, what the sets on the table will bank at the next
+            # scoring round.
+            pending = sum(s.points() for s in p.sets)
             rows.append(
                 f"{mark} <@{p.id}> **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
-                + (f" · sets: {sets}" if sets else "")
+                + (f" · sets: {sets} (+{pending} next scoring)" if sets else "")
             )
         return "\n".join(rows)[:1024]
 
@@ -308,6 +319,7 @@ class CrapTable(TableAdapter):
                 ),
                 self.button(session, "vote", "Vote: no", arg="no"),
             ]
+        items.append(self.button(session, "log", "Log"))
         return items
 
     # ---------------------------------------------------------------- the hand
@@ -327,9 +339,42 @@ class CrapTable(TableAdapter):
             return None
         if action == "pickrank":
             return self._suit_picker(session, values)
+        if action == "nocall":
+            return self._let_go(state, user_id)
+        if action == "log":
+            return self._log(state)
         if action != "hand":
             return None  # other actions refresh the hand through message_after
         return self._hand(session, user_id)
+
+    @staticmethod
+    def _log(state: CrapState) -> Rendered:
+        """The game's log, privately: the moves the table has no room for."""
+        lines: list[str] = []
+        size = 0
+        for line in reversed(state.log):
+            size += len(line) + 1
+            if size > 3900:
+                break
+            lines.append(line)
+        text = "\n".join(reversed(lines)) or "Nothing has happened yet."
+        return Rendered(
+            embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
+        )
+
+    @staticmethod
+    def _let_go(state: CrapState, user_id: int) -> Rendered:
+        """The private word for a player who let an Acquire go."""
+        a = state.acquire
+        if state.phase == "acquire" and a is not None:
+            left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
+            text = (
+                f"You let <@{a.caller}>'s Acquire {rank_words(a.rank)} go. "
+                f"Waiting for {len(left)} more to decide."
+            )
+        else:
+            text = "You let it go. Everyone else did too, so the Acquire goes on."
+        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
 
     def _hand(self, session: Session, user_id: int) -> Rendered:
         state: CrapState = session.state
@@ -375,7 +420,11 @@ class CrapTable(TableAdapter):
                 )
             )
         if "protect" in legal:
-            options = [(label(c), str(c)) for c in _distinct(me.hand)][:SELECT_LIMIT]
+            twice = Counter(label(c) for c in me.hand)
+            options = [
+                (label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""), str(c))
+                for c in _distinct(me.hand)
+            ][:SELECT_LIMIT]
             items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
         if legal & {"challenge", "cooperate", "force"}:
             options = []
@@ -396,9 +445,7 @@ class CrapTable(TableAdapter):
             )
         if "recycle" in legal:
             items.append(
-                self.button(
-                    session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger
-                )
+                self.button(session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger)
             )
         if "commit" in legal:
             need = engine.challenge_size(state, user_id)

@@ -16,13 +16,20 @@ from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.errors import IllegalMove
 from games.farkle import engine
 from games.farkle.engine import Action, FarkleState
-from games.farkle.rules import PRESET_BLURBS, PRESETS, FarkleRules
+from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
 from games.lobby import Lobby
 
 KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
 LOG_LINES = 6
-_ACTIONS = {"toggle": "toggle", "roll": "roll", "bank": "bank", "piggy": "piggyback"}
+_ACTIONS = {
+    "toggle": "toggle",
+    "roll": "roll",
+    "bank": "bank",
+    "piggy": "piggyback",
+    "bestroll": "roll",
+    "bestbank": "bank",
+}
 
 
 def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
@@ -77,7 +84,8 @@ def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
         play.append(f"With one die left you get {rules.one_die_throws} throws to roll a 1 or a 5.")
     if rules.farkle_penalty_every:
         play.append(
-            f"Every {rules.farkle_penalty_every}th farkle of a player costs {rules.farkle_penalty} "
+            f"Every {rules.farkle_penalty_every}th {rules.farkle_word} of a player costs "
+            f"{rules.farkle_penalty} "
             "(scores can go negative)."
         )
     if rules.crappy_malappy_wins:
@@ -105,6 +113,38 @@ def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
     return sets, play
 
 
+def short_rules(rules: FarkleRules) -> str:
+    """The lobby's one-paragraph summary of the rules that will be played, generated from
+    the fields (so house rules and a target chosen at start read true)."""
+    preset = next((p for p in PRESETS.values() if p.name == rules.name), None)
+    house = preset is not None and any(
+        getattr(rules, f) != getattr(preset, f) for f in FarkleRules.model_fields if f != "target"
+    )
+    word = rules.farkle_word
+    parts = [f"{rules.target} to win"]
+    if rules.min_bank:
+        parts.append(f"{rules.min_bank} to bank")
+    if rules.opening:
+        parts.append(f"{rules.opening} to get on the table")
+    if rules.extend_triple_across_throws:
+        parts.append("triples extend across throws")
+    if rules.kind_scoring == "flat":
+        parts.append("flat four/five/six of a kind")
+    if rules.one_die_throws > 1:
+        parts.append(f"{rules.one_die_throws} throws with the last die")
+    if rules.farkle_penalty_every:
+        parts.append(
+            f"every {engine.ordinal(rules.farkle_penalty_every)} {word} costs "
+            f"{rules.farkle_penalty}"
+        )
+    if rules.crappy_malappy_wins:
+        parts.append(f"{rules.crappy_malappy_wins} crappy malappys win")
+    if rules.piggyback:
+        parts.append("piggyback on the last player's dice")
+    title = f"**{rules.name}**" + (" with house rules" if house else "")
+    return f"{title}: " + ", ".join(parts) + "."
+
+
 class FarkleTable(TableAdapter):
     kind = "farkle"
     title = "Farkle"
@@ -123,8 +163,7 @@ class FarkleTable(TableAdapter):
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
-        blurb = next((PRESET_BLURBS[k] for k, v in PRESETS.items() if v.name == rules.name), "")
-        return f"**{rules.name}**, to {rules.target}. {blurb}\nUse `/farkle rules` for every rule."
+        return f"{short_rules(rules)}\nUse `/farkle rules` for every rule."
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
         rules = FarkleRules.model_validate(lobby.options["rules"])
@@ -147,7 +186,12 @@ class FarkleTable(TableAdapter):
             if die.isascii() and die.isdigit():
                 index = int(die)
             select = {"on": True, "off": False}.get(want)
-        action = Action(kind=kind, index=index, select=select)  # type: ignore[arg-type]
+        action = Action(
+            kind=kind,  # type: ignore[arg-type]
+            index=index,
+            select=select,
+            best=move.action in ("bestroll", "bestbank"),
+        )
         return engine.apply(state, move.user_id, action, rng)[0]
 
     def timeout(self, state: FarkleState, rng: random.Random, now: float) -> FarkleState:
@@ -243,7 +287,9 @@ class FarkleTable(TableAdapter):
         elif turn.dice:
             chosen = engine.selection_dice(state)
             if not chosen:
-                lines.append("Tap the dice to set aside, then roll again or bank.")
+                lines.append(
+                    "Press Keep to set aside the best dice, or tap the dice you want to keep."
+                )
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
@@ -265,7 +311,9 @@ class FarkleTable(TableAdapter):
             if state.rules.opening and not p.on_table:
                 extra.append("not on the table")
             if p.farkles and state.rules.farkle_penalty_every:
-                extra.append(f"{p.farkles} {'crappy' if p.farkles == 1 else 'crappies'}")
+                word = state.rules.farkle_word
+                plural = "crappies" if word == "crappy" else "farkles"
+                extra.append(f"{p.farkles} {word if p.farkles == 1 else plural}")
             if p.malappys and state.rules.crappy_malappy_wins:
                 extra.append(f"{p.malappys} crappy malappy")
             tail = f" ({', '.join(extra)})" if extra else ""
@@ -323,6 +371,29 @@ class FarkleTable(TableAdapter):
                     row=2,
                 )
             )
+        keep = engine.best_keep(state) if legal else None
+        if keep is not None:
+            value, left, bankable = keep
+            hot = " (hot dice!)" if left == 6 else ""
+            items.append(
+                self.button(
+                    session,
+                    "bestroll",
+                    f"Keep {value} & roll {left}{hot}",
+                    style=discord.ButtonStyle.primary,
+                    row=3,
+                )
+            )
+            if bankable:
+                items.append(
+                    self.button(
+                        session,
+                        "bestbank",
+                        f"Keep {value} & bank {turn.total + value}",
+                        style=discord.ButtonStyle.success,
+                        row=3,
+                    )
+                )
         if "piggyback" in legal and state.piggyback is not None:
             offer = state.piggyback
             items.append(

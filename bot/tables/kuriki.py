@@ -29,7 +29,7 @@ _MOVES = {
     "declare": "declare",
     "pull": "pull",
     "pass": "pass",
-    "sneak": "sneak",
+    "sneakok": "sneak",
     "reverse": "reverse",
     "vote": "vote",
 }
@@ -72,8 +72,10 @@ class KurikiTable(TableAdapter):
     min_players = 2
     max_players = 12
     state_model = KurikiState
-    read_only_actions = frozenset({"peek"})
-    off_table_actions = frozenset({"declare", "vote"})
+    #: "sneak" (the table's button) only asks, privately, whether to peek anyway;
+    #: "sneakok" (on that private question) charges the foul and shows the dice.
+    read_only_actions = frozenset({"peek", "sneak"})
+    off_table_actions = frozenset({"declare", "vote", "sneakok"})
     #: Good all game: a vote names itself in its arg; a peek only shows what you saw.
     _unstamped = frozenset({"vote", "peek"})
 
@@ -259,7 +261,8 @@ class KurikiTable(TableAdapter):
             lines.append(
                 f"Standing declaration: **{name(state.declared)}** · responsible: <@{state.responsible}>"
             )
-            lines.append(f"**Next Guy: <@{state.next_guy}>**: Roll, Pull or Pass.")
+            choices = "Roll or Pull" if state.next_guy in state.passed else "Roll, Pull or Pass"
+            lines.append(f"**Next Guy: <@{state.next_guy}>**: {choices}.")
             if state.passed:
                 lines.append("Passed: " + ", ".join(f"<@{p}>" for p in state.passed))
         if state.votes:
@@ -310,7 +313,13 @@ class KurikiTable(TableAdapter):
                 items += [
                     self.button(session, "roll", "Roll (take the cup)", style=primary),
                     self.button(session, "pull", "Pull", style=danger),
-                    self.button(session, "pass", "Pass"),
+                    # The Next Guy passes at most once a roll: no usable Pass after that.
+                    self.button(
+                        session,
+                        "pass",
+                        "Pass (already passed)" if state.next_guy in state.passed else "Pass",
+                        disabled=state.next_guy in state.passed,
+                    ),
                 ]
             items += [
                 self.button(session, "peek", "Peek", style=secondary),
@@ -333,7 +342,9 @@ class KurikiTable(TableAdapter):
         state: KurikiState = session.state
         if state.finished:
             return None
-        if action not in ("roll", "peek", "sneak"):
+        if action == "sneak":
+            return self._sneak_question(session, user_id)
+        if action not in ("roll", "peek"):
             return None
         view = engine.private_view(state, user_id)
         dice = view["dice"]
@@ -376,11 +387,36 @@ class KurikiTable(TableAdapter):
         embed = discord.Embed(description="\n".join(lines), colour=EMBED_COLOUR)
         return Rendered(embed=embed, items=items)
 
+    def _sneak_question(self, session: Session, user_id: int) -> Rendered:
+        """The private question before a sneaked peek: it is a foul, charged publicly."""
+        state: KurikiState = session.state
+        if state.phase not in ("declare", "respond") or state.dice is None:
+            raise UserError("There is nothing under the cup to peek at.")
+        if user_id in state.seen:
+            raise UserError("You have already seen these dice: use Peek.")
+        fouls = state.player(user_id).fouls
+        third = " It is your third: it costs you a life." if (fouls + 1) % 3 == 0 else ""
+        text = (
+            "🍑 Sneaking a peek is a **foul**, charged on the table for everyone to see "
+            f"(every third foul costs a life; you have {fouls}).{third}\n"
+            "Peek anyway? To change your mind, just dismiss this message."
+        )
+        items = [
+            self.button(session, "sneakok", "Peek anyway (foul)", style=discord.ButtonStyle.danger)
+        ]
+        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR), items=items)
+
     def message_after(
         self, session: Session, user_id: int, action: str, arg: str | None
     ) -> Rendered:
-        """The declaration ephemeral once used; a foul vote's public message; a Rusk notice."""
+        """The declaration ephemeral once used; the sneaked dice in place of the question; a
+        foul vote's public message; a Rusk notice."""
         state: KurikiState = session.state
+        if action == "sneakok":
+            shown = None if state.finished else self.private(session, user_id, "peek")
+            return shown or Rendered(
+                embed=discord.Embed(description="The cup is gone.", colour=EMBED_COLOUR)
+            )
         if action == "declare":
             said = name(state.declared) if state.declared is not None else "your declaration"
             return Rendered(

@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from games.crap.cards import (
     RANKS,
+    SUIT_SYMBOLS,
     SUITS,
     full_deck,
     is_joker,
@@ -850,11 +851,11 @@ def _guess(
     c.guesses[str(me.id)] = (r, su)
     if len(c.guesses) < 2:
         events.append(
-            Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)} of {su}.")
+            Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
         )
         return
     events.append(
-        Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)} of {su}.")
+        Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
     )
     _settle_challenge(s, rng, events)
 

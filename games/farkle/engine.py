@@ -30,6 +30,9 @@ class Action(BaseModel):
     kind: ActionKind
     index: int | None = None
     select: bool | None = None
+    #: With roll or bank: first set aside the best-scoring selection of the throw (one tap
+    #: instead of tapping each die).
+    best: bool = False
 
 
 class Event(BaseModel):
@@ -194,6 +197,22 @@ def legal_actions(state: FarkleState, user_id: int) -> set[ActionKind]:
     return acts
 
 
+def best_keep(state: FarkleState) -> tuple[int, int, bool] | None:
+    """What setting aside the best-scoring selection of the throw gives: (its points, dice
+    left to roll (6 after hot dice), whether banking with it is allowed); None when there is
+    no throw to keep from (before the first throw, a last die to throw again, a farkle)."""
+    turn = state.turn
+    if state.finished or not turn.dice or must_reroll_last_die(state):
+        return None
+    picked = best_selection(turn.dice, state.rules, turn.extended)
+    if not picked:
+        return None
+    value = score_selection([turn.dice[i] for i in picked], state.rules, turn.extended)
+    hot = len(picked) == len(turn.dice)
+    left = 6 if hot else len(turn.dice) - len(picked)
+    return value, left, bank_shortfall(state, value, hot) is None
+
+
 def can_piggyback(state: FarkleState) -> bool:
     offer = state.piggyback
     return (
@@ -239,6 +258,10 @@ def apply(
     s = state.model_copy(deep=True)
     s.current_player.timeouts = 0
     events: list[Event] = []
+    if action.best and action.kind in ("roll", "bank"):
+        if best_keep(s) is None:
+            raise IllegalMove("There are no scoring dice to keep right now.")
+        s.turn.selected = best_selection(s.turn.dice, s.rules, s.turn.extended)
     if action.kind == "toggle":
         _toggle(s, action.index, action.select)
     elif action.kind == "roll":
@@ -427,12 +450,19 @@ def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) 
     _farkle(s, shown, events)
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
+
+
 def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
     rules, turn, player = s.rules, s.turn, s.current_player
     malappy = turn.throws == 1 and len(turn.dice) == 6 and not turn.piggybacked
     player.farkles += 1
     lost = f", losing {turn.total}" if turn.total else ""
-    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else "Farkle"
+    word = rules.farkle_word
+    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else word.capitalize()
     events.append(
         Event(kind="farkle", player=player.id, text=f"{player.name} rolled {shown}: {name}{lost}!")
     )
@@ -442,7 +472,7 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
             Event(
                 kind="penalty",
                 player=player.id,
-                text=f"That is {player.name}'s farkle number {player.farkles}: -{rules.farkle_penalty}.",
+                text=f"{player.name}'s {ordinal(player.farkles)} {word}: -{rules.farkle_penalty}.",
             )
         )
     s.piggyback = None

@@ -83,6 +83,12 @@ class FarkleRules(BaseModel):
         """What three dice of one face score."""
         return self.triple_ones if face == 1 else face * 100
 
+    @property
+    def farkle_word(self) -> str:
+        """What a scoreless throw is called under these rules: a *crappy* in Crappy Malappy
+        (whose rules count crappies and crappy malappys), a farkle elsewhere."""
+        return "crappy" if self.crappy_malappy_wins or self.name == "Crappy Malappy" else "farkle"
+
     def bank_minimum(self, on_table: bool) -> int:
         """The turn score a player needs before banking."""
         return self.min_bank if on_table else max(self.min_bank, self.opening)

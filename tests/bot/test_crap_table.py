@@ -216,3 +216,21 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert record["winner_id"] is None and record["rules"]["winners"] == []
     assert record["outcome"] == "No winner: Carol left, so the game ended."
     assert record["lobby"]["rules"]["threshold"] == 500
+
+
+def test_scores_show_banked_points_and_apart_what_the_sets_will_bank() -> None:
+    import random as _random
+
+    from bot.sessions import Session
+    from bot.tables.crap import CrapTable
+    from games.crap import engine as crap_engine
+    from games.crap.engine import CrapRules, ScoredSet
+    from games.lobby import Lobby, Seat
+
+    seats = [Seat(id=i, name=f"P{i}") for i in range(1, 4)]
+    state, _ = crap_engine.new_game(seats, CrapRules(), _random.Random(1))
+    state.players[0].score = 250
+    state.players[0].sets = [ScoredSet(rank=13, cards=[44, 45, 46, 47])]
+    session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
+    players = CrapTable().render(session).embed.fields[0].value
+    assert "<@1> **250** · " in players and "sets: K (+130 next scoring)" in players, players

@@ -100,16 +100,22 @@ async def test_sneak_a_peek_is_a_public_foul_with_a_private_view(tables: Tables)
     if state.phase != "declare":
         pytest.skip("seeded roll was a Kuriki")
     sneaker = next(p for p in PLAYERS.values() if p is not roller)
-    sneak = await tables.click(sneaker, find(rolled, "sneak"), 777)
+    asked = await tables.click(sneaker, find(rolled, "sneak"), 777)
     dice = f"{state.dice[0]}-{state.dice[1]}"
-    assert sneak.edit and "Foul on" in public_text(sneak) and dice not in public_text(sneak)
-    (secret,) = sneak.followups
-    assert secret.ephemeral and dice in json.dumps(secret.embed.to_dict())
+    # First a private question: nothing is charged until the sneaker confirms.
+    assert asked.ephemeral and "Peek anyway?" in json.dumps(asked.embed.to_dict())
+    assert dice not in json.dumps(asked.embed.to_dict())
+    assert (await state_of(tables)).player(sneaker.id).fouls == 0
+    sneak = await tables.click(sneaker, find(asked, "sneakok"), 4242, ephemeral=True)
+    # The question turns into the dice, privately; the table says "Foul on" for everyone.
+    assert sneak.edit and dice in json.dumps(sneak.embed.to_dict())
     assert (await state_of(tables)).player(sneaker.id).fouls == 1
+    with pytest.raises(UserError, match="already seen"):
+        await tables.click(sneaker, find(rolled, "sneak"), 777)
     with pytest.raises(IllegalMove, match="already seen"):
-        await tables.click(sneaker, find(sneak, "sneak"), 777)
+        await tables.click(sneaker, find(asked, "sneakok"), 4242, ephemeral=True)
     with pytest.raises(Exception, match="not in this game"):
-        await tables.click(MALLORY, find(sneak, "sneak"), 777)
+        await tables.click(MALLORY, find(rolled, "sneak"), 777)
 
 
 async def test_foul_vote_and_rusk(tables: Tables) -> None:
@@ -181,3 +187,29 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert record["winner_id"] is None
     assert record["outcome"] == "No winner: Bob left, so the game ended."
     assert record["lobby"]["rules"]["lives"] == 3
+
+
+def test_pass_is_greyed_once_the_next_guy_has_passed_this_roll() -> None:
+    """A Next Guy who passed this roll already cannot pass again: the table's Pass is greyed
+    out (for everyone, since the table is shared) and the table offers Roll or Pull."""
+    from bot.sessions import Session
+    from bot.tables.kuriki import KurikiTable
+    from games.lobby import Lobby
+    from tests.games.kuriki_helpers import Table
+
+    t = Table()
+    t.point(5, 5, 105)
+    t.pass_()  # Bob
+    adapter = KurikiTable()
+    session = Session(
+        channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
+    )
+    passes = [i for i in adapter.render(session).items if ":pass:" in i.custom_id]
+    assert len(passes) == 1 and not passes[0].item.disabled  # Cat has not passed
+    t.pass_()  # Cat
+    t.pass_()  # Ann, the Roller: the cup comes back to Bob, who passed already
+    session.state = t.state
+    rendered = adapter.render(session)
+    (button,) = [i for i in rendered.items if ":pass:" in i.custom_id]
+    assert button.item.disabled and "already passed" in button.item.label
+    assert ": Roll or Pull." in rendered.embed.description

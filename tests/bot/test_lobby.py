@@ -87,7 +87,7 @@ async def test_start_options_and_bad_values(tables: Tables) -> None:
     assert session.lobby.options["rules"]["target"] == 5000
     with pytest.raises(UserError, match="no Farkle rule set"):
         await tables.open_lobby(ALICE, GUILD, CHANNEL + 1, "farkle", {"rules": "yahtzee"})
-    with pytest.raises(UserError, match="target"):
+    with pytest.raises(UserError, match="Target must be at least 500"):
         await tables.open_lobby(ALICE, GUILD, CHANNEL + 1, "farkle", {"target": 3})
     assert await tables.sessions.get(CHANNEL + 1) is None
 

@@ -38,12 +38,12 @@ def test_house_rules_apply_to_their_preset_only() -> None:
     ("field", "value", "message"),
     [
         ("min_bank", "lots", "whole number"),
-        ("min_bank", "-5", "greater than or equal"),
+        ("min_bank", "-5", "Bank minimum must be at least 0"),
         ("piggyback", "maybe", "yes or no"),
-        ("kind_scoring", "triple", "kind_scoring"),
+        ("kind_scoring", "triple", "Four or more of a kind must be .singles."),
         ("flat_kind", "1,2", "three numbers"),
-        ("target", "100", "target"),
-        ("one_die_throws", "9", "one_die_throws"),
+        ("target", "100", "Target must be at least 500"),
+        ("one_die_throws", "9", "Throws with the last die must be at most 6"),
         ("no_such_rule", "1", "no Farkle rule"),
     ],
 )

@@ -157,7 +157,8 @@ async def test_the_rollers_menu_survives_other_players_peeks_and_votes(tables: T
     (secret,) = rolled.followups
     menu = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
     other = next(p for p in PLAYERS.values() if p is not roller)
-    await tables.click(other, find(rolled, "sneak"), 777)  # a foul, charged at once
+    asked = await tables.click(other, find(rolled, "sneak"), 777)  # "Peek anyway?"
+    await tables.click(other, find(asked, "sneakok"), 4242, ephemeral=True)  # the foul
     third = next(p for p in PLAYERS.values() if p not in (roller, other))
     await tables.command(third, CHANNEL, "kuriki", "propose", f"{other.id}:rude")
     value = menu.item.options[0].value  # type: ignore[attr-defined]

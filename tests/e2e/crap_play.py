@@ -46,6 +46,7 @@ PRIVATE_LINE = re.compile(r"^\*\*(?:Your hand|Protected|Seen in co-operate|Face 
 
 # A card as the bot writes it: "10♠", "K♥", "🃏" (a joker).
 CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[♠♥♦♣]|🃏")
+GUESS = re.compile(r"names (?:10|[2-9JQKA])[♠♥♦♣]")
 TITLE = "🃏 CRAP"  # the table's title: its joker is a picture, not a card
 
 RANK_OF = {"J": 11, "Q": 12, "K": 13, "A": 14, **{str(r): r for r in range(2, 11)}}
@@ -306,7 +307,8 @@ class CardReferee:
                 continue
             self.bodies += 1
             for text in strings_in(sent.body):
-                text = text.replace(TITLE, "")
+                # A challenge's guess ("Alice names 4♥") is said aloud, not a card shown.
+                text = GUESS.sub("names a guess", text.replace(TITLE, ""))
                 for m in CARD.finditer(text):
                     self.cards_checked += 1
                     if m[0] not in allowed:
@@ -495,6 +497,7 @@ class CrapGame:
         )
         await self._dispatched(who, rec)
         self.d.on_table(rec, table.message)
+        self.last_press = rec
         return self.followed(table)
 
 
@@ -571,7 +574,9 @@ async def take_turn(game: CrapGame, who: FakeUser) -> None:
 async def protect(game: CrapGame, hand: Hand) -> None:
     best = best_rank(hand, protected=False)
     assert best is not None
-    options = hand.options("protect")
+    # Two identical cards (two decks) are one entry, said once: "2♦ ×2".
+    options = {lab.split(" ×")[0]: value for lab, value in hand.options("protect").items()}
+    assert len(options) == len(hand.options("protect")), "a card listed twice"
     lab = next(lab for lab in options if card_rank(lab) == best[0])
     after = await game.choose(hand, "protect", [options[lab]])
     assert after.protected.count(lab) == hand.protected.count(lab) + 1, after.protected
@@ -596,7 +601,7 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
     await game.choose(hand, "acquire", [str(rank)])
     table = game.table()
     assert table.phase == "acquire" and table.acquirer == who.id, table.text
-    assert table.acquire_rank == rank and table.labels[1:] == ["Call bluff", "Let it go"]
+    assert table.acquire_rank == rank and table.labels[1:] == ["Call bluff", "Let it go", "Log"]
     game.did["acquire"] += 1
     game.last_move[who.id] = "acquire"
     responder = game.after(who.id)
@@ -604,7 +609,14 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
         assert responder.id != who.id
         table = game.table()
         assert table.phase == "acquire", table.text
+        # The table shows who has still to decide; the window closes as soon as everyone
+        # else has let it go (or one calls), without waiting for its deadline.
+        still = next(line for line in table.text.splitlines() if "Still to decide: " in line)
+        assert f"<@{responder.id}>" in still and f"<@{who.id}>" not in still, table.text
         table = await game.press(responder, answer)
+        if answer == "Let it go":  # acknowledged privately
+            [ack] = [m for m in game.last_press.followups if m.ephemeral]
+            assert ack.visible_to == responder.id and "You let" in ack.text(), ack.text()
         game.did["let it go" if answer == "Let it go" else "call bluff"] += 1
         responder = game.after(responder.id)
     assert table.phase != "acquire", table.text

@@ -434,11 +434,23 @@ class KurikiGame:
         return f"{m[1]}-{m[2]}"
 
     async def sneak(self, who: FakeUser) -> str:
-        """Sneak a peek: a foul charged publicly, the dice shown privately."""
+        """Sneak a peek: first a private question (nothing charged yet), then "Peek anyway"
+        charges the foul publicly and shows the dice privately in place of the question."""
         mark = self.secrets.mark()
-        rec = await self.press(who, "Sneak a peek (foul)")
-        [eph] = [m for m in rec.followups if m.ephemeral]
-        assert eph.visible_to == who.id
+        cup = self.cup()
+        button = cup.button("Sneak a peek (foul)")
+        assert button is not None, cup.labels
+        asked = await self.d.click(
+            who, self.channel, custom_id=button["custom_id"], message=cup.message
+        )
+        assert asked.callback_type == 4 and asked.ephemeral and asked.message is not None
+        eph = asked.message
+        assert eph.visible_to == who.id and "Peek anyway?" in eph.text(), eph.text()
+        assert self.table is cup.message and read_cup(cup.message).text == cup.text  # no foul yet
+        rec = await self.d.click(who, self.channel, label="Peek anyway (foul)", message=eph)
+        self.presses += 1
+        assert rec.callback_type == 7 and rec.message is eph, rec.text
+        self.followed(cup, cup.message)
         m = UNDER_THE_CUP.search(eph.text())
         assert m is not None, eph.text()
         dice = f"{m[1]}-{m[2]}"

@@ -27,7 +27,7 @@ async def test_settings_are_stored_and_used_by_the_next_game(d: Driver) -> None:
     await d.slash(ADMIN, TABLE, "config kuriki", lives=7, two_digit=True)
     shown = await d.slash(ADMIN, TABLE, "config show")
     text = shown.message.text()
-    assert "min_bank = 400" in text and "Turn timer: **off**" in text and "Lives: **7**" in text
+    assert "Bank minimum: 400" in text and "Turn timer: **off**" in text and "Lives: **7**" in text
     await d.slash(ALICE, TABLE, "farkle start")
     assert "Classic Farkle" in d.table(TABLE).text() and "4000" in d.table(TABLE).text()
     await d.click(BOB, TABLE, label="Join")
@@ -52,7 +52,7 @@ async def test_the_lobby_timeout_is_set_in_minutes_and_used_by_the_next_lobby(d:
 
 async def test_bad_values_get_a_clear_answer_and_change_nothing(d: Driver) -> None:
     bad = await d.slash(ADMIN, TABLE, "config farkle-rule", rule="kind_scoring", value="triple")
-    assert bad.ephemeral and "kind_scoring" in bad.text
+    assert bad.ephemeral and "Four or more of a kind must be" in bad.text, bad.text
     bad = await d.slash(ADMIN, TABLE, "config farkle-rule", rule="min_bank", value="lots")
     assert bad.ephemeral and "whole number" in bad.text
     shown = await d.slash(ADMIN, TABLE, "config show")
@@ -60,3 +60,31 @@ async def test_bad_values_get_a_clear_answer_and_change_nothing(d: Driver) -> No
     # Out-of-range numbers never leave the Discord client.
     with pytest.raises(ClientRefused):
         await d.slash(ADMIN, TABLE, "config timer", seconds=99999)
+
+
+async def test_the_lobby_describes_the_rules_that_will_be_played(d: Driver) -> None:
+    """House rules and a target chosen at start show in the lobby, not the preset's blurb."""
+    await d.slash(ADMIN, TABLE, "config farkle-rule", rule="min_bank", value="300")
+    await d.slash(ALICE, TABLE, "farkle start", target=5000)
+    text = d.table(TABLE).text()
+    assert "Crappy Malappy** with house rules" in text, text
+    assert "300 to bank" in text and "250 to bank" not in text, text
+    assert "5000 to win" in text and "8000" not in text, text
+    assert "every 7th crappy costs 1000" in text, text
+
+
+async def test_config_speaks_in_words(d: Driver) -> None:
+    """House rules read as a player says them; the rule choices are whole words."""
+    (config,) = [c for c in d.commands() if c["name"] == "config"]
+    (rule_cmd,) = [o for o in config["options"] if o["name"] == "farkle-rule"]
+    (rule,) = [o for o in rule_cmd["options"] if o["name"] == "rule"]
+    names = [c["name"] for c in rule["choices"]]
+    assert len(names) <= 25 and all(len(n) <= 100 and not n.endswith(" ") for n in names)
+    assert "Straight 1-6: points, or none: not scored" in names
+    await d.slash(ADMIN, TABLE, "config farkle-rule", rule="straight", value="none")
+    await d.slash(ADMIN, TABLE, "config farkle-rule", rule="piggyback", value="yes")
+    text = (await d.slash(ADMIN, TABLE, "config show")).message.text()
+    assert "Straight 1-6: not scored" in text and "Piggyback: on" in text, text
+    assert "= None" not in text and "= True" not in text
+    bad = await d.slash(ADMIN, TABLE, "config farkle-rule", rule="target", value="100")
+    assert "Target must be at least 500." in bad.text, bad.text

@@ -125,3 +125,17 @@ async def test_the_card_check_catches_a_leak(
     assert "PATCH /api/v10/channels/" in str(caught.value)  # the table's edit
     assert game.presses < 30
     game.referee.stop()
+
+
+@pytest.mark.e2e(seed=11)
+async def test_the_log_button_shows_the_game_so_far_privately(d: Driver) -> None:
+    players = [ALICE, BOB, CAROL]
+    await d.slash(ALICE, TABLE, "crap start")
+    for p in players[1:]:
+        await d.click(p, TABLE, label="Join")
+    await d.click(ALICE, TABLE, label="Start")
+    table = d.table(TABLE)
+    shown = await d.click(BOB, TABLE, label="Log", message=table)
+    assert shown.ephemeral and shown.message is not None and shown.message.visible_to == BOB.id
+    assert "The game so far" in shown.message.text() and "draws" in shown.message.text()
+    assert d.table(TABLE) is table

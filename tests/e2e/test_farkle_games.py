@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.fake_discord import embed_text
-from tests.e2e.farkle_play import play_to_end, read_table
+from tests.e2e.farkle_play import open_game, play_to_end, read_table
 from tests.e2e.harness import (
     ALICE,
     BOB,
@@ -85,6 +85,10 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
 
     presses = await play_to_end(d, TABLE, table)
     assert presses > 0
+    # Each rule set speaks its own words: in Crappy Malappy a farkle is a crappy.
+    said = "\n".join(m.text() for m in d.fake.public(TABLE))
+    other = "Farkle" if preset == "crappy-malappy" else "Crappy"
+    assert f": {other}" not in said and f"'s {other.lower()}" not in said
 
     final = read_table(d.table(TABLE))
     assert final.finished and [b["label"] for b in final.buttons()] == ["Rematch"]
@@ -116,3 +120,47 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
 
 def player_by_id(user_id: int) -> FakeUser:
     return next(p for p in PLAYERS if p.id == user_id)
+
+
+@pytest.mark.e2e(seed=7)
+async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
+    """Roll, "Keep N & roll", "Keep N & bank": a typical turn of two throws in three taps,
+    with the worth of each choice on its label. Turns that farkle (or stay below the bank
+    minimum) are played on with the Keep buttons until one scores on both throws."""
+    players = [ALICE, BOB]
+    table = await open_game(d, TABLE, players)
+
+    def keep(label: str) -> dict | None:
+        return next(
+            (b for b in table.buttons() if b["label"].startswith("Keep") and label in b["label"]),
+            None,
+        )
+
+    for _ in range(40):
+        view = read_table(table)
+        who = next(p for p in players if p.id == view.current)
+        before = view.scores.get(who.id, 0)
+        table = d.on_table(await d.click(who, TABLE, label="Roll 6 dice", message=table), table)
+        roll = keep(" & roll ")
+        if roll is None:  # a farkle: the next player's turn
+            continue
+        table = d.on_table(
+            await d.click(who, TABLE, custom_id=roll["custom_id"], message=table), table
+        )
+        bank = keep(" & bank ")
+        if bank is not None:
+            worth = int(bank["label"].split()[-1])
+            table = d.on_table(
+                await d.click(who, TABLE, custom_id=bank["custom_id"], message=table), table
+            )
+            after = read_table(table)
+            assert after.current != who.id and after.scores[who.id] == before + worth
+            assert f"banks {worth}" in table.text(), table.text()
+            break
+        while read_table(table).current == who.id and (roll := keep(" & roll ")) is not None:
+            table = d.on_table(
+                await d.click(who, TABLE, custom_id=roll["custom_id"], message=table), table
+            )
+    else:
+        raise AssertionError("no turn scored on two throws in 40 turns")
+    assert not d.problems

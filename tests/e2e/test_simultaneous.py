@@ -69,16 +69,23 @@ async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
     menu = next(
         m
         for m in reversed(d.ephemerals(roller, TABLE))
-        if any(str(c.get("custom_id", "")).startswith("t:kuriki:declare:") for c in m.all_components())
+        if any(
+            str(c.get("custom_id", "")).startswith("t:kuriki:declare:") for c in m.all_components()
+        )
     )
     value = next(
-        c for c in menu.all_components() if str(c.get("custom_id", "")).startswith("t:kuriki:declare:")
+        c
+        for c in menu.all_components()
+        if str(c.get("custom_id", "")).startswith("t:kuriki:declare:")
     )["options"][-1]["value"]
     sneaker = next(p for p in PLAYERS.values() if p is not roller)
     table = live_table(d, "kuriki")
+    # The sneak asks first, privately; its "Peek anyway" races the declaration.
+    asked = await d.click(sneaker, TABLE, custom_id=button(table, "sneak"), message=table)
+    assert asked.ephemeral and asked.message is not None, asked.text
     both = [
         select_payload(d, roller, menu, "t:kuriki:declare:", [value]),
-        d.prepare_click(sneaker, TABLE, custom_id=button(table, "sneak"), message=table),
+        d.prepare_click(sneaker, TABLE, label="Peek anyway (foul)", message=asked.message),
     ]
     await d.dispatch_all(both)
     declared, sneaked = both
@@ -87,7 +94,8 @@ async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
     after = state_of(d, "kuriki")
     assert after.phase == "respond" and after.declared == int(value)
     assert sneaker.id in after.seen and after.player(sneaker.id).fouls == 1
-    (peek,) = [m for m in sneaked.followups if m.ephemeral]  # he saw the dice, privately
+    peek = asked.message  # the question turned into the dice, for him only
+    assert sneaked.message is peek and "Under the cup" in peek.text(), sneaked.text
     assert peek.visible_for(sneaker.id) and not peek.visible_for(roller.id)
 
 
@@ -130,7 +138,9 @@ async def test_crap_everyone_lets_an_acquire_go_at_once(d: Driver) -> None:
     await start(d, "crap", [ALICE, BOB, CAROL])
     caller = PLAYERS[state_of(d, "crap").current_player.id]
     hand = await crap_my_hand(d, caller)
-    acquire = next(c["custom_id"] for c in hand.all_components() if ":acquire:" in c.get("custom_id", ""))
+    acquire = next(
+        c["custom_id"] for c in hand.all_components() if ":acquire:" in c.get("custom_id", "")
+    )
     await d.select(caller, TABLE, ["13"], message=hand, custom_id=acquire)
     table = live_table(d, "crap")
     others = [p for p in PLAYERS.values() if p is not caller]

@@ -100,3 +100,16 @@ async def test_buttons_survive_a_restart(tmp_path: Path) -> None:
             assert d.problems == []
     finally:
         await fake.stop()
+
+
+async def test_help_lists_the_games_with_clickable_commands(d: Driver) -> None:
+    """/help: the games, how to start one and the admin commands, each command a mention
+    Discord makes clickable (`</farkle start:id>`, with the id the sync returned)."""
+    ids = {c["name"]: str(c["id"]) for c in d.commands()}
+    shown = await d.slash(BOB, TABLE, "help")
+    assert shown.ephemeral and shown.message is not None
+    text = shown.message.text()
+    for command in ("farkle start", "kuriki start", "crap start", "config show"):
+        assert f"</{command}:{ids[command.split()[0]]}>" in text, text
+    assert "Farkle" in text and "Kuriki" in text and "CRAP" in text
+    assert "/farkle start" not in text.replace("</farkle start:", "")  # no plain fallback

@@ -429,6 +429,30 @@ def test_seventh_farkle_costs_1000_and_may_go_negative() -> None:
     t.roll(2, 2, 3, 4, 6)
     assert "penalty" in t.kinds()
     assert t.p(ANN).farkles == 7 and t.p(ANN).score == -500
+    # Crappy Malappy's own words: a farkle is a crappy, in the log as on the table.
+    assert "Ann rolled 2 2 3 4 6: Crappy, losing 100!" in t.texts(), t.texts()
+    assert "Ann's 7th crappy: -1000." in t.texts()
+
+
+def test_other_rule_sets_say_farkle() -> None:
+    from games.farkle.engine import ordinal
+
+    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
+        "1st",
+        "2nd",
+        "3rd",
+        "4th",
+        "11th",
+        "12th",
+        "13th",
+        "21st",
+        "22nd",
+        "101st",
+    ]
+    t = Table(PRESETS["classic"])
+    t.roll(2, 2, 3, 4, 6, 6)
+    assert ": Farkle!" in t.texts() and "rolled" in t.texts()
+    assert PRESETS["classic"].farkle_word == "farkle" and CM.farkle_word == "crappy"
 
 
 def test_only_every_seventh_farkle_is_penalised() -> None:
@@ -1051,3 +1075,54 @@ def test_leaving_on_your_turn_ends_the_game_cleanly_and_drops_the_offer() -> Non
     t.remove(CAT)
     assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Cat left"
     assert t.state.current_player.id == ANN
+
+
+# --------------------------------------------------------------------------- keep the best
+
+
+def test_keep_best_and_roll_sets_aside_the_best_selection() -> None:
+    from games.farkle.engine import best_keep
+
+    t = Table(CM)
+    t.roll(1, 1, 1, 5, 2, 3)
+    t.take(5)  # whatever was tapped is replaced by the best selection
+    assert best_keep(t.state) == (1050, 2, True)
+    t.rng.load(5, 6)
+    t.state, t.events = apply(t.state, ANN, Action(kind="roll", best=True), t.rng)
+    assert t.state.turn.total == 1050 and t.state.turn.set_aside == [1, 1, 1, 5]
+    assert t.state.turn.dice == [5, 6]
+
+
+def test_keep_best_and_bank_in_one_move() -> None:
+    t = Table(CM)
+    t.roll(1, 1, 1, 5, 2, 3)
+    t.state, t.events = apply(t.state, ANN, Action(kind="bank", best=True), t.rng)
+    assert t.p(ANN).score > 0 and t.who == BOB
+
+
+def test_keep_best_bank_refused_below_the_minimum() -> None:
+    from games.farkle.engine import best_keep
+
+    t = Table(CM)
+    t.roll(1, 2, 2, 3, 4, 6)
+    assert best_keep(t.state) == (100, 5, False)
+    with pytest.raises(IllegalMove, match="250"):
+        apply(t.state, ANN, Action(kind="bank", best=True), t.rng)
+
+
+def test_keep_best_with_nothing_thrown_is_refused() -> None:
+    from games.farkle.engine import best_keep
+
+    t = Table(CM)
+    assert best_keep(t.state) is None
+    with pytest.raises(IllegalMove, match="no scoring dice"):
+        apply(t.state, ANN, Action(kind="roll", best=True), t.rng)
+
+
+def test_keep_best_hot_dice_offers_six_again() -> None:
+    from games.farkle.engine import best_keep
+
+    t = Table(CM)
+    t.roll(1, 1, 1, 1, 5, 5)
+    value, left, _ = best_keep(t.state)
+    assert left == 6 and value > 0

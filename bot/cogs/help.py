@@ -1,0 +1,53 @@
+"""/help: the games, how to start one, and the admin commands, on one short page."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.tables.base import EMBED_COLOUR
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
+
+
+def help_embed(mention: object) -> discord.Embed:
+    """The help page; `mention("farkle start")` gives a clickable command mention (or the
+    plain `/farkle start` when the commands have not been synced)."""
+    m = mention  # type: ignore[assignment]
+    games = "\n".join(
+        [
+            f"🎲 **Farkle** (2-10 players): {m('farkle start')} · {m('farkle rules')}",
+            f"🥤 **Kuriki** (2-12), the bluffing dice cup: {m('kuriki start')} · "
+            f"{m('kuriki rules')}",
+            f"🃏 **CRAP** (3-6), the card game: {m('crap start')} · {m('crap rules')}",
+        ]
+    )
+    play = (
+        "Start a game in any channel, everyone presses **Join**, then **Start**. Play with the "
+        "buttons on the table; whoever must move is mentioned. Lost the table? "
+        f"{m('farkle status')} (or the game's own status) posts it again. "
+        f"Leave with {m('farkle leave')}, stop with {m('farkle end')} (same for each game)."
+    )
+    admin = (
+        f"{m('config show')} the settings · {m('config farkle')} rule set and target · "
+        f"{m('config farkle-rule')} one house rule · {m('config timer')} turn timer · "
+        f"{m('config lobby')} · {m('config kuriki')} · {m('config crap')}"
+    )
+    embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
+    embed.add_field(name="How to play", value=play, inline=False)
+    embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)
+    return embed
+
+
+class HelpCog(commands.Cog):
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    @app_commands.command(name="help")
+    async def help(self, interaction: discord.Interaction[GameBot]) -> None:
+        """The games, how to start one, and the admin commands."""
+        await interaction.response.send_message(embed=help_embed(self.bot.mention), ephemeral=True)
