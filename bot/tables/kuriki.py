@@ -53,8 +53,9 @@ RULES_TEXT = [
     "A Kuriki is shown at once: the Next Guy loses a life and the Roller keeps the cup. Every "
     "third Kuriki of a player: the Next Guy loses two lives, everyone else but the Roller one.",
     "The Next Guy may **Roll** (take the cup and declare at least as high), **Pull** (reveal: "
-    "a lie costs the responsible player a life and the puller starts the next point; the truth "
-    "costs the puller a life and the responsible player starts) or **Pass** (take "
+    "a lie costs the responsible player (the Roller, or the last to pass) a life and the puller "
+    "starts the next point; the truth costs the puller a life and the Roller who rolled it "
+    "rolls again) or **Pass** (take "
     "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
     "whoever passed to him.",
     "**Sneak a peek** shows you the dice and is charged as a foul at once (the digital lifting of "
@@ -62,7 +63,8 @@ RULES_TEXT = [
     "other players agree; a Rusk (manhandling the cup) is a triple foul only a server manager "
     "charges. Every third foul costs a life.",
     "At 0 lives you are out; the first out is Tarted (Pop-Tarts for the table: Brown Sugar and "
-    "Cinnamon). On one life you are in the Tarts. The last player with a life wins.",
+    "Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until someone is. "
+    "The last player with a life wins.",
 ]
 
 
@@ -279,7 +281,7 @@ class KurikiTable(TableAdapter):
                 status = " (left)"
             elif p.out:
                 status = " 🥧 Tarted" if p.id == state.tarted else " (out)"
-            elif p.lives == 1:
+            elif p.lives == 1 and state.tarted is None:
                 status = " · in the Tarts"
             crowns = f" {'👑' * p.crowns}" if p.crowns else ""
             fouls = f" · {p.fouls} foul{'s' if p.fouls != 1 else ''}" if p.fouls else ""

@@ -525,7 +525,11 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
     responsible = s.player(s.responsible)
     value = roll_value(*s.dice, s.rules.two_digit)
     liar = value < s.declared
-    loser, starter = (responsible, puller) if liar else (puller, responsible)
+    # A lie costs whoever is responsible for it (the Roller, or the last to pass it on) and
+    # the puller starts; the truth costs the puller and "the Roller rolls again": the one
+    # who rolled these dice, even when others passed them on.
+    roller = s.player(s.roller)
+    loser, starter = (responsible, puller) if liar else (puller, roller)
     s.last_reveal = Reveal(dice=s.dice, declared=s.declared, liar=liar, loser=loser.id)
     verdict = "a lie!" if liar else "not a lie."
     events.append(
@@ -576,7 +580,7 @@ def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event
             )
         else:
             events.append(Event(kind="out", player=p.id, text=f"{p.name} is out."))
-    elif p.lives == 1:
+    elif p.lives == 1 and s.tarted is None:  # once someone is Tarted, nobody is at risk of it
         events.append(Event(kind="tarts", player=p.id, text=f"{p.name} is in the Tarts."))
     alive = s.alive()
     if len(alive) == 1:

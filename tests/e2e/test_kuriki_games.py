@@ -105,7 +105,7 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     assert not reveal.lie and reveal.dice == roll.dice
     cup = game.cup()
     assert cup.lives[ng.id] == 2 and cup.lives[roller.id] == 3
-    assert cup.roller == roller.id  # the truth: the responsible player starts
+    assert cup.roller == roller.id  # the truth: the Roller rolls again
 
     # Point 3, hate mail comes home: a lie, passed twice, back to the Roller, who pulls on
     # the player who passed to him.

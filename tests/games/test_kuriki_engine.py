@@ -553,7 +553,7 @@ def test_in_the_tarts_tarted_out_and_winner() -> None:
     assert len(tarted) == 1 and tarted[0].player == ANN
     assert "Pop-Tarts" in tarted[0].text and "Brown Sugar and Cinnamon" in tarted[0].text
     assert not t.state.finished
-    assert t.who == CAT  # the responsible player starts
+    assert t.who == CAT  # the Roller rolls again
     t.point(2, 3, 6)
     assert t.state.next_guy == BOB  # Ann is skipped
     assert t.legal(ANN) == set()
@@ -574,6 +574,38 @@ def test_in_the_tarts_tarted_out_and_winner() -> None:
         charge_rusk(t.state, BOB)
 
 
+def test_nobody_is_in_the_tarts_once_someone_is_tarted() -> None:
+    # "In the Tarts" is one life left *at risk of being Tarted*: only the first one out is
+    # Tarted, so after that a player on one life is not in the Tarts.
+    t = Table(4, lives=2)
+    t.point(1, 3, 10)
+    t.pull()  # Ann lied: one life left, in the Tarts
+    assert t.events_of("tarts")[0].player == ANN
+    t.point(1, 3, 10)  # Bob lies
+    t.pull()  # Cat pulls: Bob on one life, in the Tarts too
+    assert [e.player for e in t.events_of("tarts")] == [BOB]
+    t.point(3, 4, 9)  # Cat lies
+    t.pull()  # Dan pulls: Cat on one life
+    assert [e.player for e in t.events_of("tarts")] == [CAT]
+    t.point(3, 4, 9)  # Dan lies
+    t.pass_()  # Ann passes the lie on: she is responsible
+    t.pull()  # Bob pulls on Ann: Ann is out first, Tarted
+    assert t.state.tarted == ANN and "tarted" in t.kinds()
+    assert t.lives() == {ANN: 0, BOB: 1, CAT: 1, DAN: 2}
+    t.point(3, 4, 9)  # Bob (the puller) lies
+    t.pull()  # Cat pulls: Bob is out, not Tarted
+    assert "tarted" not in t.kinds() and "out" in t.kinds()
+    # Someone dropping to one life after the Tarting is not in the Tarts.
+    t = Table(3, lives=2)
+    t.roll(1, 2)
+    t.roll(1, 2)  # Bob is Tarted
+    assert t.state.tarted == BOB
+    t.point(3, 4, 9)  # Ann lies
+    t.pull()  # Cat pulls: Ann on one life, but nobody is at risk of being Tarted any more
+    assert t.lives() == {ANN: 1, BOB: 0, CAT: 2}
+    assert "tarts" not in t.kinds() and "Tarts" not in t.texts()
+
+
 def test_a_puller_out_of_lives_hands_the_cup_on() -> None:
     t = Table(3, lives=1)
     t.point(1, 3, 9)
@@ -583,13 +615,42 @@ def test_a_puller_out_of_lives_hands_the_cup_on() -> None:
     assert t.state.next_guy == CAT
 
 
-def test_a_passer_pulled_on_the_truth_starts_the_next_point() -> None:
+def test_a_truth_pulled_after_passes_the_roller_rolls_again() -> None:
+    # "If he Pulls the Cup and the Roller was not lying, then the Next Guy loses a life, and
+    # the Roller rolls again": the one who rolled, not the last passer.
     t = Table(4, lives=2)
     t.point(3, 4, 7)
     t.pass_()
-    assert t.state.responsible == BOB
-    t.pull()  # Cat pulls the truth: Cat loses, Bob (responsible) starts
-    assert t.who == BOB and t.lives() == {ANN: 2, BOB: 2, CAT: 1, DAN: 2}
+    t.pass_()
+    assert t.state.responsible == CAT and t.state.passed == [BOB, CAT]
+    t.pull()  # Dan pulls the truth: Dan loses, Ann (the Roller) rolls again
+    assert t.lives() == {ANN: 2, BOB: 2, CAT: 2, DAN: 1}
+    assert t.state.last_reveal is not None and t.state.last_reveal.loser == DAN
+    assert t.who == ANN and t.state.phase == "roll" and t.state.minimum is None
+    assert "Ann starts the next point" in t.texts()
+
+
+def test_a_truth_pulled_after_the_cup_was_taken_the_taker_rolls_again() -> None:
+    t = Table(4)
+    t.point(3, 4, 7)
+    t.roll(4, 5)  # Bob takes the cup: he is the Roller of these dice
+    t.declare(9)
+    t.pass_()  # Cat passes
+    t.pull()  # Dan pulls the truth: Dan loses, Bob rolls again
+    assert t.lives() == {ANN: 5, BOB: 5, CAT: 5, DAN: 4}
+    assert t.who == BOB
+
+
+def test_a_lie_pulled_after_passes_costs_the_last_passer() -> None:
+    # Passing "assumes responsibility for the Roll": a lie costs the last passer, and the
+    # puller starts the next point.
+    t = Table(4)
+    t.point(3, 4, 9)  # a lie
+    t.pass_()
+    t.pass_()
+    t.pull()  # Dan pulls on Cat
+    assert t.lives() == {ANN: 5, BOB: 5, CAT: 4, DAN: 5}
+    assert t.who == DAN
 
 
 def test_lives_never_go_below_zero() -> None:
