@@ -289,9 +289,10 @@ def apply(
 def timeout(
     state: KurikiState, rng: random.Random, now: float = 0.0
 ) -> tuple[KurikiState, list[Event]]:
-    """The player on the clock ran out of time: a Next Guy pulls; a Roller declares the
-    truth (or the lowest legal declaration when the truth is too low); the first Roller
-    plays clockwise. Three timeouts in a row take a player out of the game."""
+    """The player on the clock ran out of time: a Next Guy pulls; a Roller (rolling first if
+    he had not) declares the lowest legal declaration whatever the dice, so the table learns
+    nothing of them; the first Roller plays clockwise. Three timeouts in a row take a player
+    out of the game."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
     s = state.model_copy(deep=True)
@@ -310,10 +311,13 @@ def timeout(
         if s.phase == "roll":
             _roll(s, who, rng, events)
         if s.phase == "declare":
-            assert s.dice is not None
-            truth = roll_value(*s.dice, s.rules.two_digit)
-            legal = declarations(s)
-            _declare(s, str(truth if truth in legal else legal[0]), events)
+            # Whatever the dice: a declaration that depended on them (the truth when it is
+            # high enough) would tell the table whether it is the truth.
+            lowest = declarations(s)[0]
+            _declare(s, str(lowest), events)
+            events[-1].text = (
+                f"{player.name} declares the lowest allowed, {name(lowest)}, whatever the dice."
+            )
     if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
         events.append(
             Event(

@@ -161,7 +161,7 @@ async def test_vote_deadline_and_turn_clock_are_separate(tables: Tables) -> None
     assert "no majority" in " ".join(state.log)
     session = await tables.sessions.get(CHANNEL)
     assert session.deadline == session.turn_deadline == turn_deadline
-    # Then the Roller's time runs out: he rolls and declares the truth (or the lowest).
+    # Then the Roller's time runs out: he rolls and declares the lowest allowed.
     clock.now = turn_deadline + 1
     assert await tables.expire(CHANNEL) is not None
     state = await state_of(tables)

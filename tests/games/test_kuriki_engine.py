@@ -1011,12 +1011,13 @@ def test_direction_timeout_is_clockwise() -> None:
     assert t.kinds()[0] == "timeout" and t.p(BOB).timeouts == 1
 
 
-def test_roll_timeout_rolls_and_declares_the_truth() -> None:
+def test_roll_timeout_rolls_and_declares_the_lowest() -> None:
     t = Table()
     t.timeout(4, 5)
-    assert t.state.phase == "respond" and t.state.declared == 9
+    assert t.state.phase == "respond" and t.state.declared == 4  # a fresh roll: anything
     assert t.state.dice == (4, 5) and t.p(ANN).timeouts == 1
     assert t.kinds() == ["timeout", "roll", "declare"]
+    assert "Ann declares the lowest allowed, 4, whatever the dice." in t.texts()
 
 
 def test_roll_timeout_with_a_kuriki() -> None:
@@ -1026,27 +1027,53 @@ def test_roll_timeout_with_a_kuriki() -> None:
     assert t.lives()[BOB] == 4 and "declare" not in t.kinds()
 
 
-def test_declare_timeout_two_digit_truth() -> None:
+def test_declare_timeout_two_digit_declares_the_lowest() -> None:
     t = Table(two_digit=True)
     t.roll(3, 4)
     t.timeout()
-    assert t.state.declared == 43
+    assert t.state.declared == 13
 
 
-def test_declare_timeout_declares_the_minimum_when_the_truth_is_too_low() -> None:
+@pytest.mark.parametrize("dice", [(1, 3), (6, 6), (5, 5), (6, 5)])
+def test_declare_timeout_on_a_point_declares_the_standing_declaration(
+    dice: tuple[int, int],
+) -> None:
     t = Table()
     t.point(5, 5, 105)
-    t.roll(1, 3)  # Bob takes the cup on 105 and rolls a 4
+    t.roll(*dice)  # Bob takes the cup on 105
     t.timeout()
     assert t.state.declared == 105 and t.state.responsible == BOB
 
 
-def test_declare_timeout_on_a_point_tells_the_truth_when_high_enough() -> None:
-    t = Table()
-    t.point(3, 4, 7)
-    t.roll(6, 6)
-    t.timeout()
-    assert t.state.declared == 106
+@pytest.mark.parametrize("passes", [0, 1])
+def test_an_absent_rollers_declaration_does_not_tell_the_truth(passes: int) -> None:
+    """The same timeout with hidden dice that make the declaration the truth (6-6 on
+    Walnuts) and a lie (2-3): everything public (the view, the log, the events) is the same."""
+
+    def public_after(dice: tuple[int, int]) -> tuple[dict[str, object], list[str]]:
+        t = Table(4)
+        t.point(4, 4, 104)
+        for _ in range(passes):
+            t.pass_()
+        t.roll(*dice)  # the Next Guy takes the cup on Walnuts...
+        t.timeout()  # ...and runs out of time declaring
+        assert t.state.dice == dice and t.state.declared == 104
+        return t.public(), [e.text for e in t.events]
+
+    true_case, lie_case = public_after((6, 6)), public_after((2, 3))
+    assert true_case == lie_case
+    assert true_case[0]["dice"] is None
+    assert not any("truth" in line for line in true_case[1])
+
+
+def test_a_fresh_roll_timeout_is_the_same_whatever_the_dice() -> None:
+    def public_after(dice: tuple[int, int]) -> dict[str, object]:
+        t = Table(3)
+        t.timeout(*dice)  # Ann does not roll: the timeout rolls and declares for her
+        assert t.state.dice == dice
+        return t.public()
+
+    assert public_after((6, 6)) == public_after((1, 3)) == public_after((2, 5))
 
 
 def test_respond_timeout_pulls() -> None:
@@ -1061,7 +1088,7 @@ def test_respond_timeout_pulls() -> None:
 def test_three_timeouts_in_a_row_remove_the_player() -> None:
     t = Table(3, direction=None)
     t.timeout()  # Ann: direction
-    t.timeout(2, 3)  # Ann: rolls and declares 5
+    t.timeout(2, 3)  # Ann: rolls and declares 4, the lowest
     assert t.p(ANN).timeouts == 2
     t.pull()  # Bob pulls the truth; Ann starts again
     t.timeout(4, 4)  # the third in a row
