@@ -74,6 +74,11 @@ class ScoredSet(BaseModel):
             return 2 * (self.base() + 10) - jokers
         return self.base() - jokers
 
+    def value(self) -> int:
+        """What one set is worth, jokers counted (-1 each): a double set is two sets. This is
+        the value that makes a set the highest on the table for Aces."""
+        return self.points() // 2 if self.double else self.points()
+
     def all_cards(self) -> list[int]:
         return self.cards + ([self.marker] if self.marker is not None else [])
 
@@ -303,9 +308,7 @@ def highest_set(
         for s in p.sets:
             if s is exclude:
                 continue
-            if best is None or s.base() + (10 if s.double else 0) > best[1].base() + (
-                10 if best[1].double else 0
-            ):
+            if best is None or s.value() > best[1].value():
                 best = (p, s)
     return best
 
@@ -583,7 +586,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
             how = "no other set is on the table"
         else:
             owner, other = top
-            st.ace_value = other.base() + (10 if other.double else 0) + 10
+            st.ace_value = other.value() + 10  # "the highest value set ... plus 10"
             how = f"{owner.name}'s {rank_words(other.rank)} are the highest set"
             if other.cards:
                 taken = next((c for c in other.cards if not is_joker(c)), other.cards[0])
