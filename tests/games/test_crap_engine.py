@@ -794,6 +794,38 @@ def test_cooperate_each_sees_the_others_unprotected_hand_then_each_draws_one() -
     assert t.state.current_player.id == BOB
 
 
+def test_cooperate_hands_are_returned_once_seen() -> None:
+    # "Once satisfied, they then return each others' hands": the co-operating player sees the
+    # partner's hand in the reply to the co-operate, the partner until their own next move;
+    # neither is kept for the rest of the game.
+    state = build(
+        {ANN: [c(2, "S"), c(3, "S")], BOB: [c(4, "S")], CAT: [c(6, "S")]},
+        deck=[c(8, "S"), c(9, "S"), c(10, "S"), c(11, "S")],
+    )
+    t = Table(state)
+    t.do(ANN, "cooperate", target=CAT)
+    assert t.private(ANN)["me"]["seen"] == {"3": [c(6, "S")]}  # the reply right after
+    assert t.private(CAT)["me"]["seen"] == {"1": [c(2, "S"), c(3, "S")]}
+    assert t.state.current_player.id == BOB
+    t.do(BOB, "protect", cards=[c(4, "S")])  # the next move at the table
+    assert t.private(ANN)["me"]["seen"] == {}  # Ann's look is over
+    assert t.private(CAT)["me"]["seen"] == {"1": [c(2, "S"), c(3, "S")]}  # Cat was pinged
+    assert t.state.current_player.id == CAT
+    t.do(CAT, "protect", cards=[c(6, "S")])  # Cat's own next move
+    assert t.private(CAT)["me"]["seen"] == {} and t.state.cooperator is None
+    assert all(p.seen == {} for p in t.state.players)
+
+
+def test_a_cooperate_look_ends_on_a_timeout_too() -> None:
+    state = build(
+        {ANN: [c(2, "S")], BOB: [c(4, "S")], CAT: [c(6, "S")]}, deck=[c(8, "S"), c(9, "S")]
+    )
+    t = Table(state)
+    t.do(ANN, "cooperate", target=BOB)
+    t.timeout()  # Bob's turn is skipped: the next moment at the table
+    assert t.p(ANN).seen == {} and t.p(BOB).seen == {"1": [c(2, "S")]}
+
+
 def test_cooperate_needs_another_player() -> None:
     t = Table(build({ANN: [c(2, "S")]}))
     t.refused(ANN, "cooperate", IllegalMove, target=ANN)
