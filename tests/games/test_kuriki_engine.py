@@ -20,6 +20,7 @@ from games.kuriki.engine import (
     on_clock,
     remove_player,
     timeout,
+    voters,
 )
 from games.kuriki.values import KURIKI, legal_declarations
 
@@ -777,14 +778,20 @@ def test_rusk_refusals_leave_the_state() -> None:
 
 
 def test_foul_vote_passes_by_majority() -> None:
+    # "Charged by a player and agreed-to by acclamation from the other players": the voters
+    # are the players other than the accuser and the accused, and a majority of them agrees.
     t = Table(4)
     t.propose(ANN, DAN, now=100.0, reason="called a die a dice")
     assert len(t.state.votes) == 1
     vote = t.state.votes[0]
-    assert (vote.id, vote.accused, vote.proposer, vote.yes, vote.no) == (1, DAN, ANN, [ANN], [])
+    assert (vote.id, vote.accused, vote.proposer, vote.yes, vote.no) == (1, DAN, ANN, [], [])
+    assert voters(t.state, vote) == [BOB, CAT] and not vote.rusk
     assert vote.deadline == 160.0 and next_vote_deadline(t.state) == 160.0
     assert vote.reason == "called a die a dice" and "called a die a dice" in t.texts()
-    t.vote(BOB, 1, "yes", now=110.0)  # two of the three others: a majority
+    assert "The other players vote." in t.texts()
+    t.vote(BOB, 1, "yes", now=110.0)  # one of two voters: not yet a majority
+    assert len(t.state.votes) == 1 and t.p(DAN).fouls == 0
+    t.vote(CAT, 1, "yes", now=111.0)  # two of two
     assert t.state.votes == [] and t.p(DAN).fouls == 1
     assert t.kinds() == ["foul"] and "Foul on Dan: called a die a dice" in t.texts()
     assert next_vote_deadline(t.state) is None
@@ -793,34 +800,75 @@ def test_foul_vote_passes_by_majority() -> None:
     assert t.state.votes[0].id == 2 and "disrespecting the dice" in t.texts()
 
 
+def test_the_accuser_does_not_vote_on_his_own_foul() -> None:
+    t = Table(3)
+    t.propose(ANN, BOB)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="You called this foul", vote=1)
+    t.refused("vote", "accept", user_id=BOB, error=IllegalMove, match="accused", vote=1)
+    t.vote(CAT, 1, "yes")  # Cat is the only voter: her yes is the majority
+    assert t.p(BOB).fouls == 1
+
+
 def test_foul_vote_fails_by_votes() -> None:
     t = Table(4)
     t.propose(ANN, DAN, now=0.0)
-    t.vote(BOB, 1, "no")
-    assert len(t.state.votes) == 1  # 1 yes, 1 no: a majority is still possible
-    t.vote(CAT, 1, "no")
+    t.vote(BOB, 1, "no")  # one no of two voters: the foul can no longer get a majority
     assert t.state.votes == [] and t.p(DAN).fouls == 0
     assert t.kinds() == ["vote_failed"] and "voted down" in t.texts()
 
 
 def test_foul_vote_majority_of_a_larger_table() -> None:
     t = Table(5)
-    t.propose(ANN, BOB, now=0.0)  # voters: Ann, Cat, Dan, Eve: three needed
+    t.propose(ANN, BOB, now=0.0)  # voters: Cat, Dan, Eve: two needed
     t.vote(CAT, 1, "yes")
     assert len(t.state.votes) == 1 and t.p(BOB).fouls == 0
     t.vote(DAN, 1, "no")
+    assert len(t.state.votes) == 1
     t.vote(5, 1, "yes")
     assert t.state.votes == [] and t.p(BOB).fouls == 1
 
 
-def test_foul_vote_two_players_proposer_is_the_majority() -> None:
+@pytest.mark.parametrize(("answer", "fouls"), [("accept", 1), ("decline", 0)])
+def test_two_players_the_accused_accepts_or_it_is_not_charged(answer: str, fouls: int) -> None:
     t = Table(2)
     t.propose(BOB, ANN)
-    assert t.state.votes == [] and t.p(ANN).fouls == 1
+    assert len(t.state.votes) == 1 and voters(t.state, t.state.votes[0]) == []
+    assert "Ann accepts it or it is not charged" in t.texts()
+    t.refused("vote", "yes", user_id=BOB, error=IllegalMove, match="You called this foul", vote=1)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="Accept", vote=1)
+    t.vote(ANN, 1, answer)
+    assert t.state.votes == [] and t.p(ANN).fouls == fouls
+    if answer == "decline":
+        assert t.kinds() == ["vote_failed"] and "not charged" in t.texts()
+
+
+def test_two_players_an_unanswered_foul_is_not_charged() -> None:
+    t = Table(2)
+    t.propose(BOB, ANN, now=0.0)
+    t.expire(60.0)
+    assert t.state.votes == [] and t.p(ANN).fouls == 0 and t.kinds() == ["vote_failed"]
+
+
+def test_a_rusk_is_proposed_and_voted_like_any_foul() -> None:
+    t = Table(4)
+    t.do("propose", DAN, user_id=ANN, rusk=True)
+    vote = t.state.votes[0]
+    assert vote.rusk and vote.reason == "a Rusk (manhandling the cup)"
+    assert "calls a Rusk (a triple foul) on Dan" in t.texts()
+    t.vote(BOB, 1, "yes")
+    t.vote(CAT, 1, "yes")
+    assert t.p(DAN).fouls == 3 and t.p(DAN).lives == 4  # a triple foul: a life
+    t.do("propose", CAT, user_id=DAN, rusk=True)
+    t.vote(ANN, 2, "no")  # one no of two voters: voted down
+    assert t.p(CAT).fouls == 0 and t.state.votes == []
+    t = Table(2)
+    t.do("propose", BOB, user_id=ANN, rusk=True)
+    t.vote(BOB, 1, "accept")
+    assert t.p(BOB).fouls == 3 and t.p(BOB).lives == 4
 
 
 def test_foul_vote_times_out() -> None:
-    t = Table(4, vote_seconds=30)
+    t = Table(5, vote_seconds=30)
     t.propose(ANN, DAN, now=100.0)
     t.vote(BOB, 1, "no", now=110.0)
     assert t.state.votes[0].deadline == 130.0
@@ -870,7 +918,7 @@ def test_one_vote_per_accused_and_per_voter() -> None:
     t.propose(ANN, DAN)
     t.refused("propose", DAN, user_id=BOB, error=IllegalMove, match="already a foul vote")
     t.refused("vote", "yes", user_id=DAN, error=IllegalMove, match="accused", vote=1)
-    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="voted already", vote=1)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="You called", vote=1)
     t.vote(BOB, 1, "no")
     t.refused("vote", "yes", user_id=BOB, error=IllegalMove, match="voted already", vote=1)
     t.refused("vote", "maybe", user_id=CAT, error=IllegalMove, match="yes or no", vote=1)
@@ -915,6 +963,7 @@ def test_next_guy_fouled_out_by_his_own_peek_starts_a_fresh_point() -> None:
     for _ in range(2):  # Bob: one life, two fouls
         t.propose(ANN, BOB)
         t.vote(CAT, t.state.votes[0].id, "yes")
+        t.vote(DAN, t.state.votes[0].id, "yes")
     assert t.p(BOB).fouls == 2 and t.p(BOB).lives == 1
     t.point(3, 4, 7)
     t.sneak(BOB)
