@@ -208,3 +208,18 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert record["winner_id"] is None
     assert record["outcome"] == "No winner: Bob left, so the game ended."
     assert record["lobby"]["rules"]["lives"] == 3
+
+
+async def test_the_score_pad_shows_in_the_tarts_only_until_someone_is_tarted(
+    tables: Tables,
+) -> None:
+    await start_kuriki(tables, ALICE, BOB, CAROL)
+    session = await tables.sessions.get(CHANNEL)
+    state: KurikiState = session.state
+    state.player(BOB.id).lives = 1
+    pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
+    assert f"<@{BOB.id}> 1♥ · in the Tarts" in pad
+    state.player(ALICE.id).lives = 0
+    state.tarted = ALICE.id
+    pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
+    assert "Tarted" in pad and "in the Tarts" not in pad
