@@ -303,7 +303,7 @@ class Tables:
             starter=actor.id,
             players=[Seat(id=actor.id, name=actor.name)],
             min_players=adapter.min_players,
-            max_players=adapter.max_players,
+            max_players=adapter.lobby_max_players(options),
             options=options,
         )
         session = Session(

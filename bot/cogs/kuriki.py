@@ -58,7 +58,7 @@ class KurikiCog(
     @app_commands.describe(
         player="Who disrespected the dice",
         reason="What they did",
-        rusk="A Rusk (manhandling the cup): a triple foul, server managers only",
+        rusk="A Rusk (manhandling the cup): a triple foul, voted on; a server manager charges it",
     )
     async def foul(
         self,
@@ -67,7 +67,7 @@ class KurikiCog(
         reason: app_commands.Range[str, 1, 100] = "disrespecting the dice",
         rusk: bool = False,
     ) -> None:
-        """Call a foul: the other players vote; a Rusk is charged by a server manager."""
+        """Call a foul (or a Rusk): the others vote; a server manager charges a Rusk at once."""
         assert interaction.channel_id is not None
         action = "rusk" if rusk else "propose"
         reply = await interaction.client.tables.command(

@@ -74,6 +74,10 @@ class TableAdapter(ABC):
         differs from the current one, so other players' moves never invalidate it."""
         return 0
 
+    def lobby_max_players(self, options: dict[str, Any]) -> int:
+        """The most players a lobby with these (validated) options takes."""
+        return self.max_players
+
     @abstractmethod
     def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
         """Validate start options against the server's settings (raises UserError/GameError)."""

@@ -52,7 +52,7 @@ RULES_TEXT = [
     "nothing.",
     "**Protect** a card (safe from acquire, challenge, co-operate, random discards, and from a "
     "recycle unless the roll-off is lost). **Co-operate**: you and another player see each "
-    "other's hands, then each draws one.",
+    "other's hands once (then they are returned), and each draws one.",
     "When someone must draw from an empty deck, a scoring round: protected cards return to "
     "hands, sets are banked (face value x 10; J 110, Q 120, K 130; a double set two sets of "
     "(face + 1) x 10), everything but the hands is shuffled into a new deck, and the draw "

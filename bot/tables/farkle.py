@@ -22,6 +22,7 @@ from games.lobby import Lobby
 
 KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
 LOG_LINES = 6
+FIELD_LIMIT = 1024
 _ACTIONS = {
     "toggle": "toggle",
     "roll": "roll",
@@ -161,6 +162,10 @@ class FarkleTable(TableAdapter):
             raise UserError(str(exc)) from None
         return {"rules": rules.model_dump(mode="json")}
 
+    def lobby_max_players(self, options: dict[str, Any]) -> int:
+        """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
+        return int(FarkleRules.model_validate(options["rules"]).max_players)
+
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
         return f"{short_rules(rules)}\nUse `/farkle rules` for every rule."
@@ -250,7 +255,8 @@ class FarkleTable(TableAdapter):
         else:
             lines += self._turn_lines(session, state)
         embed.description = "\n".join(lines)
-        embed.add_field(name="Scores", value=self._scores(state), inline=False)
+        for i, part in enumerate(self._scores(state)):  # a big table takes more than one field
+            embed.add_field(name="Scores" if i == 0 else "Scores (cont.)", value=part, inline=False)
         if state.log:
             embed.add_field(
                 name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
@@ -303,7 +309,7 @@ class FarkleTable(TableAdapter):
             lines.append(f"⏱ Time for this move runs out <t:{int(session.deadline)}:R>.")
         return lines
 
-    def _scores(self, state: FarkleState) -> str:
+    def _scores(self, state: FarkleState) -> list[str]:
         rows = []
         for i, p in enumerate(state.players):
             mark = "▶" if i == state.current and not state.finished else "·"
@@ -320,7 +326,13 @@ class FarkleTable(TableAdapter):
             rows.append(f"{mark} <@{p.id}> **{p.score}**{tail}")
         for p in state.departed:
             rows.append(f"✗ <@{p.id}> {p.score} (left)")
-        return "\n".join(rows)[:1024]
+        parts: list[str] = []
+        for row in rows:  # fields of whole rows, each within Discord's 1024 characters
+            if parts and len(parts[-1]) + 1 + len(row) <= FIELD_LIMIT:
+                parts[-1] += "\n" + row
+            else:
+                parts.append(row[:FIELD_LIMIT])
+        return parts or ["nobody"]
 
     def _buttons(self, session: Session, state: FarkleState) -> list[TableItem]:
         turn = state.turn

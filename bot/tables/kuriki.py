@@ -53,16 +53,19 @@ RULES_TEXT = [
     "A Kuriki is shown at once: the Next Guy loses a life and the Roller keeps the cup. Every "
     "third Kuriki of a player: the Next Guy loses two lives, everyone else but the Roller one.",
     "The Next Guy may **Roll** (take the cup and declare at least as high), **Pull** (reveal: "
-    "a lie costs the responsible player a life and the puller starts the next point; the truth "
-    "costs the puller a life and the responsible player starts) or **Pass** (take "
+    "a lie costs the responsible player (the Roller, or the last to pass) a life and the puller "
+    "starts the next point; the truth costs the puller a life and the Roller who rolled it "
+    "rolls again) or **Pass** (take "
     "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
     "whoever passed to him.",
     "**Sneak a peek** shows you the dice and is charged as a foul at once (the digital lifting of "
     "both cheeks). `/kuriki foul` proposes a disrespect foul that counts when a majority of the "
-    "other players agree; a Rusk (manhandling the cup) is a triple foul only a server manager "
-    "charges. Every third foul costs a life.",
+    "players other than the accuser and the accused agree (with two players, when the accused "
+    "accepts it). A Rusk (manhandling the cup) is voted the same way and is a triple foul; a "
+    "server manager may also charge it directly. Every third foul costs a life.",
     "At 0 lives you are out; the first out is Tarted (Pop-Tarts for the table: Brown Sugar and "
-    "Cinnamon). On one life you are in the Tarts. The last player with a life wins.",
+    "Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until someone is. "
+    "The last player with a life wins.",
 ]
 
 
@@ -122,13 +125,17 @@ class KurikiTable(TableAdapter):
             accused, _, reason = (move.arg or "").partition(":")
             if not accused.isdigit() or int(accused) not in [p.id for p in state.players]:
                 raise IllegalMove("That player is not in this game.")
-            if move.action == "rusk":
-                if not move.is_admin:
-                    raise UserError("Only a server manager can charge a Rusk.")
+            if move.action == "rusk" and move.is_admin:  # a server manager charges it directly
                 return engine.charge_rusk(state, int(accused))[0]
             if move.user_id not in self.player_ids(state):
                 raise IllegalMove("Only players still in the game can call a foul.")
-            action = Action(kind="propose", value=accused, reason=reason, now=move.now)
+            action = Action(
+                kind="propose",
+                value=accused,
+                reason=reason,
+                rusk=move.action == "rusk",
+                now=move.now,
+            )
             return engine.apply(state, move.user_id, action, rng)[0]
         kind = _MOVES.get(move.action)
         if kind is None:
@@ -282,7 +289,7 @@ class KurikiTable(TableAdapter):
                 status = " (left)"
             elif p.out:
                 status = " 🥧 Tarted" if p.id == state.tarted else " (out)"
-            elif p.lives == 1:
+            elif p.lives == 1 and state.tarted is None:
                 status = " · in the Tarts"
             crowns = f" {'👑' * p.crowns}" if p.crowns else ""
             fouls = f" · {p.fouls} foul{'s' if p.fouls != 1 else ''}" if p.fouls else ""
@@ -422,13 +429,15 @@ class KurikiTable(TableAdapter):
             return Rendered(
                 embed=discord.Embed(description=f"You declared **{said}**.", colour=EMBED_COLOUR)
             )
-        if action == "rusk":
+        opened = next((v for v in state.votes if v.id == state.next_vote - 1), None)
+        proposed_rusk = opened is not None and opened.rusk and opened.proposer == user_id
+        if action == "rusk" and not proposed_rusk:  # charged directly by a server manager
             accused = int((arg or "0").partition(":")[0])
             text = f"🥤💥 A **Rusk** is charged on <@{accused}>: a triple foul. Fetch a new cup and clean up the old one."
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
         vote_id = None
-        if action == "propose":
-            vote_id = state.next_vote - 1  # the vote just opened (maybe already decided)
+        if action in ("propose", "rusk"):
+            vote_id = state.next_vote - 1  # the vote just opened
         elif action == "vote":
             head = (arg or "").partition("-")[0]
             vote_id = int(head) if head.isdigit() else None
@@ -444,14 +453,37 @@ class KurikiTable(TableAdapter):
                     title="⚖ Foul vote closed", description=last, colour=EMBED_COLOUR
                 )
             )
-        voters = [p.id for p in state.alive() if p.id != vote.accused]
+        voters = engine.voters(state, vote)
+        what = "a **Rusk** (a triple foul)" if vote.rusk else "a foul"
+        head = f"<@{vote.proposer}> calls {what} on <@{vote.accused}>: {vote.reason}.\n"
+        closes = f"Closes <t:{int(vote.deadline)}:R>."
+        if not voters:  # two players: the accused accepts the foul or it is not charged
+            embed = discord.Embed(
+                title="⚖ Foul!",
+                description=head
+                + f"Nobody else is at the table to vote: <@{vote.accused}> may accept the foul, "
+                f"or it is not charged. {closes}",
+                colour=EMBED_COLOUR,
+            )
+            items = [
+                self.button(
+                    session,
+                    "vote",
+                    "Accept the foul",
+                    arg=f"{vote.id}-accept",
+                    style=discord.ButtonStyle.danger,
+                ),
+                self.button(session, "vote", "Decline", arg=f"{vote.id}-decline"),
+            ]
+            content = f"<@{vote.accused}>: accept the foul or decline it."
+            return Rendered(embed=embed, items=items, content=content)
         needed = len(voters) // 2 + 1
         embed = discord.Embed(
             title="⚖ Foul!",
             description=(
-                f"<@{vote.proposer}> calls a foul on <@{vote.accused}>: {vote.reason}.\n"
-                f"A majority of the other players ({needed} of {len(voters)}) must agree. "
-                f"Votes: {len(vote.yes)} yes, {len(vote.no)} no. Closes <t:{int(vote.deadline)}:R>."
+                head + f"The voters are the players other than the accuser and the accused: "
+                f"{' '.join(f'<@{v}>' for v in voters)}. A majority ({needed} of {len(voters)}) "
+                f"must agree. Votes: {len(vote.yes)} yes, {len(vote.no)} no. {closes}"
             ),
             colour=EMBED_COLOUR,
         )
@@ -467,7 +499,7 @@ class KurikiTable(TableAdapter):
         ]
         # The vote waits on the players who have still to vote: the new vote message calls
         # them (an edit after a vote notifies nobody, as Discord does).
-        undecided = [v for v in voters if v not in (vote.proposer, *vote.yes, *vote.no)]
+        undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
         content = (
             " ".join(f"<@{v}>" for v in undecided) + ": vote on the foul." if undecided else None
         )

@@ -75,6 +75,11 @@ class ScoredSet(BaseModel):
             return 2 * (self.base() + 10) - jokers
         return self.base() - jokers
 
+    def value(self) -> int:
+        """What one set is worth, jokers counted (-1 each): a double set is two sets. This is
+        the value that makes a set the highest on the table for Aces."""
+        return self.points() // 2 if self.double else self.points()
+
     def all_cards(self) -> list[int]:
         return self.cards + ([self.marker] if self.marker is not None else [])
 
@@ -142,6 +147,10 @@ class Action(BaseModel):
 class CrapState(BaseModel):
     rules: CrapRules
     players: list[CPlayer]
+    cooperator: int | None = Field(
+        None,
+        description="Who just co-operated: their look at the partner's hand ends with the next move.",
+    )
     deck: list[int]
     discard: list[int] = Field(default_factory=list)
     current: int = 0
@@ -304,9 +313,7 @@ def highest_set(
         for s in p.sets:
             if s is exclude:
                 continue
-            if best is None or s.base() + (10 if s.double else 0) > best[1].base() + (
-                10 if best[1].double else 0
-            ):
+            if best is None or s.value() > best[1].value():
                 best = (p, s)
     return best
 
@@ -358,6 +365,7 @@ def apply(
         raise _refusal(s, user_id, action.kind)
     me = s.player(user_id)
     me.timeouts = 0
+    _return_hands(s, user_id)
     kind = action.kind
     if kind == "score":
         _score(s, me, action.cards, events)
@@ -419,6 +427,7 @@ def timeout(
     # Who was on the clock before a window closes: a player whose turn only starts now
     # (an Acquire or a vote just expired) has not run out of time.
     absent = waiting_for(state)
+    _return_hands(s, None)
     _expire(s, now, rng, events)
     if s.phase == "turn" and absent:
         p = s.current_player
@@ -584,7 +593,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
             how = "no other set is on the table"
         else:
             owner, other = top
-            st.ace_value = other.base() + (10 if other.double else 0) + 10
+            st.ace_value = other.value() + 10  # "the highest value set ... plus 10"
             how = f"{owner.name}'s {rank_words(other.rank)} are the highest set"
             if other.cards:
                 taken = next((c for c in other.cards if not is_joker(c)), other.cards[0])
@@ -663,12 +672,24 @@ def _target(s: CrapState, me: CPlayer, target: int | None) -> CPlayer:
     return s.player(target)
 
 
+def _return_hands(s: CrapState, user_id: int | None) -> None:
+    """Co-operate hands are "returned once satisfied": the co-operating player's look at the
+    partner's hand lasts until the next move at the table (it is shown in the reply to the
+    co-operate), the partner's until the partner's own next move (they are pinged to look)."""
+    if s.cooperator is not None:
+        s.player(s.cooperator).seen = {}
+        s.cooperator = None
+    if user_id is not None:
+        s.player(user_id).seen = {}
+
+
 def _cooperate(
     s: CrapState, me: CPlayer, target: int | None, rng: random.Random, events: list[Event]
 ) -> None:
     other = _target(s, me, target)
     me.seen = {str(other.id): list(other.hand)}
     other.seen = {str(me.id): list(me.hand)}
+    s.cooperator = me.id
     events.append(
         Event(
             kind="cooperate",
@@ -982,6 +1003,8 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
         s.discard += st.all_cards()
     was_current = index == s.current
     s.players.pop(index)
+    if s.cooperator == user_id:
+        s.cooperator = None
     for other in s.players:
         other.seen.pop(str(user_id), None)
     if len(s.players) < 2:

@@ -11,6 +11,11 @@ Seating = Literal["highest_first", "highest_last"]
 EndRule = Literal["finish_round", "one_more_turn"]
 
 
+#: The most players one table takes: "no limit" (Crappy Malappy) is capped where one Discord
+#: message still shows everyone (a select holds 25 options, an embed 25 fields).
+MAX_PLAYERS_LIMIT = 25
+
+
 class FarkleRules(BaseModel):
     """One complete, validated rule set. Frozen so it can key the scoring tables."""
 
@@ -68,6 +73,12 @@ class FarkleRules(BaseModel):
     end_rule: EndRule = Field(
         "one_more_turn", description="finish_round, or every other player gets one more turn."
     )
+    max_players: int = Field(
+        10,
+        ge=2,
+        le=MAX_PLAYERS_LIMIT,
+        description="Players at one table (at most 25: what one Discord table shows).",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> FarkleRules:
@@ -115,6 +126,7 @@ PRESETS: dict[str, FarkleRules] = {
         piggyback=False,
         seating="highest_last",
         end_rule="finish_round",
+        max_players=MAX_PLAYERS_LIMIT,  # "There is no limit to the number of players"
     ),
     "classic": FarkleRules(
         name="Classic Farkle",

@@ -58,12 +58,16 @@ class KPlayer(BaseModel):
 
 
 class Vote(BaseModel):
-    """A proposed disrespect foul, open until a majority of the other players decide."""
+    """A disrespect foul "charged by a player and agreed-to by acclamation from the other
+    players": the voters are the players other than the accuser and the accused, and it
+    counts when a majority of them agree. With no such player (two at the table) the accused
+    accepts it or it is not charged. A Rusk is voted the same way and is a triple foul."""
 
     id: int
     accused: int
     proposer: int
     reason: str
+    rusk: bool = False
     yes: list[int] = Field(default_factory=list)
     no: list[int] = Field(default_factory=list)
     deadline: float
@@ -85,8 +89,9 @@ class Event(BaseModel):
 
 
 class Action(BaseModel):
-    """One move. `value` is a declaration, a direction ('cw'/'ccw'), a vote ('yes'/'no'),
-    a player id (fouls); `vote` names the vote; `now` is the caller's clock."""
+    """One move. `value` is a declaration, a direction ('cw'/'ccw'), a vote ('yes'/'no'; the
+    accused of a vote with no voters: 'accept'/'decline'), a player id (fouls); `vote` names
+    the vote; `rusk` makes a proposal a Rusk; `now` is the caller's clock."""
 
     kind: Literal[
         "direction", "roll", "declare", "pull", "pass", "sneak", "reverse", "propose", "vote"
@@ -94,6 +99,7 @@ class Action(BaseModel):
     value: str | None = None
     vote: int | None = None
     reason: str = ""
+    rusk: bool = False
     now: float = 0.0
 
 
@@ -289,9 +295,10 @@ def apply(
 def timeout(
     state: KurikiState, rng: random.Random, now: float = 0.0
 ) -> tuple[KurikiState, list[Event]]:
-    """The player on the clock ran out of time: a Next Guy pulls; a Roller declares the
-    truth (or the lowest legal declaration when the truth is too low); the first Roller
-    plays clockwise. Three timeouts in a row take a player out of the game."""
+    """The player on the clock ran out of time: a Next Guy pulls; a Roller (rolling first if
+    he had not) declares the lowest legal declaration whatever the dice, so the table learns
+    nothing of them; the first Roller plays clockwise. Three timeouts in a row take a player
+    out of the game."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
     s = state.model_copy(deep=True)
@@ -310,10 +317,13 @@ def timeout(
         if s.phase == "roll":
             _roll(s, who, rng, events)
         if s.phase == "declare":
-            assert s.dice is not None
-            truth = roll_value(*s.dice, s.rules.two_digit)
-            legal = declarations(s)
-            _declare(s, str(truth if truth in legal else legal[0]), events)
+            # Whatever the dice: a declaration that depended on them (the truth when it is
+            # high enough) would tell the table whether it is the truth.
+            lowest = declarations(s)[0]
+            _declare(s, str(lowest), events)
+            events[-1].text = (
+                f"{player.name} declares the lowest allowed, {name(lowest)}, whatever the dice."
+            )
     if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
         events.append(
             Event(
@@ -354,9 +364,16 @@ def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[E
     return s, events
 
 
+def voters(state: KurikiState, vote: Vote) -> list[int]:
+    """Who votes on `vote`: the players still in, other than the accuser and the accused.
+    None (two players): the accused accepts the foul or it is not charged."""
+    return [p.id for p in state.alive() if p.id not in (vote.accused, vote.proposer)]
+
+
 def charge_rusk(state: KurikiState, accused: int) -> tuple[KurikiState, list[Event]]:
-    """A Rusk (manhandling the cup) is a triple foul. Only a server manager may charge it:
-    the caller checks that."""
+    """A Rusk (manhandling the cup) is a triple foul. Players propose it like any disrespect
+    foul (`propose` with `rusk`); a server manager may also charge it directly, here: the
+    caller checks that."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
     s = state.model_copy(deep=True)
@@ -525,7 +542,11 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
     responsible = s.player(s.responsible)
     value = roll_value(*s.dice, s.rules.two_digit)
     liar = value < s.declared
-    loser, starter = (responsible, puller) if liar else (puller, responsible)
+    # A lie costs whoever is responsible for it (the Roller, or the last to pass it on) and
+    # the puller starts; the truth costs the puller and "the Roller rolls again": the one
+    # who rolled these dice, even when others passed them on.
+    roller = s.player(s.roller)
+    loser, starter = (responsible, puller) if liar else (puller, roller)
     s.last_reveal = Reveal(dice=s.dice, declared=s.declared, liar=liar, loser=loser.id)
     verdict = "a lie!" if liar else "not a lie."
     events.append(
@@ -576,7 +597,7 @@ def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event
             )
         else:
             events.append(Event(kind="out", player=p.id, text=f"{p.name} is out."))
-    elif p.lives == 1:
+    elif p.lives == 1 and s.tarted is None:  # once someone is Tarted, nobody is at risk of it
         events.append(Event(kind="tarts", player=p.id, text=f"{p.name} is in the Tarts."))
     alive = s.alive()
     if len(alive) == 1:
@@ -658,34 +679,60 @@ def _propose(s: KurikiState, user_id: int, action: Action, events: list[Event]) 
         raise IllegalMove("You cannot propose a foul on yourself.")
     if any(v.accused == accused for v in s.votes):
         raise IllegalMove(f"There is already a foul vote open on {target.name}.")
-    reason = (action.reason or "disrespecting the dice").strip()[:100]
+    default = "a Rusk (manhandling the cup)" if action.rusk else "disrespecting the dice"
+    reason = (action.reason or default).strip()[:100]
     vote = Vote(
         id=s.next_vote,
         accused=accused,
         proposer=user_id,
         reason=reason,
-        yes=[user_id],
+        rusk=action.rusk,
         deadline=action.now + s.rules.vote_seconds,
     )
     s.next_vote += 1
     s.votes.append(vote)
     me = s.player(user_id)
+    what = "a Rusk (a triple foul)" if action.rusk else "a foul"
+    who = (
+        "The other players vote."
+        if voters(s, vote)
+        else f"Nobody else is at the table to vote: {target.name} accepts it or it is not charged."
+    )
     events.append(
         Event(
             kind="vote",
             player=user_id,
-            text=f"{me.name} calls a foul on {target.name}: {reason}. The others vote.",
+            text=f"{me.name} calls {what} on {target.name}: {reason}. {who}",
         )
     )
-    _settle_vote(s, vote, events)
 
 
 def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> None:
     vote = next((v for v in s.votes if v.id == action.vote), None)
     if vote is None:
         raise IllegalMove("That foul vote is closed.")
+    electors = voters(s, vote)
     if user_id == vote.accused:
-        raise IllegalMove("The accused does not vote.")
+        if electors:
+            raise IllegalMove("The accused does not vote.")
+        if action.value not in ("accept", "decline"):
+            raise IllegalMove("Accept the foul, or decline it.")
+        s.votes.remove(vote)
+        if action.value == "accept":
+            _charge(s, vote, events)
+        else:
+            events.append(
+                Event(
+                    kind="vote_failed",
+                    player=vote.accused,
+                    text=f"{s.player(vote.accused).name} declines the foul: it is not charged.",
+                )
+            )
+        return
+    if user_id == vote.proposer:
+        raise IllegalMove("You called this foul: the other players vote on it.")
+    if user_id not in electors:
+        raise IllegalMove("Only the accused may answer this foul: nobody else is left to vote.")
     if user_id in vote.yes or user_id in vote.no:
         raise IllegalMove("You have voted already.")
     if action.value not in ("yes", "no"):
@@ -694,15 +741,21 @@ def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> 
     _settle_vote(s, vote, events)
 
 
+def _charge(s: KurikiState, vote: Vote, events: list[Event]) -> None:
+    _foul(s, vote.accused, RUSK_FOULS if vote.rusk else 1, vote.reason, events)
+
+
 def _settle_vote(s: KurikiState, vote: Vote, events: list[Event]) -> None:
-    voters = [p.id for p in s.alive() if p.id != vote.accused]
-    needed = len(voters) // 2 + 1
-    yes = len([v for v in vote.yes if v in voters])
-    no = len([v for v in vote.no if v in voters])
+    electors = voters(s, vote)
+    if not electors:
+        return  # the accused answers (or the vote runs out)
+    needed = len(electors) // 2 + 1
+    yes = len([v for v in vote.yes if v in electors])
+    no = len([v for v in vote.no if v in electors])
     if yes >= needed:
         s.votes.remove(vote)
-        _foul(s, vote.accused, 1, vote.reason, events)
-    elif no > len(voters) - needed:
+        _charge(s, vote, events)
+    elif no > len(electors) - needed:
         s.votes.remove(vote)
         events.append(
             Event(

@@ -11,7 +11,7 @@ import pytest
 from bot.components import Click
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.service import Actor, Reply, Tables
-from games.errors import IllegalMove, NotInGame, NotYourTurn
+from games.errors import IllegalMove, LobbyError, NotInGame, NotYourTurn
 from games.farkle.engine import FarkleState
 from games.farkle.scoring import best_selection
 from tests.bot.conftest import (
@@ -20,6 +20,7 @@ from tests.bot.conftest import (
     BOB,
     CAROL,
     CHANNEL,
+    GUILD,
     MALLORY,
     Clock,
     buttons,
@@ -306,3 +307,51 @@ async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> N
 async def test_actor_name_is_what_the_table_shows(tables: Tables) -> None:
     reply = await tables.open_lobby(Actor(id=5, name="Zed"), 1000, CHANNEL, "farkle", {})
     assert "<@5>" in reply.embed.fields[0].value
+
+
+async def test_crappy_malappy_seats_25_players_within_discords_limits(tables: Tables) -> None:
+    """ "There is no limit to the number of players": a Crappy Malappy table takes 25 (what
+    one Discord table shows); the lobby and the table with 25 long names and big scores stay
+    within Discord's limits, with every player shown."""
+    crowd = [Actor(id=10**18 + 7 * i, name=f"Player{i:02d}" + "x" * 24) for i in range(26)]
+    reply = await tables.open_lobby(crowd[0], GUILD, CHANNEL, "farkle", {"rules": "crappy-malappy"})
+    await tables.table_posted(CHANNEL, 555)
+    for p in crowd[1:25]:
+        reply = await tables.click(p, find(reply, "join"), 555)
+        check_limits(reply)
+    session = await tables.sessions.get(CHANNEL)
+    assert len(session.lobby.players) == 25 and session.lobby.max_players == 25
+    assert "25/25" in reply.embed.fields[0].name
+    assert all(f"<@{p.id}>" in reply.embed.fields[0].value for p in crowd[:25])
+    with pytest.raises(LobbyError, match="full"):
+        await tables.click(crowd[25], find(reply, "join"), 555)
+    reply = await tables.click(crowd[0], find(reply, "start"), 555)
+    check_limits(reply)
+    session = await tables.sessions.get(CHANNEL)
+    state: FarkleState = session.state
+    assert len(state.players) == 25
+    # The biggest rows a Scores field can have: long scores, crappies, crappy malappys, final
+    # turns for everyone, and players who left.
+    for p in state.players:
+        p.score, p.farkles, p.malappys = -123456, 6, 1
+    state.final_turns = [p.id for p in state.players]
+    rendered = tables.adapters["farkle"].render(session)
+    check_limits(rendered)
+    scores = "\n".join(f.value for f in rendered.embed.fields if f.name.startswith("Scores"))
+    assert all(f"<@{p.id}>" in scores for p in state.players)
+    state.departed, state.players = state.players[2:], state.players[:2]
+    state.current = 0
+    rendered = tables.adapters["farkle"].render(session)
+    check_limits(rendered)
+    scores = "\n".join(f.value for f in rendered.embed.fields if f.name.startswith("Scores"))
+    assert all(f"<@{p.id}>" in scores for p in state.players + state.departed)
+
+
+async def test_other_rule_sets_keep_ten_players(tables: Tables) -> None:
+    crowd = [Actor(id=500 + i, name=f"P{i}") for i in range(11)]
+    reply = await tables.open_lobby(crowd[0], GUILD, CHANNEL, "farkle", {"rules": "classic"})
+    for p in crowd[1:10]:
+        reply = await tables.click(p, find(reply, "join"), 555)
+    assert "10/10" in reply.embed.fields[0].name
+    with pytest.raises(LobbyError, match="full"):
+        await tables.click(crowd[10], find(reply, "join"), 555)

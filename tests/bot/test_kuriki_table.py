@@ -134,12 +134,39 @@ async def test_foul_vote_and_rusk(tables: Tables) -> None:
     assert voted.edit and voted.items == [] and "closed" in voted.embed.title
     assert (await state_of(tables)).player(BOB.id).fouls == 1
     assert (await tables.sessions.get(CHANNEL)).message_id == 777
-    with pytest.raises(UserError, match="server manager"):
-        await tables.command(ALICE, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
+    # A player's Rusk is a proposal the others vote on; a server manager charges it at once.
+    proposed = await tables.command(ALICE, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
+    assert "calls a **Rusk** (a triple foul)" in proposed.embed.description
+    assert proposed.content == f"<@{CAROL.id}>: vote on the foul."
+    no = next(i for i in proposed.items if i.custom_id.endswith("-no"))
+    voted = await tables.click(CAROL, Click.parse(no.custom_id), 902)
+    assert "voted down" in voted.embed.description
+    assert (await state_of(tables)).player(BOB.id).fouls == 1
     rusk = await tables.command(ADMIN, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
-    assert "Rusk" in rusk.embed.description
+    assert "A **Rusk** is charged" in rusk.embed.description
     bob = (await state_of(tables)).player(BOB.id)
     assert bob.fouls == 4 and bob.lives == 2  # the third foul cost a life
+
+
+async def test_two_players_the_accused_accepts_or_declines_a_foul(tables: Tables) -> None:
+    await start_kuriki(tables, ALICE, BOB)
+    proposed = await tables.command(ALICE, CHANNEL, "kuriki", "propose", f"{BOB.id}:rude")
+    check_limits(proposed)
+    assert "may accept the foul, or it is not charged" in proposed.embed.description
+    assert proposed.content == f"<@{BOB.id}>: accept the foul or decline it."
+    labels = [i.item.label for i in proposed.items]
+    assert labels == ["Accept the foul", "Decline"]
+    accept = next(i for i in proposed.items if i.custom_id.endswith("-accept"))
+    with pytest.raises(IllegalMove, match="You called this foul"):
+        await tables.click(ALICE, Click.parse(accept.custom_id), 901)
+    answered = await tables.click(BOB, Click.parse(accept.custom_id), 901)
+    assert "closed" in answered.embed.title
+    assert (await state_of(tables)).player(BOB.id).fouls == 1
+    proposed = await tables.command(BOB, CHANNEL, "kuriki", "propose", f"{ALICE.id}:rude")
+    decline = next(i for i in proposed.items if i.custom_id.endswith("-decline"))
+    answered = await tables.click(ALICE, Click.parse(decline.custom_id), 903)
+    assert "not charged" in answered.embed.description
+    assert (await state_of(tables)).player(ALICE.id).fouls == 0
 
 
 async def test_vote_deadline_and_turn_clock_are_separate(tables: Tables) -> None:
@@ -167,7 +194,7 @@ async def test_vote_deadline_and_turn_clock_are_separate(tables: Tables) -> None
     assert "no majority" in " ".join(state.log)
     session = await tables.sessions.get(CHANNEL)
     assert session.deadline == session.turn_deadline == turn_deadline
-    # Then the Roller's time runs out: he rolls and declares the truth (or the lowest).
+    # Then the Roller's time runs out: he rolls and declares the lowest allowed.
     clock.now = turn_deadline + 1
     assert await tables.expire(CHANNEL) is not None
     state = await state_of(tables)
@@ -213,3 +240,18 @@ def test_pass_is_greyed_once_the_next_guy_has_passed_this_roll() -> None:
     (button,) = [i for i in rendered.items if ":pass:" in i.custom_id]
     assert button.item.disabled and "already passed" in button.item.label
     assert ": Roll or Pull." in rendered.embed.description
+
+
+async def test_the_score_pad_shows_in_the_tarts_only_until_someone_is_tarted(
+    tables: Tables,
+) -> None:
+    await start_kuriki(tables, ALICE, BOB, CAROL)
+    session = await tables.sessions.get(CHANNEL)
+    state: KurikiState = session.state
+    state.player(BOB.id).lives = 1
+    pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
+    assert f"<@{BOB.id}> 1♥ · in the Tarts" in pad
+    state.player(ALICE.id).lives = 0
+    state.tarted = ALICE.id
+    pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
+    assert "Tarted" in pad and "in the Tarts" not in pad

@@ -314,7 +314,7 @@ def test_aces_count_your_own_sets_and_take_a_natural_card() -> None:
     t = Table(state)
     t.do(ANN, "score", cards=four(A))
     aces = t.p(ANN).sets[1]
-    assert aces.ace_value == 130
+    assert aces.ace_value == 129  # queens with a joker are worth 119
     assert aces.marker in four(Q)  # a natural card, never the joker
     assert t.p(ANN).sets[0].cards == [joker(0), *four(Q)[1:3]]
     assert t.p(ANN).sets[0].points() == 119
@@ -326,6 +326,39 @@ def test_a_double_set_counts_as_its_value_plus_ten_for_aces() -> None:
     t.do(ANN, "score", cards=four(A))
     assert t.p(ANN).sets[0].ace_value == 110  # double nines: two sets of 100
     assert len(t.p(BOB).sets[0].cards) == 7
+
+
+def test_aces_from_a_set_with_a_joker_are_worth_its_value_plus_ten() -> None:
+    # "A set of Ace's is scored at the highest value set on the table ... plus 10": sevens
+    # with a joker are worth 69, so the Aces are worth 79.
+    sevens = [*four(7)[:3], joker(0)]
+    t = Table(build({ANN: four(A)}, sets={BOB: [a_set(7, sevens)]}, jokers=True))
+    t.do(ANN, "score", cards=four(A))
+    aces = t.p(ANN).sets[0]
+    assert aces.ace_value == 79 and aces.points() == 79
+    assert aces.marker is not None and rank(aces.marker) == 7  # a natural seven is taken
+    assert t.p(BOB).sets[0].points() == 69  # its joker still counts
+
+
+def test_the_highest_set_for_aces_counts_jokers() -> None:
+    # The highest set is the one worth most, jokers counted.
+    nines_j = [four(9)[0], joker(0), joker(1), joker(2)]
+    state = build({ANN: four(A)}, sets={BOB: [a_set(9, nines_j)], CAT: [a_set(8)]}, jokers=True)
+    t = Table(state)
+    t.do(ANN, "score", cards=four(A))
+    assert t.p(ANN).sets[0].ace_value == 97  # Bob's nines: 90 - 3 = 87 > Cat's eights, 80
+    state = build(
+        {ANN: four(A)},
+        sets={
+            BOB: [a_set(9, [four(9)[0], joker(0), joker(1), joker(2)])],
+            CAT: [a_set(9, [*four(9)[1:], joker(3)])],
+        },
+        jokers=True,
+    )
+    t = Table(state)
+    t.do(ANN, "score", cards=four(A))
+    assert t.p(ANN).sets[0].ace_value == 99  # Cat's nines with one joker (89) are higher
+    assert len(t.p(CAT).sets[0].cards) == 3 and len(t.p(BOB).sets[0].cards) == 4
 
 
 def test_aces_with_a_joker() -> None:
@@ -759,6 +792,38 @@ def test_cooperate_each_sees_the_others_unprotected_hand_then_each_draws_one() -
     assert t.private(BOB)["me"]["seen"] == {"1": [c(2, "S"), c(3, "S")]}
     assert all(p["seen"] == {} for p in t.public()["players"])
     assert t.state.current_player.id == BOB
+
+
+def test_cooperate_hands_are_returned_once_seen() -> None:
+    # "Once satisfied, they then return each others' hands": the co-operating player sees the
+    # partner's hand in the reply to the co-operate, the partner until their own next move;
+    # neither is kept for the rest of the game.
+    state = build(
+        {ANN: [c(2, "S"), c(3, "S")], BOB: [c(4, "S")], CAT: [c(6, "S")]},
+        deck=[c(8, "S"), c(9, "S"), c(10, "S"), c(11, "S")],
+    )
+    t = Table(state)
+    t.do(ANN, "cooperate", target=CAT)
+    assert t.private(ANN)["me"]["seen"] == {"3": [c(6, "S")]}  # the reply right after
+    assert t.private(CAT)["me"]["seen"] == {"1": [c(2, "S"), c(3, "S")]}
+    assert t.state.current_player.id == BOB
+    t.do(BOB, "protect", cards=[c(4, "S")])  # the next move at the table
+    assert t.private(ANN)["me"]["seen"] == {}  # Ann's look is over
+    assert t.private(CAT)["me"]["seen"] == {"1": [c(2, "S"), c(3, "S")]}  # Cat was pinged
+    assert t.state.current_player.id == CAT
+    t.do(CAT, "protect", cards=[c(6, "S")])  # Cat's own next move
+    assert t.private(CAT)["me"]["seen"] == {} and t.state.cooperator is None
+    assert all(p.seen == {} for p in t.state.players)
+
+
+def test_a_cooperate_look_ends_on_a_timeout_too() -> None:
+    state = build(
+        {ANN: [c(2, "S")], BOB: [c(4, "S")], CAT: [c(6, "S")]}, deck=[c(8, "S"), c(9, "S")]
+    )
+    t = Table(state)
+    t.do(ANN, "cooperate", target=BOB)
+    t.timeout()  # Bob's turn is skipped: the next moment at the table
+    assert t.p(ANN).seen == {} and t.p(BOB).seen == {"1": [c(2, "S")]}
 
 
 def test_cooperate_needs_another_player() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
@@ -18,7 +20,7 @@ from games.farkle.engine import (
     standings,
     timeout,
 )
-from games.farkle.rules import PRESETS, FarkleRules
+from games.farkle.rules import MAX_PLAYERS_LIMIT, PRESETS, FarkleRules
 from games.farkle.scoring import NotScoringSelection
 from games.lobby import Seat
 
@@ -1126,3 +1128,30 @@ def test_keep_best_hot_dice_offers_six_again() -> None:
     t.roll(1, 1, 1, 1, 5, 5)
     value, left, _ = best_keep(t.state)
     assert left == 6 and value > 0
+
+
+def test_crappy_malappy_has_no_player_limit_up_to_a_full_discord_table() -> None:
+    # "There is no limit to the number of players": capped at 25, what one table shows;
+    # the other rule sets keep 10, and a house rule may set any number from 2 to 25.
+    assert MAX_PLAYERS_LIMIT == 25
+    assert PRESETS["crappy-malappy"].max_players == 25
+    assert PRESETS["classic"].max_players == PRESETS["on-the-table"].max_players == 10
+    assert FarkleRules(max_players=2).max_players == 2
+    for bad in (1, 26):
+        with pytest.raises(ValueError):
+            FarkleRules(max_players=bad)
+    # Stored rules from before the field still load, with the old limit.
+    old = PRESETS["classic"].model_dump(mode="json")
+    del old["max_players"]
+    assert FarkleRules.model_validate(old).max_players == 10
+    # A 25-player game plays round the whole table (every turn timing out) and ends.
+    rng = random.Random(3)
+    state, _ = new_game(
+        [Seat(id=i, name=f"P{i}") for i in range(1, 26)], PRESETS["crappy-malappy"], rng
+    )
+    assert len(state.players) == 25
+    seen = set()
+    for _ in range(25):
+        seen.add(state.current_player.id)
+        state, _ = timeout(state, rng)
+    assert seen == set(range(1, 26))

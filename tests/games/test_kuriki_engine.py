@@ -20,6 +20,7 @@ from games.kuriki.engine import (
     on_clock,
     remove_player,
     timeout,
+    voters,
 )
 from games.kuriki.values import KURIKI, legal_declarations
 
@@ -553,7 +554,7 @@ def test_in_the_tarts_tarted_out_and_winner() -> None:
     assert len(tarted) == 1 and tarted[0].player == ANN
     assert "Pop-Tarts" in tarted[0].text and "Brown Sugar and Cinnamon" in tarted[0].text
     assert not t.state.finished
-    assert t.who == CAT  # the responsible player starts
+    assert t.who == CAT  # the Roller rolls again
     t.point(2, 3, 6)
     assert t.state.next_guy == BOB  # Ann is skipped
     assert t.legal(ANN) == set()
@@ -574,6 +575,38 @@ def test_in_the_tarts_tarted_out_and_winner() -> None:
         charge_rusk(t.state, BOB)
 
 
+def test_nobody_is_in_the_tarts_once_someone_is_tarted() -> None:
+    # "In the Tarts" is one life left *at risk of being Tarted*: only the first one out is
+    # Tarted, so after that a player on one life is not in the Tarts.
+    t = Table(4, lives=2)
+    t.point(1, 3, 10)
+    t.pull()  # Ann lied: one life left, in the Tarts
+    assert t.events_of("tarts")[0].player == ANN
+    t.point(1, 3, 10)  # Bob lies
+    t.pull()  # Cat pulls: Bob on one life, in the Tarts too
+    assert [e.player for e in t.events_of("tarts")] == [BOB]
+    t.point(3, 4, 9)  # Cat lies
+    t.pull()  # Dan pulls: Cat on one life
+    assert [e.player for e in t.events_of("tarts")] == [CAT]
+    t.point(3, 4, 9)  # Dan lies
+    t.pass_()  # Ann passes the lie on: she is responsible
+    t.pull()  # Bob pulls on Ann: Ann is out first, Tarted
+    assert t.state.tarted == ANN and "tarted" in t.kinds()
+    assert t.lives() == {ANN: 0, BOB: 1, CAT: 1, DAN: 2}
+    t.point(3, 4, 9)  # Bob (the puller) lies
+    t.pull()  # Cat pulls: Bob is out, not Tarted
+    assert "tarted" not in t.kinds() and "out" in t.kinds()
+    # Someone dropping to one life after the Tarting is not in the Tarts.
+    t = Table(3, lives=2)
+    t.roll(1, 2)
+    t.roll(1, 2)  # Bob is Tarted
+    assert t.state.tarted == BOB
+    t.point(3, 4, 9)  # Ann lies
+    t.pull()  # Cat pulls: Ann on one life, but nobody is at risk of being Tarted any more
+    assert t.lives() == {ANN: 1, BOB: 0, CAT: 2}
+    assert "tarts" not in t.kinds() and "Tarts" not in t.texts()
+
+
 def test_a_puller_out_of_lives_hands_the_cup_on() -> None:
     t = Table(3, lives=1)
     t.point(1, 3, 9)
@@ -583,13 +616,42 @@ def test_a_puller_out_of_lives_hands_the_cup_on() -> None:
     assert t.state.next_guy == CAT
 
 
-def test_a_passer_pulled_on_the_truth_starts_the_next_point() -> None:
+def test_a_truth_pulled_after_passes_the_roller_rolls_again() -> None:
+    # "If he Pulls the Cup and the Roller was not lying, then the Next Guy loses a life, and
+    # the Roller rolls again": the one who rolled, not the last passer.
     t = Table(4, lives=2)
     t.point(3, 4, 7)
     t.pass_()
-    assert t.state.responsible == BOB
-    t.pull()  # Cat pulls the truth: Cat loses, Bob (responsible) starts
-    assert t.who == BOB and t.lives() == {ANN: 2, BOB: 2, CAT: 1, DAN: 2}
+    t.pass_()
+    assert t.state.responsible == CAT and t.state.passed == [BOB, CAT]
+    t.pull()  # Dan pulls the truth: Dan loses, Ann (the Roller) rolls again
+    assert t.lives() == {ANN: 2, BOB: 2, CAT: 2, DAN: 1}
+    assert t.state.last_reveal is not None and t.state.last_reveal.loser == DAN
+    assert t.who == ANN and t.state.phase == "roll" and t.state.minimum is None
+    assert "Ann starts the next point" in t.texts()
+
+
+def test_a_truth_pulled_after_the_cup_was_taken_the_taker_rolls_again() -> None:
+    t = Table(4)
+    t.point(3, 4, 7)
+    t.roll(4, 5)  # Bob takes the cup: he is the Roller of these dice
+    t.declare(9)
+    t.pass_()  # Cat passes
+    t.pull()  # Dan pulls the truth: Dan loses, Bob rolls again
+    assert t.lives() == {ANN: 5, BOB: 5, CAT: 5, DAN: 4}
+    assert t.who == BOB
+
+
+def test_a_lie_pulled_after_passes_costs_the_last_passer() -> None:
+    # Passing "assumes responsibility for the Roll": a lie costs the last passer, and the
+    # puller starts the next point.
+    t = Table(4)
+    t.point(3, 4, 9)  # a lie
+    t.pass_()
+    t.pass_()
+    t.pull()  # Dan pulls on Cat
+    assert t.lives() == {ANN: 5, BOB: 5, CAT: 4, DAN: 5}
+    assert t.who == DAN
 
 
 def test_lives_never_go_below_zero() -> None:
@@ -716,14 +778,20 @@ def test_rusk_refusals_leave_the_state() -> None:
 
 
 def test_foul_vote_passes_by_majority() -> None:
+    # "Charged by a player and agreed-to by acclamation from the other players": the voters
+    # are the players other than the accuser and the accused, and a majority of them agrees.
     t = Table(4)
     t.propose(ANN, DAN, now=100.0, reason="called a die a dice")
     assert len(t.state.votes) == 1
     vote = t.state.votes[0]
-    assert (vote.id, vote.accused, vote.proposer, vote.yes, vote.no) == (1, DAN, ANN, [ANN], [])
+    assert (vote.id, vote.accused, vote.proposer, vote.yes, vote.no) == (1, DAN, ANN, [], [])
+    assert voters(t.state, vote) == [BOB, CAT] and not vote.rusk
     assert vote.deadline == 160.0 and next_vote_deadline(t.state) == 160.0
     assert vote.reason == "called a die a dice" and "called a die a dice" in t.texts()
-    t.vote(BOB, 1, "yes", now=110.0)  # two of the three others: a majority
+    assert "The other players vote." in t.texts()
+    t.vote(BOB, 1, "yes", now=110.0)  # one of two voters: not yet a majority
+    assert len(t.state.votes) == 1 and t.p(DAN).fouls == 0
+    t.vote(CAT, 1, "yes", now=111.0)  # two of two
     assert t.state.votes == [] and t.p(DAN).fouls == 1
     assert t.kinds() == ["foul"] and "Foul on Dan: called a die a dice" in t.texts()
     assert next_vote_deadline(t.state) is None
@@ -732,34 +800,75 @@ def test_foul_vote_passes_by_majority() -> None:
     assert t.state.votes[0].id == 2 and "disrespecting the dice" in t.texts()
 
 
+def test_the_accuser_does_not_vote_on_his_own_foul() -> None:
+    t = Table(3)
+    t.propose(ANN, BOB)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="You called this foul", vote=1)
+    t.refused("vote", "accept", user_id=BOB, error=IllegalMove, match="accused", vote=1)
+    t.vote(CAT, 1, "yes")  # Cat is the only voter: her yes is the majority
+    assert t.p(BOB).fouls == 1
+
+
 def test_foul_vote_fails_by_votes() -> None:
     t = Table(4)
     t.propose(ANN, DAN, now=0.0)
-    t.vote(BOB, 1, "no")
-    assert len(t.state.votes) == 1  # 1 yes, 1 no: a majority is still possible
-    t.vote(CAT, 1, "no")
+    t.vote(BOB, 1, "no")  # one no of two voters: the foul can no longer get a majority
     assert t.state.votes == [] and t.p(DAN).fouls == 0
     assert t.kinds() == ["vote_failed"] and "voted down" in t.texts()
 
 
 def test_foul_vote_majority_of_a_larger_table() -> None:
     t = Table(5)
-    t.propose(ANN, BOB, now=0.0)  # voters: Ann, Cat, Dan, Eve: three needed
+    t.propose(ANN, BOB, now=0.0)  # voters: Cat, Dan, Eve: two needed
     t.vote(CAT, 1, "yes")
     assert len(t.state.votes) == 1 and t.p(BOB).fouls == 0
     t.vote(DAN, 1, "no")
+    assert len(t.state.votes) == 1
     t.vote(5, 1, "yes")
     assert t.state.votes == [] and t.p(BOB).fouls == 1
 
 
-def test_foul_vote_two_players_proposer_is_the_majority() -> None:
+@pytest.mark.parametrize(("answer", "fouls"), [("accept", 1), ("decline", 0)])
+def test_two_players_the_accused_accepts_or_it_is_not_charged(answer: str, fouls: int) -> None:
     t = Table(2)
     t.propose(BOB, ANN)
-    assert t.state.votes == [] and t.p(ANN).fouls == 1
+    assert len(t.state.votes) == 1 and voters(t.state, t.state.votes[0]) == []
+    assert "Ann accepts it or it is not charged" in t.texts()
+    t.refused("vote", "yes", user_id=BOB, error=IllegalMove, match="You called this foul", vote=1)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="Accept", vote=1)
+    t.vote(ANN, 1, answer)
+    assert t.state.votes == [] and t.p(ANN).fouls == fouls
+    if answer == "decline":
+        assert t.kinds() == ["vote_failed"] and "not charged" in t.texts()
+
+
+def test_two_players_an_unanswered_foul_is_not_charged() -> None:
+    t = Table(2)
+    t.propose(BOB, ANN, now=0.0)
+    t.expire(60.0)
+    assert t.state.votes == [] and t.p(ANN).fouls == 0 and t.kinds() == ["vote_failed"]
+
+
+def test_a_rusk_is_proposed_and_voted_like_any_foul() -> None:
+    t = Table(4)
+    t.do("propose", DAN, user_id=ANN, rusk=True)
+    vote = t.state.votes[0]
+    assert vote.rusk and vote.reason == "a Rusk (manhandling the cup)"
+    assert "calls a Rusk (a triple foul) on Dan" in t.texts()
+    t.vote(BOB, 1, "yes")
+    t.vote(CAT, 1, "yes")
+    assert t.p(DAN).fouls == 3 and t.p(DAN).lives == 4  # a triple foul: a life
+    t.do("propose", CAT, user_id=DAN, rusk=True)
+    t.vote(ANN, 2, "no")  # one no of two voters: voted down
+    assert t.p(CAT).fouls == 0 and t.state.votes == []
+    t = Table(2)
+    t.do("propose", BOB, user_id=ANN, rusk=True)
+    t.vote(BOB, 1, "accept")
+    assert t.p(BOB).fouls == 3 and t.p(BOB).lives == 4
 
 
 def test_foul_vote_times_out() -> None:
-    t = Table(4, vote_seconds=30)
+    t = Table(5, vote_seconds=30)
     t.propose(ANN, DAN, now=100.0)
     t.vote(BOB, 1, "no", now=110.0)
     assert t.state.votes[0].deadline == 130.0
@@ -809,7 +918,7 @@ def test_one_vote_per_accused_and_per_voter() -> None:
     t.propose(ANN, DAN)
     t.refused("propose", DAN, user_id=BOB, error=IllegalMove, match="already a foul vote")
     t.refused("vote", "yes", user_id=DAN, error=IllegalMove, match="accused", vote=1)
-    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="voted already", vote=1)
+    t.refused("vote", "yes", user_id=ANN, error=IllegalMove, match="You called", vote=1)
     t.vote(BOB, 1, "no")
     t.refused("vote", "yes", user_id=BOB, error=IllegalMove, match="voted already", vote=1)
     t.refused("vote", "maybe", user_id=CAT, error=IllegalMove, match="yes or no", vote=1)
@@ -854,6 +963,7 @@ def test_next_guy_fouled_out_by_his_own_peek_starts_a_fresh_point() -> None:
     for _ in range(2):  # Bob: one life, two fouls
         t.propose(ANN, BOB)
         t.vote(CAT, t.state.votes[0].id, "yes")
+        t.vote(DAN, t.state.votes[0].id, "yes")
     assert t.p(BOB).fouls == 2 and t.p(BOB).lives == 1
     t.point(3, 4, 7)
     t.sneak(BOB)
@@ -950,12 +1060,13 @@ def test_direction_timeout_is_clockwise() -> None:
     assert t.kinds()[0] == "timeout" and t.p(BOB).timeouts == 1
 
 
-def test_roll_timeout_rolls_and_declares_the_truth() -> None:
+def test_roll_timeout_rolls_and_declares_the_lowest() -> None:
     t = Table()
     t.timeout(4, 5)
-    assert t.state.phase == "respond" and t.state.declared == 9
+    assert t.state.phase == "respond" and t.state.declared == 4  # a fresh roll: anything
     assert t.state.dice == (4, 5) and t.p(ANN).timeouts == 1
     assert t.kinds() == ["timeout", "roll", "declare"]
+    assert "Ann declares the lowest allowed, 4, whatever the dice." in t.texts()
 
 
 def test_roll_timeout_with_a_kuriki() -> None:
@@ -965,27 +1076,53 @@ def test_roll_timeout_with_a_kuriki() -> None:
     assert t.lives()[BOB] == 4 and "declare" not in t.kinds()
 
 
-def test_declare_timeout_two_digit_truth() -> None:
+def test_declare_timeout_two_digit_declares_the_lowest() -> None:
     t = Table(two_digit=True)
     t.roll(3, 4)
     t.timeout()
-    assert t.state.declared == 43
+    assert t.state.declared == 13
 
 
-def test_declare_timeout_declares_the_minimum_when_the_truth_is_too_low() -> None:
+@pytest.mark.parametrize("dice", [(1, 3), (6, 6), (5, 5), (6, 5)])
+def test_declare_timeout_on_a_point_declares_the_standing_declaration(
+    dice: tuple[int, int],
+) -> None:
     t = Table()
     t.point(5, 5, 105)
-    t.roll(1, 3)  # Bob takes the cup on 105 and rolls a 4
+    t.roll(*dice)  # Bob takes the cup on 105
     t.timeout()
     assert t.state.declared == 105 and t.state.responsible == BOB
 
 
-def test_declare_timeout_on_a_point_tells_the_truth_when_high_enough() -> None:
-    t = Table()
-    t.point(3, 4, 7)
-    t.roll(6, 6)
-    t.timeout()
-    assert t.state.declared == 106
+@pytest.mark.parametrize("passes", [0, 1])
+def test_an_absent_rollers_declaration_does_not_tell_the_truth(passes: int) -> None:
+    """The same timeout with hidden dice that make the declaration the truth (6-6 on
+    Walnuts) and a lie (2-3): everything public (the view, the log, the events) is the same."""
+
+    def public_after(dice: tuple[int, int]) -> tuple[dict[str, object], list[str]]:
+        t = Table(4)
+        t.point(4, 4, 104)
+        for _ in range(passes):
+            t.pass_()
+        t.roll(*dice)  # the Next Guy takes the cup on Walnuts...
+        t.timeout()  # ...and runs out of time declaring
+        assert t.state.dice == dice and t.state.declared == 104
+        return t.public(), [e.text for e in t.events]
+
+    true_case, lie_case = public_after((6, 6)), public_after((2, 3))
+    assert true_case == lie_case
+    assert true_case[0]["dice"] is None
+    assert not any("truth" in line for line in true_case[1])
+
+
+def test_a_fresh_roll_timeout_is_the_same_whatever_the_dice() -> None:
+    def public_after(dice: tuple[int, int]) -> dict[str, object]:
+        t = Table(3)
+        t.timeout(*dice)  # Ann does not roll: the timeout rolls and declares for her
+        assert t.state.dice == dice
+        return t.public()
+
+    assert public_after((6, 6)) == public_after((1, 3)) == public_after((2, 5))
 
 
 def test_respond_timeout_pulls() -> None:
@@ -1000,7 +1137,7 @@ def test_respond_timeout_pulls() -> None:
 def test_three_timeouts_in_a_row_remove_the_player() -> None:
     t = Table(3, direction=None)
     t.timeout()  # Ann: direction
-    t.timeout(2, 3)  # Ann: rolls and declares 5
+    t.timeout(2, 3)  # Ann: rolls and declares 4, the lowest
     assert t.p(ANN).timeouts == 2
     t.pull()  # Bob pulls the truth; Ann starts again
     t.timeout(4, 4)  # the third in a row
