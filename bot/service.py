@@ -27,6 +27,7 @@ from bot.store import FinishedGame, Store
 from bot.tables.base import EMBED_COLOUR, Move, Rendered, TableAdapter
 from games.errors import NotInGame
 from games.lobby import Lobby, Seat
+from games.numbers import number
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +229,7 @@ class Tables:
         """The Rematch button of a finished table: a new lobby of the same game with the same
         options (the finished-games row keeps them) and the presser in it, which invites the
         other players of that game. Only they, or a server manager, may press it."""
-        game_id = int(click.arg) if (click.arg or "").isdigit() else None
+        game_id = number(click.arg)
         record = None if game_id is None else await self.store.finished_game(game_id)
         if (
             record is None
