@@ -34,20 +34,55 @@ class NoSession(UserError):
     pass
 
 
+#: Why a stored game cannot be loaded, as the channel is told (never the row's contents).
+DAMAGE = {
+    "unknown": "is a game this version of the bot does not know ({kind})",
+    "unreadable": "is damaged (unreadable data)",
+    "incompatible": "was saved by an incompatible version of the bot",
+    "absurd": "is damaged (impossible values)",
+}
+
+
 class CorruptSession(UserError):
-    def __init__(self, kind: str) -> None:
+    """The channel's stored game cannot be loaded. `reason` is a key of DAMAGE; `starter` is
+    the lobby's host when the row still says who that was (else only a server manager may
+    clear it)."""
+
+    def __init__(self, reason: str, kind: str, starter: int | None = None) -> None:
+        self.reason, self.kind, self.starter = reason, kind, starter
+        shown = kind if kind.isascii() and kind.isalnum() and len(kind) <= 20 else "?"
+        what = DAMAGE[reason].format(kind=shown)
+        who = "its host or a server manager" if starter is not None else "a server manager"
         super().__init__(
-            "The saved game in this channel is damaged and cannot be played. "
-            f"A server manager can clear it with /{kind} end."
+            f"The saved game in this channel {what}, so it cannot be played. "
+            f"To clear it, {who} can use /farkle end, /kuriki end or /crap end "
+            "(a server manager can also just start a new game); the old game is kept aside "
+            "for the bot's operator."
         )
 
 
 def message_for(error: BaseException) -> tuple[str, bool]:
-    """What to tell the user about `error`, and whether it was expected (no traceback)."""
+    """What to tell the user about `error`, and whether it was expected (no traceback).
+
+    Anything a client can send is expected: an option discord.py cannot convert (a member id
+    that is no member here, a choice that is not offered, a stale command) is a short
+    refusal. Only faults of the bot itself are unexpected."""
     if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
-        error = error.__cause__ or error
+        cause = error.__cause__
+        if isinstance(cause, GameError | UserError):
+            return str(cause), True
+        if isinstance(error, app_commands.TransformerError):
+            if error.type in (
+                discord.AppCommandOptionType.user,
+                discord.AppCommandOptionType.mentionable,
+            ):
+                return "That is not a member of this server: choose a player from the list.", True
+            return "That option is not one I can use: choose one of those offered.", True
+        error = cause or error
     if isinstance(error, GameError | UserError):
         return str(error), True
+    if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+        return "That command has changed: reload Discord and try again.", True
     if isinstance(error, app_commands.MissingPermissions):
         return "You need the Manage Server permission for that.", True
     if isinstance(error, app_commands.NoPrivateMessage):
@@ -62,6 +97,9 @@ async def answer_error(interaction: discord.Interaction, error: BaseException) -
     text, expected = message_for(error)
     if not expected:
         log.error("Unexpected error handling interaction %s", interaction.id, exc_info=error)
+    else:
+        # A refusal, not a fault: below ERROR, and without the value the client sent.
+        log.info("Refused interaction %s (%s)", interaction.id, type(error).__name__)
     try:
         if interaction.response.is_done():
             await interaction.followup.send(text, ephemeral=True)

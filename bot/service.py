@@ -27,6 +27,7 @@ from bot.store import FinishedGame, Store
 from bot.tables.base import EMBED_COLOUR, Move, Rendered, TableAdapter
 from games.errors import NotInGame
 from games.lobby import Lobby, Seat
+from games.numbers import number
 
 log = logging.getLogger(__name__)
 
@@ -217,7 +218,7 @@ class Tables:
         adapter = self.adapters[kind]
         settings = await self.settings(guild_id)
         async with self.sessions.lock(channel_id):
-            await self._refuse_busy(channel_id)
+            await self._refuse_busy(channel_id, actor)
             chosen = adapter.lobby_options(
                 settings, {k: v for k, v in options.items() if v is not None}
             )
@@ -228,7 +229,7 @@ class Tables:
         """The Rematch button of a finished table: a new lobby of the same game with the same
         options (the finished-games row keeps them) and the presser in it, which invites the
         other players of that game. Only they, or a server manager, may press it."""
-        game_id = int(click.arg) if (click.arg or "").isdigit() else None
+        game_id = number(click.arg)
         record = None if game_id is None else await self.store.finished_game(game_id)
         if (
             record is None
@@ -250,7 +251,7 @@ class Tables:
         assert guild_id is None or isinstance(guild_id, int)
         settings = await self.settings(guild_id)
         async with self.sessions.lock(click.channel_id):
-            await self._refuse_busy(click.channel_id)
+            await self._refuse_busy(click.channel_id, actor)
             kept = record["lobby"]
             options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
             session = await self._save_lobby(
@@ -277,8 +278,17 @@ class Tables:
             lobby=lobby, invited=invited, channel_id=click.channel_id, finished_items=[spent]
         )
 
-    async def _refuse_busy(self, channel_id: int) -> None:
-        """One game per channel: a private refusal naming the one already there."""
+    async def _refuse_busy(self, channel_id: int, actor: Actor) -> None:
+        """One game per channel: a private refusal naming the one already there. A stored
+        game that cannot be loaded is refused with what is wrong, unless a server manager
+        starts: then it is set aside (kept in `damaged_sessions`) and the channel is free."""
+        try:
+            await self.sessions.get(channel_id)
+        except CorruptSession as damaged:
+            if not actor.is_admin:
+                raise
+            await self._set_aside(channel_id, damaged, actor)
+            return
         running = await self.sessions.kind_of(channel_id)
         if running is not None:
             title = self.adapters[running].title if running in self.adapters else running
@@ -594,23 +604,24 @@ class Tables:
             )
 
     async def end(self, actor: Actor, channel_id: int, kind: str) -> Reply:
-        """End the channel's game early: its starter or a server manager. Works on damaged rows."""
+        """End the channel's game early: its starter or a server manager. A stored game that
+        cannot be loaded is cleared by any game's /end (by its host, when the row still says
+        who that was, or a server manager) and kept aside in `damaged_sessions`."""
         async with self.sessions.lock(channel_id):
-            running = await self.sessions.kind_of(channel_id)
-            if running is None:
-                raise NoSession("There is no game running in this channel.")
-            if running != kind:
-                raise UserError(f"The game here is {running}: use /{running} end.")
             try:
                 session = await self.sessions.get(channel_id)
-            except CorruptSession:
-                if not actor.is_admin:
-                    raise UserError(
-                        "The saved game here is damaged; a server manager can end it."
-                    ) from None
-                await self.sessions.delete(channel_id)
-                return Reply(content=f"{actor.name} cleared the damaged game in this channel.")
-            assert session is not None
+            except CorruptSession as damaged:
+                if actor.id != damaged.starter and not actor.is_admin:
+                    raise
+                await self._set_aside(channel_id, damaged, actor)
+                return Reply(
+                    content=f"{actor.name} cleared the saved game in this channel, which could "
+                    f"not be loaded; it is kept aside. Start a new one with /{kind} start."
+                )
+            if session is None:
+                raise NoSession("There is no game running in this channel.")
+            if session.kind != kind:
+                raise UserError(f"The game here is {session.kind}: use /{session.kind} end.")
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
                 raise UserError("Only the host of this game (or a server manager) can end it.")
@@ -621,11 +632,12 @@ class Tables:
                     session,
                     Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
                 )
+            # Everything that could fail is done before the commit: once the game is recorded
+            # as ended, the answer says so.
             result = adapter.outcome(session.state)
-            game_id = await self.sessions.finish(
-                session, self._record(session, adapter, ended_by=actor.name)
-            )
+            record = self._record(session, adapter, ended_by=actor.name)
             final = adapter.render(session)
+            game_id = await self.sessions.finish(session, record)
             final.items, final.content = [], None
             session.ping = []  # nobody is waited on in an ended game
             final.embed.description = f"**Game ended early by {actor.name}.**"
@@ -694,6 +706,11 @@ class Tables:
             return self._with_table(Reply(), work, rendered)
 
     # ------------------------------------------------------------ internals
+
+    async def _set_aside(self, channel_id: int, damaged: CorruptSession, actor: Actor) -> None:
+        await self.store.set_aside(channel_id, damaged.reason, actor.id)
+        self.sessions._forget(channel_id)
+        log.info("Stored game of channel %s set aside (%s)", channel_id, damaged.reason)
 
     async def _session(self, channel_id: int, kind: str) -> Session:
         session = await self.sessions.get(channel_id)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,30 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
+#: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
+MAX_ID = 2**63
+MAX_REVISION = 2**31
+
+
+def _absurd(row: SessionRow) -> str | None:
+    """What makes a row's columns impossible (a bound exceeded, NaN, a wrong type), or None."""
+    for name in ("revision", "shown_revision"):
+        value = getattr(row, name)
+        if type(value) is not int or not 0 <= value <= MAX_REVISION:
+            return name
+    for name in ("guild_id", "message_id"):
+        value = getattr(row, name)
+        if value is not None and (type(value) is not int or not 0 < value < MAX_ID):
+            return name
+    for name in ("deadline", "created_at"):
+        value = getattr(row, name)
+        if value is None and name == "deadline":
+            continue
+        if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
+            return name
+    return None
+
+
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
@@ -83,13 +108,27 @@ class Sessions:
 
     def _decode(self, row: SessionRow) -> Session:
         adapter = self.adapters.get(row.kind)
+        starter = None
+        reason = "unreadable"
         try:
-            if adapter is None:
-                raise ValueError(f"unknown game kind {row.kind!r}")
             data = json.loads(row.data)
+            reason = "incompatible"
+            if isinstance(data, dict) and isinstance(data.get("lobby"), dict):
+                host = data["lobby"].get("starter")
+                starter = host if type(host) is int and 0 < host < MAX_ID else None
+            if adapter is None:
+                reason = "unknown"
+                raise ValueError("unknown game kind")
+            absurd = _absurd(row)
+            if absurd:
+                reason = "absurd"
+                raise ValueError(absurd)
             lobby = Lobby.model_validate(data["lobby"])
             turn_deadline = data.get("turn_deadline")
-            if turn_deadline is not None and not isinstance(turn_deadline, int | float):
+            if turn_deadline is not None and (
+                type(turn_deadline) not in (int, float) or not math.isfinite(turn_deadline)
+            ):
+                reason = "absurd"
                 raise TypeError("turn_deadline")
             ping = data.get("ping", [])
             if not isinstance(ping, list) or not all(type(i) is int for i in ping):
@@ -99,10 +138,13 @@ class Sessions:
                 state = adapter.state_model.model_validate(data["state"])
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             # No row contents in the log line: a damaged row may still hold hidden cards.
-            log.error(
-                "Session row for channel %s is damaged (%s)", row.channel_id, type(exc).__name__
+            log.warning(
+                "Session row for channel %s cannot be loaded: %s (%s)",
+                row.channel_id,
+                reason,
+                type(exc).__name__,
             )
-            raise CorruptSession(row.kind if adapter else "farkle") from None
+            raise CorruptSession(reason, str(row.kind), starter) from None
         return Session(
             channel_id=row.channel_id,
             guild_id=row.guild_id,

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from bot.errors import UserError
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
+from games.numbers import is_number
 
 
 class SettingsError(UserError, ValueError):
@@ -100,13 +101,15 @@ def parse_rule_value(field: str, raw: str) -> Any:
         raise SettingsError(f"{rule_label(field)} takes yes or no, not {raw!r}.")
     if "tuple" in annotation:
         parts = [p for p in text.replace(" ", ",").split(",") if p]
-        if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        if len(parts) != 3 or not all(is_number(p) for p in parts):
             raise SettingsError(f"{rule_label(field)} takes three numbers, e.g. 1000,2000,3000.")
         return tuple(int(p) for p in parts)
     if "int" in annotation:
         if "None" in annotation and text in _NONE_WORDS:
             return None
         try:
+            if not text.isascii():
+                raise ValueError(text)
             return int(text.replace("_", ""))
         except ValueError:
             extra = " (or none)" if "None" in annotation else ""

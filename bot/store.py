@@ -59,6 +59,21 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE finished_games ADD COLUMN lobby TEXT;
     """,
+    # 4: sessions that could not be loaded (an unknown game, unreadable or impossible data),
+    # moved here when cleared so the channel plays on and nothing is lost
+    """
+    CREATE TABLE damaged_sessions (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        channel_id  INTEGER NOT NULL,
+        guild_id    INTEGER,
+        kind        TEXT,
+        data        TEXT,
+        revision    INTEGER,
+        reason      TEXT    NOT NULL,
+        cleared_by  INTEGER,
+        moved_at    REAL    NOT NULL
+    );
+    """,
 ]
 
 
@@ -190,6 +205,27 @@ class Store:
         await self.db.execute(
             "UPDATE sessions SET deadline = NULL WHERE channel_id = ?", (channel_id,)
         )
+
+    async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None:
+        """Move a session that cannot be loaded to `damaged_sessions`, in one transaction."""
+        await self.db.execute("BEGIN")
+        try:
+            await self.db.execute(
+                "INSERT INTO damaged_sessions (channel_id, guild_id, kind, data, revision,"
+                " reason, cleared_by, moved_at) SELECT channel_id, guild_id, kind, data,"
+                " revision, ?, ?, ? FROM sessions WHERE channel_id = ?",
+                (reason, cleared_by, time.time(), channel_id),
+            )
+            await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            await self.db.execute("COMMIT")
+        except BaseException:
+            await self.db.execute("ROLLBACK")
+            raise
+
+    async def damaged_sessions(self) -> list[dict[str, object]]:
+        async with self.db.execute("SELECT * FROM damaged_sessions ORDER BY id") as cur:
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, r, strict=True)) for r in await cur.fetchall()]
 
     async def delete_session(self, channel_id: int) -> None:
         await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))

@@ -32,6 +32,7 @@ from games.crap.cards import (
 from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
+from games.numbers import is_number, number
 
 LOG_LINES = 7
 SELECT_LIMIT = 25
@@ -115,7 +116,7 @@ class CrapTable(TableAdapter):
         act = move.action
         if act == "score":
             r, _, size = (value or "").partition("-")
-            if not r.isdigit():
+            if not is_number(r) or not (size == "" or is_number(size)):
                 raise IllegalMove("Choose what to score.")
             return Action(
                 kind="score",
@@ -123,16 +124,16 @@ class CrapTable(TableAdapter):
                 now=now,
             )
         if act == "acquire":
-            if not (value or "").isdigit():
+            if not is_number(value):
                 raise IllegalMove("Choose a value to acquire.")
             return Action(kind="acquire", rank=int(value or 0), now=now)
         if act == "protect":
-            if not (value or "").isdigit():
+            if not is_number(value):
                 raise IllegalMove("Choose a card to protect.")
             return Action(kind="protect", cards=[int(value or 0)], now=now)
         if act == "target":
             kind, _, target = (value or "").partition("-")
-            if kind not in ("challenge", "cooperate", "force") or not target.isdigit():
+            if kind not in ("challenge", "cooperate", "force") or not is_number(target):
                 raise IllegalMove("Choose a player and what to do with them.")
             return Action(kind=kind, target=int(target), now=now)  # type: ignore[arg-type]
         if act == "recycle":
@@ -142,11 +143,11 @@ class CrapTable(TableAdapter):
         if act == "nocall":
             return Action(kind="no_call", now=now)
         if act == "commit":
-            if not all(v.isdigit() for v in move.values):
+            if not all(is_number(v) for v in move.values):
                 raise IllegalMove("Choose your cards.")
             return Action(kind="commit", cards=[int(v) for v in move.values], now=now)
         if act == "guess":
-            r = int(move.arg) if (move.arg or "").isdigit() else None
+            r = number(move.arg)
             return Action(kind="guess", rank=r, suit=value, now=now)
         if act == "vote":
             return Action(kind="vote", value=move.arg, now=now)
@@ -464,7 +465,7 @@ class CrapTable(TableAdapter):
         return items
 
     def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
-        if not values or not values[0].isdigit() or int(values[0]) not in RANKS:
+        if not values or not is_number(values[0]) or int(values[0]) not in RANKS:
             raise UserError("Choose a value first.")
         r = int(values[0])
         options = [(f"{rank_name(r)}{SUIT_SYMBOLS[s]} ({SUIT_NAMES[s]})", s) for s in SUITS]

@@ -19,6 +19,7 @@ from games.farkle.engine import Action, FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
 from games.lobby import Lobby
+from games.numbers import number
 
 KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
 LOG_LINES = 6
@@ -188,8 +189,7 @@ class FarkleTable(TableAdapter):
         if kind == "toggle" and move.arg is not None:
             # "<die>-on" / "<die>-off": the state the tap asks for; a bare "<die>" flips it.
             die, _, want = move.arg.partition("-")
-            if die.isascii() and die.isdigit():
-                index = int(die)
+            index = number(die)
             select = {"on": True, "off": False}.get(want)
         action = Action(
             kind=kind,  # type: ignore[arg-type]

@@ -19,6 +19,7 @@ from games.kuriki import engine
 from games.kuriki.engine import Action, KurikiRules, KurikiState
 from games.kuriki.values import dice_text, legal_declarations, name, roll_value
 from games.lobby import Lobby
+from games.numbers import is_number, number
 
 LOG_LINES = 6
 SELECT_LIMIT = 25
@@ -123,7 +124,7 @@ class KurikiTable(TableAdapter):
     def apply(self, state: KurikiState, move: Move, rng: random.Random) -> KurikiState:
         if move.action in ("propose", "rusk"):
             accused, _, reason = (move.arg or "").partition(":")
-            if not accused.isdigit() or int(accused) not in [p.id for p in state.players]:
+            if not is_number(accused) or int(accused) not in [p.id for p in state.players]:
                 raise IllegalMove("That player is not in this game.")
             if move.action == "rusk" and move.is_admin:  # a server manager charges it directly
                 return engine.charge_rusk(state, int(accused))[0]
@@ -150,7 +151,7 @@ class KurikiTable(TableAdapter):
             value = move.values[0]
         elif kind == "vote":
             vote_id, _, choice = (move.arg or "").partition("-")
-            vote, value = (int(vote_id) if vote_id.isdigit() else None), choice
+            vote, value = number(vote_id), choice
         action = Action(kind=kind, value=value, vote=vote, now=move.now)  # type: ignore[arg-type]
         return engine.apply(state, move.user_id, action, rng)[0]
 
@@ -432,7 +433,7 @@ class KurikiTable(TableAdapter):
         opened = next((v for v in state.votes if v.id == state.next_vote - 1), None)
         proposed_rusk = opened is not None and opened.rusk and opened.proposer == user_id
         if action == "rusk" and not proposed_rusk:  # charged directly by a server manager
-            accused = int((arg or "0").partition(":")[0])
+            accused = number((arg or "0").partition(":")[0]) or 0
             text = f"🥤💥 A **Rusk** is charged on <@{accused}>: a triple foul. Fetch a new cup and clean up the old one."
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
         vote_id = None
@@ -440,7 +441,7 @@ class KurikiTable(TableAdapter):
             vote_id = state.next_vote - 1  # the vote just opened
         elif action == "vote":
             head = (arg or "").partition("-")[0]
-            vote_id = int(head) if head.isdigit() else None
+            vote_id = number(head)
         return self._vote_message(session, vote_id)
 
     def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:

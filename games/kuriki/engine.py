@@ -22,6 +22,7 @@ from games.kuriki.values import (
     roll_value,
 )
 from games.lobby import Seat, extend_log, seated
+from games.numbers import number
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -501,10 +502,9 @@ def _clear_cup(s: KurikiState) -> None:
 
 
 def _declare(s: KurikiState, value: str | None, events: list[Event]) -> None:
-    try:
-        declared = int(value or "")
-    except ValueError:
-        raise IllegalMove("Choose one of the declarations offered.") from None
+    declared = number(value)
+    if declared is None:
+        raise IllegalMove("Choose one of the declarations offered.")
     legal = declarations(s)
     if declared == KURIKI:
         raise IllegalMove("A Kuriki is shown, never declared.")
@@ -668,10 +668,9 @@ def _sneak(s: KurikiState, user_id: int, action: Action, events: list[Event]) ->
 
 
 def _propose(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> None:
-    try:
-        accused = int(action.value or 0)
-    except ValueError:
-        raise IllegalMove("Name the player you accuse.") from None
+    accused = number(action.value or "0")
+    if accused is None:
+        raise IllegalMove("Name the player you accuse.")
     target = s.player(accused)
     if target.out:
         raise IllegalMove(f"{target.name} is out of the game already.")
