@@ -459,7 +459,7 @@ class Tables:
                 raise NotInGame(
                     "You are not in this game. Wait for the next one, or start one elsewhere."
                 )
-            if click.stamp != adapter.stamp(session.state, click.action, click.arg):
+            if click.stamp != adapter.stamp_of(session.state, click.action, click.arg):
                 if on_table and self._closed.get(click.channel_id) == (
                     click.stamp,
                     actor.id,
@@ -489,7 +489,7 @@ class Tables:
                 rendered = adapter.render(session)
             else:
                 rendered = await self._commit(work, adapter, settings, actor.id, session.state)
-                if adapter.stamp(work.state, click.action, click.arg) != click.stamp:
+                if adapter.stamp_of(work.state, click.action, click.arg) != click.stamp:
                     self._closed[click.channel_id] = (click.stamp, actor.id, click.action)
             secret = (
                 None

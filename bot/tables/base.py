@@ -16,6 +16,7 @@ from bot.settings import GuildSettings
 from games.lobby import Lobby
 
 EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
+STAMP_MODULUS = 10**10  # a custom_id's stamp has at most 10 digits
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,11 @@ class TableAdapter(ABC):
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """The most players a lobby with these (validated) options takes."""
         return self.max_players
+
+    def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
+        """`stamp` as a custom_id carries it (10 digits): stamps are only compared, so a
+        counter grown absurdly large still renders and still compares."""
+        return self.stamp(state, action, arg) % STAMP_MODULUS
 
     @abstractmethod
     def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
@@ -194,7 +200,7 @@ class TableAdapter(ABC):
             action,
             session.channel_id,
             session.game_id,
-            self.stamp(session.state, action, None if arg is None else str(arg)),
+            self.stamp_of(session.state, action, None if arg is None else str(arg)),
             label,
             arg=arg,
             style=style,
@@ -217,7 +223,7 @@ class TableAdapter(ABC):
             action,
             session.channel_id,
             session.game_id,
-            self.stamp(session.state, action, None if arg is None else str(arg)),
+            self.stamp_of(session.state, action, None if arg is None else str(arg)),
             options,
             placeholder=placeholder,
             arg=arg,

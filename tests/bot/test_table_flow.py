@@ -228,3 +228,17 @@ async def test_a_move_committed_while_the_table_is_reposted_keeps_the_new_messag
     await move
     assert (await tables.sessions.get(CHANNEL)).message_id == new_id
     assert (await tables.store.load_session(CHANNEL)).message_id == new_id  # type: ignore[union-attr]
+
+
+async def test_an_absurdly_large_counter_still_renders_and_plays(tables: Tables, clock: Clock) -> None:
+    """A stored game whose turn counter grew past what a custom_id's 10 digits hold: the
+    table still renders (stamps are compared modulo 10^10) and its buttons still play."""
+    await farkle_game(tables, clock)
+    session = await tables.sessions.get(CHANNEL)
+    session.state.turn_number = 10**14 + 7
+    status = await tables.status(CHANNEL, "farkle")
+    assert all(len(i.custom_id) <= 100 for i in status.items or [])
+    roll = find(status, "roll")
+    mover = PLAYERS[session.state.current_player.id]
+    await tables.click(mover, roll, status.update.message_id or 1)  # type: ignore[union-attr]
+    assert (await tables.sessions.get(CHANNEL)).state.turn.throws == 1
