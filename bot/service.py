@@ -67,9 +67,6 @@ class TableUpdate:
     ping: tuple[int, ...] = ()
     seq: int = 0
 
-    def content(self) -> str | None:
-        return self.table.content
-
 
 @dataclass
 class Reply:
@@ -283,18 +280,16 @@ class Tables:
         game that cannot be loaded is refused with what is wrong, unless a server manager
         starts: then it is set aside (kept in `damaged_sessions`) and the channel is free."""
         try:
-            await self.sessions.get(channel_id)
+            running = await self.sessions.get(channel_id)
         except CorruptSession as damaged:
             if not actor.is_admin:
                 raise
             await self._set_aside(channel_id, damaged, actor)
             return
-        running = await self.sessions.kind_of(channel_id)
-        if running is not None:
-            title = self.adapters[running].title if running in self.adapters else running
+        if running is not None:  # loaded, so its kind is one of ours
             raise UserError(
-                f"A game of {title} is already running in this channel. "
-                f"Finish it, or end it with /{running} end."
+                f"A game of {self.adapters[running.kind].title} is already running in this "
+                f"channel. Finish it, or end it with /{running.kind} end."
             )
 
     async def _save_lobby(

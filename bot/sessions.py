@@ -160,14 +160,6 @@ class Sessions:
             ping=ping,
         )
 
-    async def kind_of(self, channel_id: int) -> str | None:
-        """The kind of game stored for the channel, even when its row is damaged."""
-        cached = self._cache.get(channel_id)
-        if cached is not None:
-            return cached.kind
-        row = await self.store.load_session(channel_id)
-        return row.kind if row else None
-
     async def save(self, session: Session) -> None:
         """Bump the revision and commit; the cache only changes once the write succeeded."""
         data = {
