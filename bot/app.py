@@ -11,6 +11,7 @@ import random
 import discord
 from discord.ext import commands
 
+from bot import mentions
 from bot.components import LEGACY_CUSTOM_ID, Click, TableItem
 from bot.config import BotConfig
 from bot.display import retire_orphans, show_over_rest
@@ -103,13 +104,12 @@ class GameBot(commands.AutoShardedBot):
             synced = await self.tree.sync()
             log.info("Synced %d global commands (may take a while to appear)", len(synced))
         self.command_ids = {c.name: c.id for c in synced}
+        mentions.learn(self.command_ids)
 
     def mention(self, command: str) -> str:
         """A clickable mention of "farkle start" (`</farkle start:id>`) once the commands are
         synced; the plain `/farkle start` otherwise (e.g. with --no-sync)."""
-        top = command.split()[0]
-        found = self.command_ids.get(top)
-        return f"</{command}:{found}>" if found else f"/{command}"
+        return mentions.mention(command)
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]

@@ -8,6 +8,7 @@ import logging
 import discord
 from discord import app_commands
 
+from bot.mentions import mention
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,8 @@ class CorruptSession(UserError):
         who = "its host or a server manager" if starter is not None else "a server manager"
         super().__init__(
             f"The saved game in this channel {what}, so it cannot be played. "
-            f"To clear it, {who} can use /farkle end, /kuriki end or /crap end "
+            f"To clear it, {who} can use {mention('farkle end')}, {mention('kuriki end')} or "
+            f"{mention('crap end')} "
             "(a server manager can also just start a new game); the old game is kept aside "
             "for the bot's operator."
         )

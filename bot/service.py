@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from bot.components import Click, TableItem, button, view_of
 from bot.config import REPOST_AFTER
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
+from bot.mentions import mention
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
@@ -235,7 +236,8 @@ class Tables:
             or click.kind not in self.adapters
         ):
             raise UserError(
-                f"I have no record of that game: start a new one with /{click.kind} start."
+                f"I have no record of that game: start a new one with "
+                f"{mention(click.kind + ' start')}."
             )
         adapter = self.adapters[click.kind]
         previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
@@ -711,7 +713,8 @@ class Tables:
         session = await self.sessions.get(channel_id)
         if session is None:
             raise NoSession(
-                f"There is no game running in this channel. Start one with /{kind} start."
+                "There is no game running in this channel. Start one with "
+                f"{mention(kind + ' start')}."
             )
         return session
 

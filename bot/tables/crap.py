@@ -12,6 +12,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.mentions import mention
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
@@ -21,6 +22,7 @@ from games.crap.cards import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
     SUITS,
+    grouped,
     is_joker,
     label,
     labels,
@@ -34,7 +36,6 @@ from games.errors import IllegalMove
 from games.lobby import Lobby
 from games.numbers import is_number, number
 
-LOG_LINES = 7
 SELECT_LIMIT = 25
 
 RULES_TEXT = [
@@ -96,7 +97,7 @@ class CrapTable(TableAdapter):
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         return (
             _describe(CrapRules.model_validate(lobby.options["rules"]))
-            + "\nUse `/crap rules` for the rules."
+            + f"\nUse {mention('crap rules')} for the rules."
         )
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> CrapState:
@@ -219,34 +220,31 @@ class CrapTable(TableAdapter):
     # ---------------------------------------------------------------- public table
 
     def render(self, session: Session) -> Rendered:
+        """The table fits a phone: the situation in one line, one row per player, the cards
+        shown before the last action, and every line of the last action; deck and discard in
+        the footer. The rest of the log is behind the Log button."""
         state: CrapState = session.state
         view = engine.public_view(state)
         embed = discord.Embed(title=f"🃏 CRAP · to {state.rules.threshold}", colour=EMBED_COLOUR)
         lines, content = self._situation(session, state)
-        embed.description = "\n".join(lines)
-        embed.add_field(name="Players", value=self._players(state, view), inline=False)
-        embed.add_field(
-            name="Table",
-            value=f"Deck {view['deck']} · discard {len(state.discard)} · scoring rounds {state.rounds}",
-            inline=False,
+        lines += self._players(state, view)
+        lines += [f"👁 {r.what}: {grouped(r.cards)}" for r in last_shown(state)]
+        lines += [f"› {line}" for line in last_action(state)]
+        embed.description = "\n".join(lines)[:4000]
+        deck = (
+            f"Deck {view['deck']} · discard {view['discard']} · "
+            f"{plural(state.rounds, 'scoring round')}"
         )
-        if state.reveals:
-            shown = "\n".join(f"{r.what}: {labels(r.cards)}" for r in state.reveals[-3:])
-            embed.add_field(name="Shown to everyone", value=shown[:1024], inline=False)
-        if state.log:
-            embed.add_field(
-                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
-            )
         embed.set_footer(
-            text=self.finished_footer()
+            text=f"{deck} · {self.finished_footer()}"
             if state.finished
-            else "Your cards: press My hand · /crap rules"
+            else f"{deck} · My hand: your cards · Log: the game so far"
         )
         items = [] if state.finished else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
 
     def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
-        content = None
+        """One line: what the table waits for, and until when."""
         if state.finished and state.ended_by_departure:
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
@@ -258,49 +256,52 @@ class CrapTable(TableAdapter):
             ]
             return lines, (f"🏆 {names} won the CRAP game!" if names else None)
         turn = state.current_player
-        lines = []
+        line = ""
         if state.phase == "turn":
-            lines.append(f"**<@{turn.id}>'s turn**: press **My hand** to act.")
+            line = f"**<@{turn.id}>'s turn**: press **My hand** to act."
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
-            lines.append(f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!**")
-            lines.append(
-                "Think it's a bluff? The first to press **Call bluff** calls it. Closes when "
-                f"everyone else has let it go, or <t:{int(a.deadline) + 1}:R>."
+            line = (
+                f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!** Call bluff or let it go "
+                f"(⏳ still to decide), closes <t:{int(a.deadline) + 1}:R>"
             )
-            undecided = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
-            if undecided:
-                lines.append("Still to decide: " + ", ".join(f"<@{u}>" for u in undecided))
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
-            lines.append(f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**.")
-            waiting = engine.waiting_for(state)
-            if waiting:
-                lines.append(
-                    "Waiting for " + ", ".join(f"<@{w}>" for w in waiting) + " (press My hand)."
-                )
+            line = (
+                f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**: "
+                "⏳ press My hand."
+            )
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
-            lines.append(
-                f"<@{f.caller}> calls a **Force Recycle** on <@{f.target}>. The others vote: {len(f.yes)} yes, {len(f.no)} no. Closes <t:{int(f.deadline) + 1}:R>."
+            line = (
+                f"<@{f.caller}> calls a **Force Recycle** on <@{f.target}>: ⏳ vote, "
+                f"{len(f.yes)} yes, {len(f.no)} no · closes <t:{int(f.deadline) + 1}:R>"
             )
         if session.turn_deadline and engine.on_clock(state) is not None:
-            lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
-        return lines, content
+            line += f" ⏱ <t:{int(session.turn_deadline)}:R>"
+        return [line], None
 
-    def _players(self, state: CrapState, view: dict[str, Any]) -> str:
+    @staticmethod
+    def _players(state: CrapState, view: dict[str, Any]) -> list[str]:
+        """One row per player: ▶ whose turn, ⏳ whom the table waits on; banked points in
+        bold and, apart, what their sets on the table add at the next scoring round."""
+        waiting = set(awaited(state))
         rows = []
         for i, (p, pv) in enumerate(zip(state.players, view["players"], strict=True)):
-            mark = "▶" if i == state.current and not state.finished else "·"
+            mark = (
+                "⏳"
+                if p.id in waiting
+                else "▶"
+                if i == state.current and not state.finished
+                else "·"
+            )
             sets = ", ".join(f"{'2×' if s.double else ''}{rank_name(s.rank)}" for s in p.sets)
-            # Banked points in bold; apart, what the sets on the table will bank at the next
-            # scoring round.
             pending = sum(s.points() for s in p.sets)
             rows.append(
-                f"{mark} <@{p.id}> **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
-                + (f" · sets: {sets} (+{pending} next scoring)" if sets else "")
+                f"{mark} <@{p.id}> **{p.score}** ✋{pv['hand']} 🛡{pv['protected']}"
+                + (f" · sets {sets} (+{pending} next round)" if sets else "")
             )
-        return "\n".join(rows)[:1024]
+        return rows
 
     def _buttons(self, session: Session, state: CrapState) -> list[TableItem]:
         items = [self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)]
@@ -574,3 +575,31 @@ def _distinct(cards: list[int]) -> list[int]:
             seen.add(label(c))
             out.append(c)
     return out
+
+
+def awaited(state: CrapState) -> list[int]:
+    """Whom the table waits on besides the player whose turn it is: those still to decide on
+    an Acquire, the players of a challenge, the voters on a Force Recycle."""
+    if state.finished or state.phase == "turn":
+        return []
+    if state.phase == "acquire" and state.acquire is not None:
+        a = state.acquire
+        return [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
+    if state.phase == "force_vote":
+        return [p.id for p in state.players if "vote" in engine.legal_actions(state, p.id)]
+    return engine.waiting_for(state)
+
+
+def last_action(state: CrapState) -> list[str]:
+    """Every line the last action wrote (a game saved before the count was kept: its last)."""
+    return state.log[-(state.last_lines or 1) :] if state.log else []
+
+
+def last_shown(state: CrapState) -> list[Any]:
+    """The latest cards shown to everyone before the last action (the last action's own
+    are in its lines)."""
+    return [r for r in state.reveals if r.action != state.actions or not r.action][-1:]
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

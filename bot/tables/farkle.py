@@ -10,6 +10,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.mentions import mention
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
@@ -169,7 +170,7 @@ class FarkleTable(TableAdapter):
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
-        return f"{short_rules(rules)}\nUse `/farkle rules` for every rule."
+        return f"{short_rules(rules)}\nUse {mention('farkle rules')} for every rule."
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
         rules = FarkleRules.model_validate(lobby.options["rules"])

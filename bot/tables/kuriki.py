@@ -11,6 +11,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.mentions import mention
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
@@ -110,7 +111,7 @@ class KurikiTable(TableAdapter):
         return (
             f"Two dice, a cup, and lies. **{rules.lives} lives** each. "
             + _variants(rules)
-            + "\nUse `/kuriki rules` for the rules."
+            + f"\nUse {mention('kuriki rules')} for the rules."
         )
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> KurikiState:

@@ -51,5 +51,20 @@ def labels(cards: list[int]) -> str:
     return " ".join(label(c) for c in sort_cards(cards)) or "none"
 
 
+def grouped(cards: list[int]) -> str:
+    """A card list as everyone reads it on a phone: one value once, then its suits
+    ('3♣♥♠ 7♥♥ K♦ 🃏×2'); a suit twice is the same card of both decks."""
+    groups: dict[int, list[int]] = {}
+    for c in sort_cards(cards):
+        groups.setdefault(rank(c), []).append(c)
+    parts = []
+    for r, group in groups.items():
+        if r == JOKER:
+            parts.append("🃏" if len(group) == 1 else f"🃏×{len(group)}")
+        else:
+            parts.append(rank_name(r) + "".join(SUIT_SYMBOLS[suit(c)] for c in group))  # type: ignore[index]
+    return " ".join(parts) or "none"
+
+
 def sort_cards(cards: list[int]) -> list[int]:
     return sorted(cards, key=lambda c: (rank(c) or 99, suit(c) or "", c))

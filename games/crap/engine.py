@@ -18,9 +18,9 @@ from games.crap.cards import (
     SUIT_SYMBOLS,
     SUITS,
     full_deck,
+    grouped,
     is_joker,
     label,
-    labels,
     rank,
     rank_name,
     rank_words,
@@ -126,6 +126,7 @@ class Reveal(BaseModel):
 
     what: str
     cards: list[int]
+    action: int = Field(0, description="The logged action that showed them (CrapState.actions).")
 
 
 class Event(BaseModel):
@@ -165,6 +166,10 @@ class CrapState(BaseModel):
     )
     reveals: list[Reveal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)
+    actions: int = Field(0, description="Counts the actions that wrote to the log.")
+    last_lines: int = Field(
+        0, description="How many of the log's last lines the last action wrote (all are shown)."
+    )
     moment: int = Field(0, description="Counts turns and the decisions opened in them.")
 
     def player(self, user_id: int) -> CPlayer:
@@ -209,12 +214,12 @@ def new_game(
         rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck
     )
     events: list[Event] = []
+    dealt = []
     for p in state.players:
         a, b = rng.randint(1, 6), rng.randint(1, 6)
         p.hand = [state.deck.pop() for _ in range(a + b)]
-        events.append(
-            Event(kind="deal", player=p.id, text=f"{p.name} rolls {a}+{b} and draws {a + b}.")
-        )
+        dealt.append(f"{p.name} {a}+{b}")
+    events.append(Event(kind="deal", text="Everyone rolls two dice and draws: " + ", ".join(dealt) + "."))
     fewest = min(len(p.hand) for p in state.players)
     tied = [p.id for p in state.players if len(p.hand) == fewest]
     starter, rounds = roll_off(tied, rng, lowest_wins=True)
@@ -524,9 +529,9 @@ def _draw(s: CrapState, p: CPlayer, n: int, rng: random.Random, events: list[Eve
 
 def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> None:
     s.rounds += 1
-    events.append(Event(kind="scoring", text=f"The deck is empty: scoring round {s.rounds}!"))
     pile = list(s.discard)
     s.discard = []
+    banked = []
     for p in s.players:
         p.hand += p.protected
         p.protected = []
@@ -535,18 +540,21 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         for st in p.sets:
             pile += st.all_cards()
         if p.sets:
-            events.append(
-                Event(kind="bank", player=p.id, text=f"{p.name} banks {gained} (total {p.score}).")
-            )
+            banked.append(f"{p.name} banks {gained} (total {p.score})")
         p.sets = []
     rng.shuffle(pile)
     s.deck = pile
+    head = f"Scoring round {s.rounds}: " + (
+        "; ".join(banked) + "." if banked else "nobody has a set to bank."
+    )
     best = max(p.score for p in s.players)
+    # One line for the whole round, so a 6-player round fits the table's last-action lines.
     if best >= s.rules.threshold:
         s.winners = [p.id for p in s.players if p.score == best]
         s.phase = "over"
         s.acquire = s.challenge = s.force = None
         names = " and ".join(s.player(i).name for i in s.winners)
+        events.append(Event(kind="scoring", text=head))
         events.append(
             Event(
                 kind="game_over",
@@ -556,8 +564,9 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
     else:
         events.append(
             Event(
-                kind="reshuffle",
-                text=f"Nobody has {s.rules.threshold} yet: the discards and scored sets are shuffled into a new deck of {len(s.deck)}.",
+                kind="scoring",
+                text=f"{head} Nobody has {s.rules.threshold} yet: the rest is shuffled into a "
+                f"new deck of {len(s.deck)}.",
             )
         )
 
@@ -609,7 +618,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
         Event(
             kind="score",
             player=me.id,
-            text=f"{me.name} scores {what} {rank_words(r)}: {labels(cards)} ({st.points()} points).".replace(
+            text=f"{me.name} scores {what} {rank_words(r)}: {grouped(cards)} ({st.points()} points).".replace(
                 "  ", " "
             ),
         )
@@ -620,7 +629,7 @@ def _recycle(
     s: CrapState, me: CPlayer, rng: random.Random, events: list[Event], forced: bool = False
 ) -> None:
     shown = list(me.hand)
-    s.reveals.append(Reveal(what=f"{me.name}'s recycled hand", cards=shown))
+    s.reveals.append(Reveal(what=f"{me.name}'s recycled hand", cards=shown, action=s.actions + 1))
     s.reveals = s.reveals[-6:]
     s.discard += me.hand
     me.hand = []
@@ -631,16 +640,16 @@ def _recycle(
         Event(
             kind="recycle",
             player=me.id,
-            text=f"{me.name} {verb}, showing {labels(shown)}. Roll-off: {me.name} {mine}, {other.name} {theirs}.",
+            text=f"{me.name} {verb}, showing {grouped(shown)}. Roll-off: {me.name} {mine}, {other.name} {theirs}.",
         )
     )
     if theirs > mine and me.protected:
-        s.reveals.append(Reveal(what=f"{me.name}'s protected cards", cards=list(me.protected)))
+        s.reveals.append(Reveal(what=f"{me.name}'s protected cards", cards=list(me.protected), action=s.actions + 1))
         events.append(
             Event(
                 kind="recycle",
                 player=me.id,
-                text=f"{other.name} rolled higher: {me.name}'s protected {labels(me.protected)} go too.",
+                text=f"{other.name} rolled higher: {me.name}'s protected {grouped(me.protected)} go too.",
             )
         )
         s.discard += me.protected
@@ -756,7 +765,7 @@ def _settle_acquire(
             _end_turn(s, events)
             return
         proof = next(c for c in caller.hand + caller.protected if rank(c) == a.rank)
-        s.reveals.append(Reveal(what=f"{caller.name}'s proof", cards=[proof]))
+        s.reveals.append(Reveal(what=f"{caller.name}'s proof", cards=[proof], action=s.actions + 1))
         events.append(
             Event(
                 kind="bluff",
@@ -766,6 +775,7 @@ def _settle_acquire(
         )
         _random_discard(s, caller_of_bluff, rng, events)
     got: list[int] = []
+    givers: list[str] = []
     for p in s.players:
         if p.id == caller.id:
             continue
@@ -773,14 +783,15 @@ def _settle_acquire(
         if give:
             p.hand = [c for c in p.hand if c not in give]
             got += give
-            events.append(Event(kind="give", player=p.id, text=f"{p.name} hands over {len(give)}."))
+            givers.append(f"{p.name} {len(give)}")
     if got:
         caller.hand += got
         events.append(
             Event(
                 kind="acquired",
                 player=caller.id,
-                text=f"{caller.name} acquires {len(got)} {rank_words(a.rank)}.",
+                text=f"{caller.name} acquires {len(got)} {rank_words(a.rank)} "
+                f"({', '.join(givers)}).",
             )
         )
     elif not a.bluff:
@@ -788,7 +799,7 @@ def _settle_acquire(
         card = in_hand[0] if in_hand else next(c for c in caller.protected if rank(c) == a.rank)
         _take(caller, [card], protected_too=True)
         s.discard.append(card)
-        s.reveals.append(Reveal(what=f"{caller.name}'s discard", cards=[card]))
+        s.reveals.append(Reveal(what=f"{caller.name}'s discard", cards=[card], action=s.actions + 1))
         events.append(
             Event(
                 kind="acquired",
@@ -875,10 +886,7 @@ def _guess(
             Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
         )
         return
-    events.append(
-        Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
-    )
-    _settle_challenge(s, rng, events)
+    _settle_challenge(s, rng, events)  # its lines say what each named
 
 
 def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> None:
@@ -886,7 +894,7 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
     assert c is not None
     challenger, target = s.player(c.challenger), s.player(c.target)
     shown = c.committed[str(challenger.id)] + c.committed[str(target.id)]
-    s.reveals.append(Reveal(what="the challenge", cards=shown))
+    s.reveals.append(Reveal(what="the challenge", cards=shown, action=s.actions + 1))
     s.reveals = s.reveals[-6:]
     wins: dict[int, int] = {}
     for guesser, opponent in ((challenger, target), (target, challenger)):
@@ -901,7 +909,8 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
             Event(
                 kind="reveal",
                 player=guesser.id,
-                text=f"{opponent.name} showed {labels(c.committed[str(opponent.id)])}: {guesser.name} matches {hits} and draws {hits}.",
+                text=f"{opponent.name} showed {grouped(c.committed[str(opponent.id)])}: "
+                f"{guesser.name} named {rank_name(gr)}{SUIT_SYMBOLS[gs]}, matches {hits} and draws {hits}.",
             )
         )
     s.challenge = None
@@ -1027,7 +1036,13 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
 
 
 def _log(s: CrapState, events: list[Event]) -> None:
+    """Append the action's lines; the table shows all of the last action's lines (a recycle
+    that starts a scoring round included), so remember how many there were."""
+    if not events:
+        return
+    s.actions += 1
     s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
+    s.last_lines = min(len(events), LOG_LENGTH)
     s.reveals = s.reveals[-6:]
 
 

@@ -61,7 +61,7 @@ async def test_hand_is_private_and_table_shows_counts(tables: Tables) -> None:
     check_limits(table)
     state = await state_of(tables)
     for p in state.players:
-        assert f"✋ {len(p.hand)}" in public_json(table)
+        assert f"✋{len(p.hand)} 🛡0" in public_json(table)
     hand = await my_hand(tables, BOB, table)
     bob = state.player(BOB.id)
     text = json.dumps(hand.embed.to_dict(), ensure_ascii=False)
@@ -207,9 +207,11 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert not (await state_of(tables)).finished  # two players play on
     reply = await tables.leave(CAROL, CHANNEL, "crap")
     table = reply.table
-    assert table.embed.description == "**Game over:** Carol left, so the game ended with no winner."
-    assert table.content is None and table.embed.footer.text == (
-        "Rematch below, or /crap start for a new game"
+    assert table.embed.description.startswith(
+        "**Game over:** Carol left, so the game ended with no winner.\n"
+    )
+    assert table.content is None and table.embed.footer.text.endswith(
+        " · Rematch below, or /crap start for a new game"
     )
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
@@ -232,5 +234,82 @@ def test_scores_show_banked_points_and_apart_what_the_sets_will_bank() -> None:
     state.players[0].score = 250
     state.players[0].sets = [ScoredSet(rank=13, cards=[44, 45, 46, 47])]
     session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
-    players = CrapTable().render(session).embed.fields[0].value
-    assert "<@1> **250** · " in players and "sets: K (+130 next scoring)" in players, players
+    players = CrapTable().render(session).embed.description
+    assert "<@1> **250** ✋" in players and "· sets K (+130 next round)" in players, players
+
+
+def table_lines(embed: object) -> list[str]:
+    """The lines a phone shows for a table embed: title, description, fields, footer."""
+    d = embed.to_dict()  # type: ignore[attr-defined]
+    lines = [d["title"], *(d.get("description") or "").split("\n")]
+    for f in d.get("fields") or []:
+        lines += [f["name"], *f["value"].split("\n")]
+    return lines + ([d["footer"]["text"]] if "footer" in d else [])
+
+
+def test_a_six_player_table_fits_a_phone_and_shows_every_line_of_the_last_action() -> None:
+    """Random 6-player games: the table is the situation, one row per player, at most one
+    earlier reveal and every line of the last action (a recycle that starts a scoring round
+    included), so it stays at 12 lines unless the last action itself wrote more than two."""
+    import random as _random
+
+    from bot.sessions import Session
+    from bot.tables.crap import CrapTable
+    from games.crap.engine import CrapRules, new_game
+    from games.lobby import Lobby
+    from tests.games.crap_helpers import seats
+    from tests.games.test_crap_properties import play
+
+    adapter = CrapTable()
+    sizes: list[int] = []
+    long_actions = 0
+    for seed in range(8):
+        dice, ch = _random.Random(seed), _random.Random(seed + 100)
+        state, _ = new_game(seats(6), CrapRules(), dice)
+        for _ in range(250):
+            if state.finished:
+                break
+            state, _ = play(state, dice, ch, 1, check=False)
+            session = Session(
+                channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state
+            )
+            embed = adapter.render(session).embed
+            lines = table_lines(embed)
+            last = state.log[-state.last_lines :]
+            assert all(f"› {line}" in lines for line in last), (last, lines)
+            assert len(lines) <= 11 + max(state.last_lines, 1), "\n".join(lines)
+            if state.last_lines <= 1:
+                assert len(lines) <= 12, "\n".join(lines)
+            if state.last_lines >= 3 and any("Scoring round" in line for line in last):
+                long_actions += 1
+            sizes.append(len(lines))
+    sizes.sort()
+    assert sizes[len(sizes) // 2] <= 11 and long_actions > 0, (sizes[len(sizes) // 2], long_actions)
+
+
+def test_the_largest_table_fits_twelve_lines_with_compact_card_lists() -> None:
+    """Six players with two sets each, an open Acquire everyone still has to decide, a
+    recycled hand shown before it: at most twelve lines, cards grouped by value."""
+    import random as _random
+
+    from bot.sessions import Session
+    from bot.tables.crap import CrapTable
+    from games.crap import engine as crap_engine
+    from games.crap.engine import Action, CrapRules, Reveal, ScoredSet
+    from games.lobby import Lobby
+    from tests.games.crap_helpers import c, four, seats
+
+    state, _ = crap_engine.new_game(seats(6), CrapRules(), _random.Random(3))
+    for i, p in enumerate(state.players):
+        p.score = 1000 + 10 * i
+        p.sets = [ScoredSet(rank=13, cards=four(13, i % 2)), ScoredSet(rank=7, cards=four(7, i % 2))]
+    hand = [c(2, "S"), c(2, "S", 1), c(2, "H"), c(7, "C"), c(9, "D"), c(9, "S"), c(11, "H")]
+    state.reveals = [Reveal(what="Ann's recycled hand", cards=hand, action=state.actions)]
+    me = state.current_player
+    me.hand.append(c(12, "H"))
+    state, _ = crap_engine.apply(state, me.id, Action(kind="acquire", rank=12), _random.Random(1))
+    session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
+    lines = table_lines(CrapTable().render(session).embed)
+    assert len(lines) <= 12, "\n".join(lines)
+    assert "👁 Ann's recycled hand: 2♥♠♠ 7♣ 9♦♠ J♥" in lines, lines
+    assert sum(line.startswith("⏳ ") for line in lines) == 5, lines

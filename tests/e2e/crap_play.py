@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.tables.crap import LOG_LINES
+from bot.tables.crap import last_shown
 from games.crap.cards import RANKS, SUITS, label
 from games.crap.engine import CrapState
 from tests.e2e.fake_discord import FakeMessage, FakeUser, InteractionRecord
@@ -29,12 +29,16 @@ from tests.e2e.hidden_info import strings_in, watch_public_secrets
 TURN = re.compile(r"\*\*<@(\d+)>'s turn\*\*")
 ACQUIRE = re.compile(r"<@(\d+)>: \*\*Acquire (.+?)!\*\*")
 CHALLENGE = re.compile(r"⚔ <@(\d+)> challenges <@(\d+)> and rolled \*\*([1-6])\*\*")
-WAITING = re.compile(r"Waiting for (.+?) \(press My hand\)")
 MENTION = re.compile(r"<@(\d+)>")
+# ▶ whose turn, ⏳ whom the table waits on, · anyone else
 PLAYER_ROW = re.compile(
-    r"^([▶·]) <@(\d+)> \*\*(-?\d+)\*\* · ✋ (\d+) · 🛡 (\d+)(?: · sets: (.*))?$", re.M
+    r"^([▶·⏳]) <@(\d+)> \*\*(-?\d+)\*\* ✋(\d+) 🛡(\d+)(?: · sets (.*) \(\+\d+ next round\))?$",
+    re.M,
 )
-DECK = re.compile(r"Deck (\d+) · discard (\d+) · scoring rounds (\d+)")
+DECK = re.compile(r"Deck (\d+) · discard (\d+) · (\d+) scoring rounds?")
+PROOF = re.compile(r"calls the bluff, but (.+?) shows (\S+)\.")
+SHOWED = re.compile(r"^(.+?) showed (.+?): ")
+RECYCLED = re.compile(r"^(.+?) (?:recycles|is forced to recycle), showing (.+?)\. Roll-off")
 WINNERS = re.compile(r"🏆 \*\*Game over\.\*\* (.+?) wins?!")
 
 HAND = re.compile(r"^\*\*Your hand \((\d+)\):\*\* (.+)$", re.M)
@@ -44,9 +48,10 @@ FACE_DOWN = re.compile(r"^\*\*Face down in the challenge:\*\* (.+)$", re.M)
 # Every line of the "My hand" reply that lists cards: only its owner may ever see one.
 PRIVATE_LINE = re.compile(r"^\*\*(?:Your hand|Protected|Seen in co-operate|Face down).*$", re.M)
 
-# A card as the bot writes it: "10♠", "K♥", "🃏" (a joker).
-CARD = re.compile(r"(?<![0-9A-Za-z])(?:10|[2-9JQKA])[♠♥♦♣]|🃏")
-GUESS = re.compile(r"names (?:10|[2-9JQKA])[♠♥♦♣]")
+# Cards as the bot writes them: "10♠", "K♥", "🃏" (a joker), or grouped in public lists:
+# "7♣♥♥" (three sevens), "🃏×2".
+CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣]+)|🃏(?:×(\d+))?")
+GUESS = re.compile(r"name[sd] (?:10|[2-9JQKA])[♠♥♦♣]")
 TITLE = "🃏 CRAP"  # the table's title: its joker is a picture, not a card
 
 RANK_OF = {"J": 11, "Q": 12, "K": 13, "A": 14, **{str(r): r for r in range(2, 11)}}
@@ -62,8 +67,16 @@ def card_rank(card: str) -> int:
     return 0 if card == "🃏" else RANK_OF[card[:-1]]
 
 
+def expand(match: re.Match[str]) -> list[str]:
+    """The cards one CARD match stands for ('7♣♥' -> ['7♣', '7♥'])."""
+    if match[0].startswith("🃏"):
+        return ["🃏"] * int(match[3] or 1)
+    return [match[1] + s for s in match[2]]
+
+
 def cards_of(listing: str) -> list[str]:
-    return [] if listing == "none" else listing.split(" ")
+    """'K♥ 10♠' or grouped '7♣♥♥ 🃏×2' -> one label per card."""
+    return [c for m in CARD.finditer(listing) for c in expand(m)]
 
 
 @dataclass
@@ -86,8 +99,8 @@ class Table:
     sets: dict[int, str]
     deck: int
     rounds: int
-    log: list[str]
-    shown: list[str]  # the "Shown to everyone" lines
+    log: list[str]  # every line of the last action
+    shown: list[str]  # the cards shown to everyone before it
     winners: list[int]
 
     @property
@@ -98,7 +111,6 @@ class Table:
 def read_table(message: FakeMessage) -> Table:
     [embed] = message.embeds
     description = embed.get("description") or ""
-    fields = {f["name"]: f["value"] for f in embed.get("fields") or []}
     turn, acq = TURN.search(description), ACQUIRE.search(description)
     ch, won = CHALLENGE.search(description), WINNERS.search(description)
     if won:
@@ -111,9 +123,9 @@ def read_table(message: FakeMessage) -> Table:
         phase = "challenge"
     else:
         raise ConfusedPlayer(f"cannot tell what the table waits for:\n{message.text()}")
-    waiting = WAITING.search(description)
-    rows = list(PLAYER_ROW.finditer(fields.get("Players", "")))
-    deck = DECK.search(fields.get("Table", ""))
+    rows = list(PLAYER_ROW.finditer(description))
+    deck = DECK.search((embed.get("footer") or {}).get("text", ""))
+    lines = description.splitlines()
     if not rows or deck is None:
         raise ConfusedPlayer(f"no players or deck on the table:\n{message.text()}")
     return Table(
@@ -126,15 +138,15 @@ def read_table(message: FakeMessage) -> Table:
         challenger=int(ch[1]) if ch else None,
         challenged=int(ch[2]) if ch else None,
         die=int(ch[3]) if ch else None,
-        waiting=[int(x) for x in MENTION.findall(waiting[1])] if waiting else [],
+        waiting=[int(m[2]) for m in rows if m[1] == "⏳"],
         scores={int(m[2]): int(m[3]) for m in rows},
         hands={int(m[2]): int(m[4]) for m in rows},
         protected={int(m[2]): int(m[5]) for m in rows},
         sets={int(m[2]): m[6] or "" for m in rows},
         deck=int(deck[1]),
         rounds=int(deck[3]),
-        log=(fields.get("Last moves") or "").splitlines(),
-        shown=(fields.get("Shown to everyone") or "").splitlines(),
+        log=[line.removeprefix("› ") for line in lines if line.startswith("› ")],
+        shown=[line.removeprefix("👁 ") for line in lines if line.startswith("👁 ")],
         winners=[int(x) for x in MENTION.findall(won[1])] if won else [],
     )
 
@@ -234,7 +246,8 @@ class CardReferee:
         self.checked = 0  # bodies of fake.sent already checked
         self.revision: int | None = None
         self.state: CrapState | None = None
-        self.on_table: list[int] = []  # the cards of the reveals the table shows now
+        self.on_table: list[int] = []  # the cards of the reveal the table shows now
+        self.window = 2  # how many log lines public messages show now
         self.lines = 0  # log lines written so far
         self.shown_at: dict[int, int] = {}  # card id -> self.lines after the move showing it
         self.bodies = 0  # public bodies checked
@@ -274,7 +287,8 @@ class CardReferee:
                     self._show(st.all_cards())
         old_discard = set(before.discard) if before else set()
         self._show([c for c in state.discard if c not in old_discard])
-        self.on_table = [c for r in state.reveals[-3:] for c in r.cards]
+        self.window = max(state.last_lines, 2)  # the table's lines, or a summary's two
+        self.on_table = [c for r in last_shown(state) for c in r.cards]
 
     def after(self, actor: FakeUser) -> None:
         """`actor` just dispatched something: note what the state shows, then check."""
@@ -296,7 +310,7 @@ class CardReferee:
         self.check()
 
     def legitimate(self) -> set[str]:
-        recent = [c for c, n in self.shown_at.items() if self.lines - n < LOG_LINES]
+        recent = [c for c, n in self.shown_at.items() if self.lines - n < self.window]
         return {label(c) for c in recent + self.on_table}
 
     def check(self) -> None:
@@ -310,13 +324,14 @@ class CardReferee:
                 # A challenge's guess ("Alice names 4♥") is said aloud, not a card shown.
                 text = GUESS.sub("names a guess", text.replace(TITLE, ""))
                 for m in CARD.finditer(text):
-                    self.cards_checked += 1
-                    if m[0] not in allowed:
-                        where = text[max(0, m.start() - 60) : m.end() + 30].replace("\n", " | ")
-                        leaks.append(
-                            f"{sent.method} {sent.path} shows {m[0]}, a card nobody was shown: "
-                            f"...{where}..."
-                        )
+                    for card in expand(m):
+                        self.cards_checked += 1
+                        if card not in allowed:
+                            where = text[max(0, m.start() - 60) : m.end() + 30]
+                            leaks.append(
+                                f"{sent.method} {sent.path} shows {card}, a card nobody was "
+                                f"shown: ...{where.replace(chr(10), ' | ')}..."
+                            )
         self.checked = len(self.d.fake.sent)
         assert not leaks, "hidden cards in public payloads:\n" + "\n".join(leaks)
 
@@ -611,8 +626,7 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
         assert table.phase == "acquire", table.text
         # The table shows who has still to decide; the window closes as soon as everyone
         # else has let it go (or one calls), without waiting for its deadline.
-        still = next(line for line in table.text.splitlines() if "Still to decide: " in line)
-        assert f"<@{responder.id}>" in still and f"<@{who.id}>" not in still, table.text
+        assert responder.id in table.waiting and who.id not in table.waiting, table.text
         table = await game.press(responder, answer)
         if answer == "Let it go":  # acknowledged privately
             [ack] = [m for m in game.last_press.followups if m.ephemeral]
@@ -625,9 +639,9 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
         assert any("was bluffing" in line for line in table.log), table.text
         game.did["bluff caught"] += 1
     elif called:
-        proof = [line for line in table.shown if line.startswith(f"{who.name}'s proof: ")]
+        proof = [m for line in table.log for m in [PROOF.search(line)] if m and m[1] == who.name]
         assert proof, table.text
-        shown = proof[-1].split(": ", 1)[1]
+        shown = proof[-1][2]
         assert card_rank(shown) == rank and (shown in hand.hand or shown in hand.protected)
         game.did["proof"] += 1
 
@@ -681,9 +695,9 @@ async def challenge(game: CrapGame, hand: Hand, target: FakeUser) -> None:
     table = game.table()
     if table.phase != "over":
         assert table.phase == "turn", table.text
-        turned_up = [line for line in table.shown if line.startswith("the challenge: ")]
-        assert turned_up, table.text
-        assert sorted(cards_of(turned_up[-1].split(": ", 1)[1])) == sorted(
+        turned_up = [m[2] for line in table.log for m in [SHOWED.search(line)] if m]
+        assert len(turned_up) == 2, table.text
+        assert sorted(c for cards in turned_up for c in cards_of(cards)) == sorted(
             c for cards in placed.values() for c in cards
         )
 
@@ -715,8 +729,8 @@ async def recycle(game: CrapGame, hand: Hand) -> None:
     table = game.table()
     if table.phase == "over":
         return
-    shown = [line for line in table.shown if line.startswith(f"{who.name}'s recycled hand: ")]
-    assert shown and cards_of(shown[-1].split(": ", 1)[1]) == hand.hand, table.text
+    shown = [m[2] for line in table.log for m in [RECYCLED.search(line)] if m and m[1] == who.name]
+    assert shown and sorted(cards_of(shown[-1])) == sorted(hand.hand), table.text
 
 
 async def play_move(game: CrapGame) -> None:

@@ -113,3 +113,15 @@ async def test_help_lists_the_games_with_clickable_commands(d: Driver) -> None:
         assert f"</{command}:{ids[command.split()[0]]}>" in text, text
     assert "Farkle" in text and "Kuriki" in text and "CRAP" in text
     assert "/farkle start" not in text.replace("</farkle start:", "")  # no plain fallback
+
+
+async def test_suggested_commands_are_clickable_wherever_they_are_suggested(d: Driver) -> None:
+    """A refusal that suggests a command and a lobby that points at the rules both carry
+    clickable command mentions, not plain text to retype."""
+    ids = {c["name"]: str(c["id"]) for c in d.commands()}
+    refused = await d.slash(BOB, TABLE, "crap status")
+    assert refused.ephemeral and refused.message is not None
+    assert f"</crap start:{ids['crap']}>" in refused.message.text(), refused.message.text()
+    await d.slash(ALICE, TABLE, "kuriki start")
+    lobby = d.table(TABLE).text()
+    assert f"</kuriki rules:{ids['kuriki']}>" in lobby, lobby
