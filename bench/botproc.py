@@ -91,17 +91,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "sending the clicked message back unchanged (discord.py's own cost per click)",
     )
     p.add_argument(
-        "--gc-freeze",
+        "--untuned",
         action="store_true",
-        help="experiment: gc.freeze() once the bot is ready (start-up objects leave the "
-        "collector's generations)",
-    )
-    p.add_argument(
-        "--gc-threshold",
-        type=int,
-        default=None,
-        help="experiment: gc.set_threshold(N) (the youngest generation's allocation budget; "
-        "Python's default 700)",
+        help="skip the production GC tuning of bot/tuning.py (its budget at start, a freeze "
+        "once ready), which both the bot and --null get by default",
     )
     p.add_argument("--max-seconds", type=float, default=3600.0)
     return p.parse_args(argv)
@@ -132,6 +125,7 @@ def null_client(args: argparse.Namespace) -> Any:
 async def run(args: argparse.Namespace) -> None:
     from bot.app import GameBot
     from bot.config import BotConfig
+    from bot.tuning import freeze_start_up
 
     loop = asyncio.get_running_loop()
     config = BotConfig(
@@ -144,8 +138,8 @@ async def run(args: argparse.Namespace) -> None:
     emit("constructed")
 
     async def on_ready() -> None:
-        if args.gc_freeze:
-            gc.freeze()
+        if not args.untuned:
+            freeze_start_up()
         emit("ready", gc_frozen=gc.get_freeze_count())
 
     if args.null:
@@ -214,10 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     from discord.http import Route
 
     import bot.app  # noqa: F401  (the bot's imports are part of its start-up)
+    from bot.tuning import tune_gc
 
     emit("imported")
-    if args.gc_threshold is not None:
-        gc.set_threshold(args.gc_threshold, *gc.get_threshold()[1:])
+    if not args.untuned:
+        tune_gc()
     Route.BASE = args.api
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
     logging.basicConfig(

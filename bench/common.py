@@ -261,8 +261,7 @@ class BotProcess:
     guild_ready_timeout: float | None = None
     max_seconds: float = 3600.0  # the bot stops by itself after this, whatever happens
     null: bool = False
-    gc_freeze: bool = False
-    gc_threshold: int | None = None
+    untuned: bool = False  # skip the production GC tuning (bot/tuning.py), to compare
     events: dict[str, dict[str, Any]] = field(default_factory=dict)
     stderr: list[str] = field(default_factory=list)
     spawned_at: float = 0.0
@@ -290,14 +289,13 @@ class BotProcess:
             argv.append("--sync")
         if self.null:
             argv.append("--null")
-        if self.gc_freeze:
-            argv.append("--gc-freeze")
+        if self.untuned:
+            argv.append("--untuned")
         for flag, value in (
             ("--dev-guild", self.dev_guild),
             ("--shard-count", self.shard_count),
             ("--seed", self.seed),
             ("--guild-ready-timeout", self.guild_ready_timeout),
-            ("--gc-threshold", self.gc_threshold),
         ):
             if value is not None:
                 argv += [flag, str(value)]

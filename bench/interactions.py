@@ -129,15 +129,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "clicked table unchanged (no game, no database): discord.py's own cost per click",
     )
     p.add_argument(
-        "--gc-freeze",
+        "--untuned",
         action="store_true",
-        help="experiment: the bot process calls gc.freeze() once ready",
-    )
-    p.add_argument(
-        "--gc-threshold",
-        type=int,
-        default=None,
-        help="experiment: the bot process calls gc.set_threshold(N) (Python's default 700)",
+        help="the bot process (or --null-bot) without the production GC tuning of "
+        "bot/tuning.py, to measure what it brings",
     )
     p.add_argument("--profile", action="store_true", help="cProfile the bot during the moves")
     p.add_argument("--keep", action="store_true", help="keep the temporary database")
@@ -367,8 +362,7 @@ async def run(args: argparse.Namespace) -> int:
         sync=True,
         seed=args.seed,
         null=args.null_bot,
-        gc_freeze=args.gc_freeze,
-        gc_threshold=args.gc_threshold,
+        untuned=args.untuned,
     )
     try:
         await bot.start()

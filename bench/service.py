@@ -64,7 +64,7 @@ def timed(spent: dict[str, float], name: str, fn: Callable[..., Any]) -> Callabl
 def choose(reply: Reply, tables: Tables, channel: int, rules: Any) -> tuple[int, Click]:
     session = tables.sessions._cache[channel]
     state = session.state
-    clicks = [Click.parse(i.custom_id) for i in reply.items or [] if not i.item.disabled]
+    clicks = [Click.parse(i.custom_id) for i in reply.items or [] if not i.disabled]
     by_action: dict[str, list[Click]] = {}
     for c in clicks:
         if c is not None:

@@ -44,7 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     import aiohttp
     import discord
 
+    from bot.tuning import freeze_start_up, tune_gc
+
+    tune_gc()
     bot = GameBot(config, sync=sync)
+
+    async def freeze_once() -> None:
+        freeze_start_up()
+        bot.remove_listener(freeze_once, "on_ready")
+
+    bot.add_listener(freeze_once, "on_ready")
     try:
         bot.run(token, log_handler=None)
     except discord.LoginFailure:

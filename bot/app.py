@@ -7,12 +7,13 @@ import asyncio
 import contextlib
 import logging
 import random
+from typing import Any
 
 import discord
 from discord.ext import commands
 
 from bot import mentions
-from bot.components import LEGACY_CUSTOM_ID, Click, TableItem
+from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
 from bot.display import retire_orphans, show_over_rest
 from bot.errors import GameTree, UserError, answer_error
@@ -75,7 +76,6 @@ class GameBot(commands.AutoShardedBot):
             on_deadline=self.timers.poke,
             repost_after=self.config.repost_after,
         )
-        self.add_dynamic_items(TableItem)
         from bot.cogs.admin import AdminCog
         from bot.cogs.crap import CrapCog
         from bot.cogs.farkle import FarkleCog
@@ -110,6 +110,15 @@ class GameBot(commands.AutoShardedBot):
         """A clickable mention of "farkle start" (`</farkle start:id>`) once the commands are
         synced; the plain `/farkle start` otherwise (e.g. with --no-sync)."""
         return mentions.mention(command)
+
+    async def on_interaction(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Every button and select click, by its custom_id: no discord.ui View is rebuilt
+        from the clicked message (discord.py does that only for items registered with it)."""
+        if interaction.type is not discord.InteractionType.component:
+            return  # slash commands go through the command tree
+        data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
+        values = tuple(str(v) for v in data.get("values", ()))
+        await self.on_component(interaction, str(data.get("custom_id", "")), values)
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]

@@ -1,16 +1,13 @@
-"""Buttons and selects that survive restarts: everything lives in the custom_id, and one
-DynamicItem receives every component click, including forged or unknown ones."""
+"""Buttons and selects that survive restarts: everything lives in the custom_id, and the
+bot's one interaction listener receives every component click, forged or unknown ones too."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 import discord
-
-if TYPE_CHECKING:
-    from bot.app import GameBot
 
 # t:<game kind>:<action>:<channel>:<game id>:<stamp>[:<arg>], at most 100 characters. Numbers
 # are ASCII digits only (a Unicode digit such as "²" passes str.isdigit() but not int()).
@@ -60,22 +57,53 @@ def custom_id(
     return cid
 
 
-class TableItem(discord.ui.DynamicItem[discord.ui.Item[Any]], template=r"(?s).*"):
-    """Receives every component interaction the bot gets and hands it to the bot."""
+class Option(NamedTuple):
+    """One choice of a select: what it says and the value its click carries."""
 
-    def __init__(self, item: discord.ui.Item[Any]) -> None:
-        super().__init__(item)
+    label: str
+    value: str
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> TableItem:
-        return cls(item)
 
-    async def callback(self, interaction: discord.Interaction[GameBot]) -> None:  # type: ignore[override]
-        data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
-        values = tuple(str(v) for v in data.get("values", ()))
-        await interaction.client.on_component(interaction, str(data.get("custom_id", "")), values)
+@dataclass(frozen=True)
+class TableItem:
+    """A button, or a single-choice select when it has a placeholder, as plain data: its
+    custom_id carries everything a click needs, so no discord.ui object is built to send it
+    or to receive its clicks (`GameBot.on_interaction` takes them all)."""
+
+    custom_id: str
+    label: str = ""
+    style: int = discord.ButtonStyle.secondary.value
+    disabled: bool = False
+    row: int | None = None
+    placeholder: str | None = None
+    options: tuple[Option, ...] = ()
+    min_values: int = 1
+    max_values: int = 1
+
+    @property
+    def width(self) -> int:
+        """How much of an action row it takes (Discord: five buttons, or one select)."""
+        return 1 if self.placeholder is None else 5
+
+    def to_dict(self) -> dict[str, Any]:
+        """The component as Discord's API takes it."""
+        if self.placeholder is None:
+            return {
+                "type": 2,
+                "style": self.style,
+                "label": self.label,
+                "custom_id": self.custom_id,
+                "disabled": self.disabled,
+            }
+        return {
+            "type": 3,
+            "custom_id": self.custom_id,
+            "placeholder": self.placeholder,
+            "min_values": self.min_values,
+            "max_values": self.max_values,
+            "options": [{"label": o.label, "value": o.value} for o in self.options],
+            "disabled": self.disabled,
+        }
 
 
 def button(
@@ -92,13 +120,11 @@ def button(
     row: int | None = None,
 ) -> TableItem:
     return TableItem(
-        discord.ui.Button(
-            label=label[:80],
-            style=style,
-            disabled=disabled,
-            custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
-            row=row,
-        )
+        custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
+        label=label[:80],
+        style=style.value,
+        disabled=disabled,
+        row=row,
     )
 
 
@@ -115,21 +141,45 @@ def select(
 ) -> TableItem:
     """A single-choice select; `options` are (label, value) pairs, at most 25."""
     return TableItem(
-        discord.ui.Select(
-            custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
-            placeholder=placeholder[:150],
-            min_values=1,
-            max_values=1,
-            options=[
-                discord.SelectOption(label=label[:100], value=value) for label, value in options
-            ],
-        )
+        custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
+        placeholder=placeholder[:150],
+        options=tuple(Option(label[:100], value) for label, value in options),
     )
 
 
-def view_of(items: list[TableItem]) -> discord.ui.View:
-    """A persistent view (no timeout) holding only restart-safe items."""
-    view = discord.ui.View(timeout=None)
+def action_rows(items: list[TableItem]) -> list[dict[str, Any]]:
+    """Discord's action rows for `items`, laid out as discord.ui.View lays them out: an item
+    with a row goes there, the others into the first row with room for them."""
+    rows: dict[int, list[TableItem]] = {}
+
+    def room(index: int, item: TableItem) -> bool:
+        return sum(i.width for i in rows.get(index, [])) + item.width <= 5
+
     for item in items:
-        view.add_item(item)
-    return view
+        index = item.row
+        if index is None:
+            index = next(i for i in range(5) if room(i, item))
+        elif not room(index, item):
+            raise ValueError(f"row {index} has no room for {item.custom_id}")
+        rows.setdefault(index, []).append(item)
+    return [
+        {"type": 1, "components": [i.to_dict() for i in rows[index]]} for index in sorted(rows)
+    ]
+
+
+class Components(discord.ui.View):
+    """A message's components, built once from data: discord.py sends what `to_components`
+    returns, and since the view holds no items it stores nothing to dispatch (clicks reach
+    `GameBot.on_interaction` by their custom_id)."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        super().__init__(timeout=None)
+        self.rows = rows
+
+    def to_components(self) -> list[dict[str, Any]]:
+        return self.rows
+
+
+def view_of(items: list[TableItem]) -> Components:
+    """The components of a message showing `items` (none: the message loses its buttons)."""
+    return Components(action_rows(items))

@@ -31,7 +31,7 @@ def _message_kwargs(reply: Reply) -> dict[str, object]:
     if reply.embed is not None:
         kwargs["embed"] = reply.embed
     view = reply.view()
-    if view is not None and view.children:
+    if view is not None and view.rows:
         kwargs["view"] = view
     return kwargs
 

@@ -51,6 +51,17 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
+def session_json(session: Session) -> str:
+    """The stored form of a session: {"lobby", "state", "turn_deadline", "ping"}. The models
+    write their own JSON (pydantic's serializer, in Rust): the hot path of every move, several
+    times cheaper than model_dump() followed by json.dumps()."""
+    state = "null" if session.state is None else session.state.model_dump_json()
+    return (
+        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
+        f'"turn_deadline":{json.dumps(session.turn_deadline)},"ping":{json.dumps(session.ping)}}}'
+    )
+
+
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
 MAX_ID = 2**63
 MAX_REVISION = 2**31
@@ -162,17 +173,11 @@ class Sessions:
 
     async def save(self, session: Session) -> None:
         """Bump the revision and commit; the cache only changes once the write succeeded."""
-        data = {
-            "lobby": session.lobby.model_dump(mode="json"),
-            "state": None if session.state is None else session.state.model_dump(mode="json"),
-            "turn_deadline": session.turn_deadline,
-            "ping": session.ping,
-        }
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
             kind=session.kind,
-            data=json.dumps(data, separators=(",", ":")),
+            data=session_json(session),
             revision=session.revision + 1,
             message_id=session.message_id,
             deadline=session.deadline,

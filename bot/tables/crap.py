@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -458,8 +459,7 @@ class CrapTable(TableAdapter):
                 [(label(c), str(c)) for c in cards],
                 placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
             )
-            item.item.min_values = item.item.max_values = need  # type: ignore[attr-defined]
-            items.append(item)
+            items.append(replace(item, min_values=need, max_values=need))
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
             items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))

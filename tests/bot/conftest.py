@@ -90,7 +90,7 @@ def buttons(reply: Reply) -> dict[str, tuple[str, bool]]:
     """custom_id -> (label, disabled) of a reply's components."""
     out = {}
     for item in reply.items or []:
-        out[item.custom_id] = (item.item.label, item.item.disabled)
+        out[item.custom_id] = (item.label, item.disabled)
     return out
 
 

@@ -39,7 +39,7 @@ def public_json(reply: Reply) -> str:
 
 
 def components(reply: Reply) -> dict[str, object]:
-    return {i.custom_id: i.item for i in reply.items or []}
+    return {i.custom_id: i for i in reply.items or []}
 
 
 async def start_crap(tables: Tables, **options: object) -> Reply:
@@ -182,7 +182,7 @@ async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
     cid = next(c for c in components(hand) if c.startswith("t:crap:acquire:"))
     reply = await tables.click(actor, Click.parse(cid, ("13",)), 999, ephemeral=True)
     assert "Acquire Kings" in public_json(reply)
-    labels = {i.item.label for i in reply.table.items}
+    labels = {i.label for i in reply.table.items}
     assert {"Call bluff", "Let it go"} <= labels
     session = await tables.sessions.get(CHANNEL)
     assert session.deadline == clock.now + 20 and session.turn_deadline is None

@@ -55,7 +55,7 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     assert dice in json.dumps(secret.embed.to_dict())
     assert dice not in public_text(rolled)
     declare = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
-    options = [o.value for o in declare.item.options]
+    options = [o.value for o in declare.options]
     assert len(options) <= 25
     # Someone else cannot use the Roller's select.
     with pytest.raises(NotYourTurn):
@@ -76,7 +76,7 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     assert state.phase == "respond" and state.next_guy is not None
     table = declared.table
     nxt = PLAYERS[state.next_guy]
-    labels = {i.item.label for i in table.items}
+    labels = {i.label for i in table.items}
     assert {"Roll (take the cup)", "Pull", "Pass", "Peek", "Sneak a peek (foul)"} <= labels
     # Peek: only for those who have seen the dice.
     with pytest.raises(UserError, match="not seen"):
@@ -154,7 +154,7 @@ async def test_two_players_the_accused_accepts_or_declines_a_foul(tables: Tables
     check_limits(proposed)
     assert "may accept the foul, or it is not charged" in proposed.embed.description
     assert proposed.content == f"<@{BOB.id}>: accept the foul or decline it."
-    labels = [i.item.label for i in proposed.items]
+    labels = [i.label for i in proposed.items]
     assert labels == ["Accept the foul", "Decline"]
     accept = next(i for i in proposed.items if i.custom_id.endswith("-accept"))
     with pytest.raises(IllegalMove, match="You called this foul"):
@@ -232,13 +232,13 @@ def test_pass_is_greyed_once_the_next_guy_has_passed_this_roll() -> None:
         channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
     )
     passes = [i for i in adapter.render(session).items if ":pass:" in i.custom_id]
-    assert len(passes) == 1 and not passes[0].item.disabled  # Cat has not passed
+    assert len(passes) == 1 and not passes[0].disabled  # Cat has not passed
     t.pass_()  # Cat
     t.pass_()  # Ann, the Roller: the cup comes back to Bob, who passed already
     session.state = t.state
     rendered = adapter.render(session)
     (button,) = [i for i in rendered.items if ":pass:" in i.custom_id]
-    assert button.item.disabled and "already passed" in button.item.label
+    assert button.disabled and "already passed" in button.label
     assert ": Roll or Pull." in rendered.embed.description
 
 

@@ -72,7 +72,7 @@ async def test_rematch_keeps_the_options_joins_the_presser_and_invites_the_other
     }
     assert labels == {"Join": False, "Leave": False, "Start": True, "Cancel": False}
     (spent,) = rematch.finished_items
-    assert spent.item.disabled and Click.parse(spent.custom_id).action == "rematch"
+    assert spent.disabled and Click.parse(spent.custom_id).action == "rematch"
     # The lobby is an ordinary lobby: Alice joins from it and starts.
     await tables.table_posted(CHANNEL, 777)
     lobby = Reply.of_table(rematch.lobby)

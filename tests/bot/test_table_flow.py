@@ -161,7 +161,7 @@ async def test_the_rollers_menu_survives_other_players_peeks_and_votes(tables: T
     await tables.click(other, find(asked, "sneakok"), 4242, ephemeral=True)  # the foul
     third = next(p for p in PLAYERS.values() if p not in (roller, other))
     await tables.command(third, CHANNEL, "kuriki", "propose", f"{other.id}:rude")
-    value = menu.item.options[0].value  # type: ignore[attr-defined]
+    value = menu.options[0].value
     declared = await tables.click(
         roller, Click.parse(menu.custom_id, (value,)), 4242, ephemeral=True
     )

@@ -77,8 +77,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # end of the test (their SQLite thread would otherwise keep the interpreter from exiting).
 CORPSES: list[GameBot] = []
 
-# Tasks discord.py starts to run a command or a component callback (discord.py 2.7).
-_HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-")
+# Tasks discord.py starts to run a command or a component click (discord.py 2.7).
+_HANDLER_TASKS = ("CommandTree-invoker", "discord-ui-", "discord.py: on_interaction")
 _NOT_HANDLERS = ("discord-ui-view-timeout-",)
 # Tasks running the listeners of message events (on_message, on_raw_message_delete, ...).
 _MESSAGE_EVENT_TASKS = ("discord.py: on_message", "discord.py: on_raw_message")
