@@ -205,8 +205,9 @@ class Sessions:
     async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
         """Which message is the table and which revision it shows; not a move, so the
         revision stays."""
-        await self.store.table_shown(channel_id, message_id, revision)
         cached = self._cache.get(channel_id)
+        edited = cached is not None and cached.message_id == message_id
+        await self.store.table_shown(channel_id, message_id, revision, defer=edited)
         if cached is not None:
             cached.message_id = message_id
             cached.shown_revision = max(cached.shown_revision, revision)

@@ -5,13 +5,17 @@ before it returns, so a move the bot has acknowledged survives a crash of the pr
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiosqlite
+
+log = logging.getLogger(__name__)
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -108,11 +112,22 @@ class FinishedGame:
     lobby: dict[str, object] | None = None
 
 
+#: How long a table's "shown" mark may wait to be written with others (see table_shown).
+SHOWN_DELAY = 0.25
+SHOWN_UPDATE = (
+    "UPDATE sessions SET message_id = ?, shown_revision = MAX(shown_revision, ?)"
+    " WHERE channel_id = ?"
+)
+
+
 class Store:
     """Async access to the database; open with `await Store.open(path)`."""
 
     def __init__(self, db: aiosqlite.Connection) -> None:
         self.db = db
+        #: Deferred "table shows revision N" marks: channel -> (message id, revision).
+        self._shown: dict[int, tuple[int, int]] = {}
+        self._shown_writer: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path | str) -> Store:
@@ -128,6 +143,9 @@ class Store:
         return store
 
     async def close(self) -> None:
+        if self._shown_writer is not None:
+            self._shown_writer.cancel()
+        await self.flush_shown()
         await self.db.close()
 
     async def schema_version(self) -> int:
@@ -185,16 +203,43 @@ class Store:
             ),
         )
 
-    async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
-        """The table message now in the channel, and the revision it shows."""
-        await self.db.execute(
-            "UPDATE sessions SET message_id = ?, shown_revision = MAX(shown_revision, ?)"
-            " WHERE channel_id = ?",
-            (message_id, revision, channel_id),
-        )
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+    ) -> None:
+        """The table message now in the channel, and the revision it shows. With `defer`
+        (the same message, edited) the mark is written with the others of the next
+        SHOWN_DELAY seconds in one transaction: a move's own commit is what must not be
+        lost, and a mark lost in a crash only makes the restarted bot redraw that table
+        once. A new message is written at once (a restart edits the message it names)."""
+        pending = self._shown.pop(channel_id, None)
+        if pending is not None:
+            revision = max(revision, pending[1])
+        if defer:
+            self._shown[channel_id] = (message_id, revision)
+            if self._shown_writer is None:
+                self._shown_writer = asyncio.create_task(self._write_shown_later())
+            return
+        await self.db.execute(SHOWN_UPDATE, (message_id, revision, channel_id))
+
+    async def _write_shown_later(self) -> None:
+        await asyncio.sleep(SHOWN_DELAY)
+        self._shown_writer = None
+        try:
+            await self.flush_shown()
+        except Exception:
+            log.exception("Could not record which tables are shown")
+
+    async def flush_shown(self) -> None:
+        """Write the deferred marks now, in one transaction."""
+        marks, self._shown = self._shown, {}
+        if marks:
+            await self.db.executemany(
+                SHOWN_UPDATE, [(m, r, channel) for channel, (m, r) in marks.items()]
+            )
 
     async def behind_sessions(self) -> list[int]:
         """Channels whose table message shows an older state than the one stored."""
+        await self.flush_shown()
         async with self.db.execute(
             "SELECT channel_id FROM sessions WHERE shown_revision < revision ORDER BY updated_at"
         ) as cur:

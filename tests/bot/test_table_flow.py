@@ -242,3 +242,45 @@ async def test_an_absurdly_large_counter_still_renders_and_plays(tables: Tables,
     mover = PLAYERS[session.state.current_player.id]
     await tables.click(mover, roll, status.update.message_id or 1)  # type: ignore[union-attr]
     assert (await tables.sessions.get(CHANNEL)).state.turn.throws == 1
+
+
+async def test_an_edited_tables_mark_is_written_with_others_and_a_lost_one_is_redrawn(
+    db_path: Path, clock: Clock
+) -> None:
+    """A new table message is recorded at once; an edit of the same message is recorded
+    within SHOWN_DELAY with the other edits of that moment, and on close. A mark lost in a
+    crash costs one redraw at the restart, never a move."""
+    import sqlite3
+
+    from bot.store import SHOWN_DELAY
+
+    def row() -> tuple[int, int, int]:
+        with sqlite3.connect(db_path) as con:
+            return con.execute(
+                "SELECT revision, shown_revision, message_id FROM sessions WHERE channel_id = ?",
+                (CHANNEL,),
+            ).fetchone()
+
+    first = await make_tables(db_path, clock)
+    started = await farkle_game(first, clock)
+    clock.now += 1
+    table_id = message_at(clock.now)
+    await show(first, started, table_id)  # a new message: written at once
+    assert row() == (started.update.revision, started.update.revision, table_id)  # type: ignore[union-attr]
+    mover = PLAYERS[(await first.sessions.get(CHANNEL)).state.current_player.id]
+    rolled = await first.click(mover, find(started, "roll"), table_id)
+    assert not rolled.update.fresh  # type: ignore[union-attr]
+    await show(first, rolled, table_id)  # an edit: deferred
+    assert row() == (rolled.update.revision, started.update.revision, table_id)  # type: ignore[union-attr]
+    await asyncio.sleep(SHOWN_DELAY + 0.2)
+    assert row() == (rolled.update.revision, rolled.update.revision, table_id)  # type: ignore[union-attr]
+    # The bot dies right after an edit: its mark is lost, the move is not.
+    toggled = await first.click(mover, find(rolled, "toggle", "0-on"), table_id)
+    await show(first, toggled, table_id)
+    first.store._shown.clear()  # what a kill -9 loses
+    await first.store.close()
+    second = await make_tables(db_path, clock)
+    assert await second.store.behind_sessions() == [CHANNEL]
+    update = await second.catch_up(CHANNEL)
+    assert update is not None and update.revision == toggled.update.revision  # type: ignore[union-attr]
+    await second.store.close()
