@@ -75,6 +75,7 @@ class GameBot(commands.AutoShardedBot):
             rng=self.rng,
             on_deadline=self.timers.poke,
             repost_after=self.config.repost_after,
+            cached_games=self.config.cached_games,
         )
         from bot.cogs.admin import AdminCog
         from bot.cogs.crap import CrapCog

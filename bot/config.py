@@ -35,6 +35,13 @@ class BotConfig(BaseModel):
     repost_delay: float = Field(
         2.0, ge=0, le=60, description="Quiet seconds before a buried table is posted again."
     )
+    cached_games: int = Field(
+        2000,
+        ge=10,
+        le=1_000_000,
+        description="Running games kept in memory; the least recently played idle ones are "
+        "dropped and read again from the database on their next move.",
+    )
     defaults: GuildSettings = Field(
         default_factory=GuildSettings, description="Settings of a server that set none."
     )

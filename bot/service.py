@@ -167,9 +167,12 @@ class Tables:
     on_deadline: Callable[[], None] = lambda: None
 
     repost_after: int = REPOST_AFTER
+    cached_games: int = 2000
 
     def __post_init__(self) -> None:
-        self.sessions = Sessions(self.store, self.adapters)
+        self.sessions = Sessions(
+            self.store, self.adapters, limit=self.cached_games, on_evict=self._evicted
+        )
         self._settings: dict[int, GuildSettings] = {}
         self._display_locks: dict[int, asyncio.Lock] = {}
         self._seq = 0
@@ -180,6 +183,16 @@ class Tables:
         self._closed: dict[int, tuple[int, int, str]] = {}
 
     # ------------------------------------------------------------ settings
+
+
+    def _evicted(self, channel_id: int) -> None:
+        """A game left the memory cache: forget the per-channel things that grow with the
+        number of channels ever played (not `_latest`: an update of this channel may be on
+        its way to the screen, and its sequence number is what keeps it in order)."""
+        lock = self._display_locks.get(channel_id)
+        if lock is not None and not lock.locked():
+            del self._display_locks[channel_id]
+        self._closed.pop(channel_id, None)
 
     async def settings(self, guild_id: int | None) -> GuildSettings:
         if guild_id is None:
@@ -244,7 +257,7 @@ class Tables:
         if actor.id not in previous and not actor.is_admin:
             raise UserError(
                 "Only the players of that game (or a server manager) can ask for a rematch. "
-                f"Start a game of your own with /{click.kind} start."
+                f"Start a game of your own with {mention(click.kind + ' start')}."
             )
         guild_id = record["guild_id"]
         assert guild_id is None or isinstance(guild_id, int)
@@ -291,7 +304,7 @@ class Tables:
         if running is not None:  # loaded, so its kind is one of ours
             raise UserError(
                 f"A game of {self.adapters[running.kind].title} is already running in this "
-                f"channel. Finish it, or end it with /{running.kind} end."
+                f"channel. Finish it, or end it with {mention(running.kind + ' end')}."
             )
 
     async def _save_lobby(
@@ -517,7 +530,10 @@ class Tables:
             session = await self._session(channel_id, kind)
             adapter = self.adapters[session.kind]
             if session.kind != kind:
-                raise UserError(f"The game here is {session.kind}: use /{session.kind}.")
+                raise UserError(
+                    f"The game here is {adapter.title}: its table is at "
+                    f"{mention(session.kind + ' status')}."
+                )
             if not session.started:
                 raise UserError("The game has not started yet.")
             if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
@@ -613,12 +629,15 @@ class Tables:
                 await self._set_aside(channel_id, damaged, actor)
                 return Reply(
                     content=f"{actor.name} cleared the saved game in this channel, which could "
-                    f"not be loaded; it is kept aside. Start a new one with /{kind} start."
+                    f"not be loaded; it is kept aside. Start a new one with {mention(kind + ' start')}."
                 )
             if session is None:
                 raise NoSession("There is no game running in this channel.")
             if session.kind != kind:
-                raise UserError(f"The game here is {session.kind}: use /{session.kind} end.")
+                raise UserError(
+                    f"The game here is {self.adapters[session.kind].title}: use "
+                    f"{mention(session.kind + ' end')}."
+                )
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
                 raise UserError("Only the host of this game (or a server manager) can end it.")
@@ -805,7 +824,7 @@ class Tables:
         embed = discord.Embed(
             title=f"{adapter.title}: lobby closed",
             description=f"This lobby closed after {waited} with nobody starting it. "
-            f"Open a new one with /{session.kind} start.",
+            f"Open a new one with {mention(session.kind + ' start')}.",
             colour=EMBED_COLOUR,
         )
         session.ping = []  # nobody is waited on in a closed lobby

@@ -8,6 +8,7 @@ import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -89,11 +90,20 @@ def _absurd(row: SessionRow) -> str | None:
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
-    def __init__(self, store: Store, adapters: dict[str, TableAdapter]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        adapters: dict[str, TableAdapter],
+        *,
+        limit: int = 2000,
+        on_evict: Callable[[int], None] = lambda channel_id: None,
+    ) -> None:
         self.store = store
         self.adapters = adapters
+        self.limit = limit  # sessions kept in memory; the least recently used idle go first
+        self.on_evict = on_evict
         self._locks: dict[int, asyncio.Lock] = {}
-        self._cache: dict[int, Session] = {}
+        self._cache: dict[int, Session] = {}  # in order of use, the most recent last
 
     def lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -107,15 +117,36 @@ class Sessions:
 
     async def get(self, channel_id: int) -> Session | None:
         """The channel's session, or None; raises CorruptSession when the row cannot be read."""
-        cached = self._cache.get(channel_id)
+        cached = self._cache.pop(channel_id, None)
         if cached is not None:
+            self._cache[channel_id] = cached  # now the most recently used
             return cached
         row = await self.store.load_session(channel_id)
         if row is None:
             return None
         session = self._decode(row)
-        self._cache[channel_id] = session
+        self._keep(session)
         return session
+
+    def _keep(self, session: Session) -> None:
+        """Cache `session` as the most recently used, and drop the least recently used idle
+        sessions beyond the limit (a dropped game is read again on its next click), so the
+        memory of a process that sees many games over time stays bounded."""
+        self._cache.pop(session.channel_id, None)
+        self._cache[session.channel_id] = session
+        excess = len(self._cache) - self.limit
+        if excess <= 0:
+            return
+        for channel_id in list(self._cache):
+            lock = self._locks.get(channel_id)
+            if lock is not None and lock.locked():
+                continue  # a move is being made there
+            del self._cache[channel_id]
+            self._locks.pop(channel_id, None)
+            self.on_evict(channel_id)
+            excess -= 1
+            if excess == 0:
+                return
 
     def _decode(self, row: SessionRow) -> Session:
         adapter = self.adapters.get(row.kind)
@@ -190,7 +221,7 @@ class Sessions:
             # The table may have been posted afresh since `session` was copied from it.
             session.message_id = shown.message_id
             session.shown_revision = max(session.shown_revision, shown.shown_revision)
-        self._cache[session.channel_id] = session
+        self._keep(session)
 
     async def finish(self, session: Session, record: FinishedGame) -> int:
         """Record the finished game and drop the session; returns the finished game's id."""

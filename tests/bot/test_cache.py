@@ -1,0 +1,67 @@
+"""The memory cache of running games is bounded: the least recently played idle games are
+dropped, read again from the database on their next move, and play on unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.errors import UserError
+from bot.service import Tables
+from tests.bot.conftest import ALICE, BOB, GUILD, Clock, find, make_tables
+
+CHANNELS = [5_000 + i for i in range(6)]
+
+
+async def lobby_in(tables: Tables, channel: int) -> None:
+    await tables.open_lobby(ALICE, GUILD, channel, "farkle", {})
+
+
+async def test_the_least_recently_played_idle_games_leave_memory_and_come_back(
+    db_path: Path, clock: Clock
+) -> None:
+    tables = await make_tables(db_path, clock)
+    tables.sessions.limit = 3
+    for channel in CHANNELS[:3]:
+        await lobby_in(tables, channel)
+    assert [tables.sessions.cached(c) is not None for c in CHANNELS[:3]] == [True] * 3
+    await tables.sessions.get(CHANNELS[0])  # played recently: stays
+    await lobby_in(tables, CHANNELS[3])
+    cached = [c for c in CHANNELS[:4] if tables.sessions.cached(c) is not None]
+    assert cached == [CHANNELS[0], CHANNELS[2], CHANNELS[3]]
+    # A game that left memory is read again on its next move and plays on.
+    dropped = await tables.sessions.get(CHANNELS[1])
+    assert dropped is not None and dropped.lobby.players[0].id == ALICE.id
+    with pytest.raises(UserError, match="already running"):  # its lobby is still there
+        await tables.open_lobby(BOB, GUILD, CHANNELS[1], "farkle", {})
+    await tables.store.close()
+
+
+async def test_a_game_in_the_middle_of_a_move_is_never_dropped(
+    db_path: Path, clock: Clock
+) -> None:
+    tables = await make_tables(db_path, clock)
+    tables.sessions.limit = 2
+    for channel in CHANNELS[:2]:
+        await lobby_in(tables, channel)
+    async with tables.sessions.lock(CHANNELS[0]):  # the oldest is busy
+        await lobby_in(tables, CHANNELS[2])
+        assert tables.sessions.cached(CHANNELS[0]) is not None
+        assert tables.sessions.cached(CHANNELS[1]) is None
+    await tables.store.close()
+
+
+async def test_a_lobby_joined_after_it_left_memory_starts(db_path: Path, clock: Clock) -> None:
+    tables = await make_tables(db_path, clock)
+    tables.sessions.limit = 1
+    reply = await tables.open_lobby(ALICE, GUILD, CHANNELS[0], "farkle", {})
+    await lobby_in(tables, CHANNELS[1])  # pushes the first lobby out of memory
+    assert tables.sessions.cached(CHANNELS[0]) is None
+    joined = await tables.click(BOB, find(reply, "join"), None)
+    started = await tables.click(ALICE, find(joined, "start"), None)
+    session = await tables.sessions.get(CHANNELS[0])
+    assert session is not None and session.started and started.update is not None
+    await asyncio.sleep(0)
+    await tables.store.close()
