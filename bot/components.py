@@ -90,6 +90,7 @@ def button(
     style: discord.ButtonStyle = discord.ButtonStyle.secondary,
     disabled: bool = False,
     row: int | None = None,
+    emoji: discord.PartialEmoji | None = None,
 ) -> TableItem:
     return TableItem(
         discord.ui.Button(
@@ -98,6 +99,7 @@ def button(
             disabled=disabled,
             custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
             row=row,
+            emoji=emoji,
         )
     )
 
@@ -108,12 +110,13 @@ def select(
     channel_id: int,
     game: int,
     stamp: int,
-    options: list[tuple[str, str]],
+    options: list[tuple[str, str]] | list[tuple[str, str, discord.PartialEmoji | None]],
     *,
     placeholder: str,
     arg: object = None,
 ) -> TableItem:
-    """A single-choice select; `options` are (label, value) pairs, at most 25."""
+    """A single-choice select; `options` are (label, value) pairs, or (label, value, emoji)
+    with a picture, at most 25."""
     return TableItem(
         discord.ui.Select(
             custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
@@ -121,7 +124,8 @@ def select(
             min_values=1,
             max_values=1,
             options=[
-                discord.SelectOption(label=label[:100], value=value) for label, value in options
+                discord.SelectOption(label=o[0][:100], value=o[1], emoji=o[2] if len(o) > 2 else None)
+                for o in options
             ],
         )
     )

@@ -35,6 +35,11 @@ class BotConfig(BaseModel):
     repost_delay: float = Field(
         2.0, ge=0, le=60, description="Quiet seconds before a buried table is posted again."
     )
+    pictures: bool = Field(
+        True,
+        description="Show dice and cards as pictures: the bot uploads them once as its "
+        "application's own emojis (text when that is refused).",
+    )
     defaults: GuildSettings = Field(
         default_factory=GuildSettings, description="Settings of a server that set none."
     )

@@ -23,7 +23,6 @@ from games.crap.cards import (
     SUITS,
     is_joker,
     label,
-    labels,
     rank,
     rank_name,
     rank_words,
@@ -231,7 +230,9 @@ class CrapTable(TableAdapter):
             inline=False,
         )
         if state.reveals:
-            shown = "\n".join(f"{r.what}: {labels(r.cards)}" for r in state.reveals[-3:])
+            shown = "\n".join(
+                f"{r.what}: {self.faces.cards(r.cards, 300)}" for r in state.reveals[-3:]
+            )
             embed.add_field(name="Shown to everyone", value=shown[:1024], inline=False)
         if state.log:
             embed.add_field(
@@ -382,13 +383,17 @@ class CrapTable(TableAdapter):
         mine = engine.private_view(state, user_id)["me"]
         hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
         lines = [
-            f"**Your hand ({len(hand)}):** {labels(hand)}",
-            f"**Protected ({len(protected)}):** {labels(protected)}",
+            f"**Your hand ({len(hand)}):** {self.faces.cards(hand)}",
+            f"**Protected ({len(protected)}):** {self.faces.cards(protected, 500)}",
         ]
         for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
-            lines.append(f"**Seen in co-operate, <@{other_id}>'s hand:** {labels(cards)}")
+            lines.append(
+                f"**Seen in co-operate, <@{other_id}>'s hand:** {self.faces.cards(cards, 500)}"
+            )
         if "committed" in mine:  # type: ignore[operator]
-            lines.append(f"**Face down in the challenge:** {labels(mine['committed'])}")  # type: ignore[index]
+            lines.append(
+                f"**Face down in the challenge:** {self.faces.cards(mine['committed'], 500)}"  # type: ignore[index]
+            )
         legal = engine.legal_actions(state, user_id)
         items = self._hand_actions(session, state, user_id, legal)
         if not legal:
@@ -423,7 +428,11 @@ class CrapTable(TableAdapter):
         if "protect" in legal:
             twice = Counter(label(c) for c in me.hand)
             options = [
-                (label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""), str(c))
+                (
+                    label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""),
+                    str(c),
+                    self.faces.card_emoji(c),
+                )
                 for c in _distinct(me.hand)
             ][:SELECT_LIMIT]
             items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
@@ -454,7 +463,7 @@ class CrapTable(TableAdapter):
             item = self.select(
                 session,
                 "commit",
-                [(label(c), str(c)) for c in cards],
+                [(label(c), str(c), self.faces.card_emoji(c)) for c in cards],
                 placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
             )
             item.item.min_values = item.item.max_values = need  # type: ignore[attr-defined]
