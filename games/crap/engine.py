@@ -159,6 +159,10 @@ class CrapState(BaseModel):
     challenge: Challenge | None = None
     force: ForceVote | None = None
     rounds: int = 0
+    history: list[dict[str, int]] = Field(
+        default_factory=list,
+        description="Every player's score (by id) after each scoring round: the end chart.",
+    )
     winners: list[int] = Field(default_factory=list)
     ended_by_departure: str | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
@@ -539,6 +543,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
                 Event(kind="bank", player=p.id, text=f"{p.name} banks {gained} (total {p.score}).")
             )
         p.sets = []
+    s.history.append({str(p.id): p.score for p in s.players})
     rng.shuffle(pile)
     s.deck = pile
     best = max(p.score for p in s.players)
