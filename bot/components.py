@@ -124,7 +124,9 @@ def select(
             min_values=1,
             max_values=1,
             options=[
-                discord.SelectOption(label=o[0][:100], value=o[1], emoji=o[2] if len(o) > 2 else None)
+                discord.SelectOption(
+                    label=o[0][:100], value=o[1], emoji=o[2] if len(o) > 2 else None
+                )
                 for o in options
             ],
         )

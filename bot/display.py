@@ -10,11 +10,13 @@ refused edit falls back to posting the table afresh."""
 
 from __future__ import annotations
 
+import io
 import logging
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.service import TableUpdate, only_mentioning
 from bot.tables.base import Rendered
 
@@ -24,13 +26,26 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _picture(rendered: Rendered) -> discord.File:
+    assert rendered.picture is not None
+    return discord.File(io.BytesIO(rendered.picture), filename=STORY_FILENAME)
+
+
 def table_kwargs(rendered: Rendered) -> dict[str, Any]:
-    return {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+    """An edit of the table message. The story picture goes along only on the table that
+    shows the game ending; a later edit leaves the attachment where it is."""
+    kwargs = {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+    if rendered.picture is not None:
+        kwargs["attachments"] = [_picture(rendered)]
+    return kwargs
 
 
 def post_kwargs(update: TableUpdate) -> dict[str, Any]:
     """A fresh table message: mentions notify exactly the players it pings."""
-    return {**table_kwargs(update.table), "allowed_mentions": only_mentioning(update.ping)}
+    kwargs = {**table_kwargs(update.table), "allowed_mentions": only_mentioning(update.ping)}
+    if "attachments" in kwargs:
+        kwargs["file"] = kwargs.pop("attachments")[0]
+    return kwargs
 
 
 async def show_on_interaction(

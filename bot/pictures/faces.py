@@ -67,8 +67,16 @@ def die_face(face: int, look: DieLook = "play") -> Image.Image:
         draw.ellipse((cx - radius, cy - radius, cx + radius, cy + radius), fill=pip)
     if look == "aside":  # a stroke across: this die no longer counts for the throw
         w = 4 * _SCALE
-        draw.line((margin + 8 * _SCALE, _S - margin - 8 * _SCALE, _S - margin - 8 * _SCALE,
-                   margin + 8 * _SCALE), fill=(70, 70, 75, 160), width=w)
+        draw.line(
+            (
+                margin + 8 * _SCALE,
+                _S - margin - 8 * _SCALE,
+                _S - margin - 8 * _SCALE,
+                margin + 8 * _SCALE,
+            ),
+            fill=(70, 70, 75, 160),
+            width=w,
+        )
     return _finish(img)
 
 
@@ -81,20 +89,26 @@ def _suit_shape(draw: ImageDraw.ImageDraw, s: str, cx: float, cy: float, r: floa
         draw.ellipse((x - rad, y - rad, x + rad, y + rad), fill=colour)
 
     if s == "D":
-        draw.polygon([(cx, cy - r), (cx + 0.75 * r, cy), (cx, cy + r), (cx - 0.75 * r, cy)],
-                     fill=colour)
+        draw.polygon(
+            [(cx, cy - r), (cx + 0.75 * r, cy), (cx, cy + r), (cx - 0.75 * r, cy)], fill=colour
+        )
     elif s == "H":
         circle(cx - 0.48 * r, cy - 0.35 * r, 0.52 * r)
         circle(cx + 0.48 * r, cy - 0.35 * r, 0.52 * r)
-        draw.polygon([(cx - 0.98 * r, cy - 0.2 * r), (cx + 0.98 * r, cy - 0.2 * r),
-                      (cx, cy + r)], fill=colour)
+        draw.polygon(
+            [(cx - 0.98 * r, cy - 0.2 * r), (cx + 0.98 * r, cy - 0.2 * r), (cx, cy + r)],
+            fill=colour,
+        )
     elif s == "S":
         circle(cx - 0.48 * r, cy + 0.2 * r, 0.5 * r)
         circle(cx + 0.48 * r, cy + 0.2 * r, 0.5 * r)
-        draw.polygon([(cx - 0.96 * r, cy + 0.08 * r), (cx + 0.96 * r, cy + 0.08 * r),
-                      (cx, cy - r)], fill=colour)
-        draw.polygon([(cx, cy + 0.2 * r), (cx - 0.35 * r, cy + r), (cx + 0.35 * r, cy + r)],
-                     fill=colour)
+        draw.polygon(
+            [(cx - 0.96 * r, cy + 0.08 * r), (cx + 0.96 * r, cy + 0.08 * r), (cx, cy - r)],
+            fill=colour,
+        )
+        draw.polygon(
+            [(cx, cy + 0.2 * r), (cx - 0.35 * r, cy + r), (cx + 0.35 * r, cy + r)], fill=colour
+        )
     elif s == "C":
         circle(cx, cy - 0.45 * r, 0.42 * r)
         circle(cx - 0.5 * r, cy + 0.12 * r, 0.42 * r)
@@ -114,9 +128,13 @@ def _blank_card() -> tuple[Image.Image, ImageDraw.ImageDraw]:
     draw = ImageDraw.Draw(img)
     w = 96 * _SCALE
     left = (_S - w) // 2
-    draw.rounded_rectangle((left, 2 * _SCALE, left + w, _S - 2 * _SCALE), radius=12 * _SCALE,
-                           fill=(255, 255, 255, 255), outline=(90, 90, 90, 255),
-                           width=3 * _SCALE)
+    draw.rounded_rectangle(
+        (left, 2 * _SCALE, left + w, _S - 2 * _SCALE),
+        radius=12 * _SCALE,
+        fill=(255, 255, 255, 255),
+        outline=(90, 90, 90, 255),
+        width=3 * _SCALE,
+    )
     return img, draw
 
 
@@ -125,8 +143,9 @@ def card_face(rank_: int, suit_: str | None) -> Image.Image:
     rank 0 (suit None) is the joker."""
     img, draw = _blank_card()
     if rank_ == 0:
-        draw.text((_S // 2, 34 * _SCALE), "JOKER", font=_font(24 * _SCALE), fill=_PURPLE,
-                  anchor="mm")
+        draw.text(
+            (_S // 2, 34 * _SCALE), "JOKER", font=_font(24 * _SCALE), fill=_PURPLE, anchor="mm"
+        )
         cx, cy, r = _S / 2, 84 * _SCALE, 30 * _SCALE
         points = []
         for i in range(10):  # a five-pointed star

@@ -9,6 +9,7 @@ Drawn on Discord's dark background, large enough to read on a phone, saved as a 
 from __future__ import annotations
 
 import io
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,8 +30,16 @@ TARGET = (237, 66, 69)
 GOLD = (250, 200, 40)
 #: Line colours, distinct on a dark background; a table of more players reuses them dashed.
 COLOURS = [
-    (88, 160, 255), (87, 242, 135), (254, 231, 92), (235, 69, 158), (255, 145, 60),
-    (160, 120, 255), (60, 220, 220), (240, 240, 240), (190, 140, 90), (255, 110, 110),
+    (88, 160, 255),
+    (87, 242, 135),
+    (254, 231, 92),
+    (235, 69, 158),
+    (255, 145, 60),
+    (160, 120, 255),
+    (60, 220, 220),
+    (240, 240, 240),
+    (190, 140, 90),
+    (255, 110, 110),
 ]
 
 
@@ -66,7 +75,9 @@ def _nice_step(span: float) -> int:
     return int(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
 
 
-def line_chart(title: str, x_label: str, series: list[Series], target: int, target_label: str) -> bytes:
+def line_chart(
+    title: str, x_label: str, series: list[Series], target: int, target_label: str
+) -> bytes:
     """Scores over time, one line per player, with the target as a dashed red line and a
     legend of names and final scores (the winner's in gold, with a crown)."""
     width, legend_h = 960, 34 * ((len(series) + 1) // 2) + 16
@@ -105,7 +116,7 @@ def line_chart(title: str, x_label: str, series: list[Series], target: int, targ
         pts = [(x(i), y(v)) for i, v in enumerate(s.points)]
         if len(pts) > 1:
             if n >= len(COLOURS):
-                for a, b in zip(pts, pts[1:], strict=False):
+                for a, b in itertools.pairwise(pts):
                     _dashed(draw, a, b, colour, 4)
             else:
                 draw.line(pts, fill=colour, width=4, joint="curve")
@@ -142,9 +153,14 @@ def _dashed(
     for k in range(0, steps + 1, 2):
         t0, t1 = k * dash / length, min((k + 1) * dash / length, 1)
         draw.line(
-            (a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0,
-             a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1),
-            fill=colour, width=width,
+            (
+                a[0] + (b[0] - a[0]) * t0,
+                a[1] + (b[1] - a[1]) * t0,
+                a[0] + (b[0] - a[0]) * t1,
+                a[1] + (b[1] - a[1]) * t1,
+            ),
+            fill=colour,
+            width=width,
         )
 
 
@@ -157,11 +173,17 @@ def farkle_story(state: FarkleState) -> bytes:
     series = []
     for p in state.players + state.departed:
         scores = [0] + [score for pid, score in state.history if pid == p.id]
-        series.append(Series(p.name + (" (left)" if p in state.departed else ""), scores,
-                             p.id in winners))
+        series.append(
+            Series(p.name + (" (left)" if p in state.departed else ""), scores, p.id in winners)
+        )
     reach = "target" if state.rules.target_inclusive else "beat"
-    return line_chart(f"Farkle · {state.rules.name}", "turns played", series,
-                      state.rules.target, f"{reach} {state.rules.target}")
+    return line_chart(
+        f"Farkle · {state.rules.name}",
+        "turns played",
+        series,
+        state.rules.target,
+        f"{reach} {state.rules.target}",
+    )
 
 
 def crap_story(state: CrapState) -> bytes:
@@ -170,8 +192,13 @@ def crap_story(state: CrapState) -> bytes:
     for p in state.players:
         scores = [0] + [r.get(str(p.id), 0) for r in state.history]
         series.append(Series(p.name, scores, p.id in state.winners))
-    return line_chart("CRAP · scores after each scoring round", "scoring rounds", series,
-                      state.rules.threshold, f"threshold {state.rules.threshold}")
+    return line_chart(
+        "CRAP · scores after each scoring round",
+        "scoring rounds",
+        series,
+        state.rules.threshold,
+        f"threshold {state.rules.threshold}",
+    )
 
 
 PAD_W, PAD_H = 240, 300
@@ -197,8 +224,13 @@ def kuriki_story(state: KurikiState) -> bytes:
 def _pad(draw: ImageDraw.ImageDraw, p: KPlayer, state: KurikiState, left: int, top: int) -> None:
     won = p.id == state.winner
     box = (left + 10, top + 6, left + PAD_W - 10, top + PAD_H - 10)
-    draw.rounded_rectangle(box, radius=14, fill=(250, 247, 232),
-                           outline=GOLD if won else (120, 120, 120), width=6 if won else 2)
+    draw.rounded_rectangle(
+        box,
+        radius=14,
+        fill=(250, 247, 232),
+        outline=GOLD if won else (120, 120, 120),
+        width=6 if won else 2,
+    )
     ink, spot = (40, 40, 60), (200, 30, 40)
     name = _short(p.name, 14)
     draw.text((left + PAD_W // 2, top + 30), name, font=_font(24), fill=ink, anchor="mm")
@@ -224,17 +256,26 @@ def _pad(draw: ImageDraw.ImageDraw, p: KPlayer, state: KurikiState, left: int, t
     if p.crowns > 8:
         draw.text((left + 30 + 8 * 26, y), f"×{p.crowns}", font=_font(18), fill=ink, anchor="lm")
     fouls = "foul " + "|" * min(p.fouls, 12) if p.fouls else ""
-    status = (
-        "winner" if won else "Tarted" if p.id == state.tarted else "left" if p.left else ""
-    )
+    status = "winner" if won else "Tarted" if p.id == state.tarted else "left" if p.left else ""
     bottom = "  ".join(t for t in (fouls, status) if t)
     draw.text((left + PAD_W // 2, top + 268), bottom, font=_font(20), fill=spot, anchor="mm")
 
 
 def _crown(draw: ImageDraw.ImageDraw, x: float, y: float, colour: tuple[int, int, int]) -> None:
     """A small crown (a Kuriki), its base centred on (x, y)."""
-    draw.polygon([(x - 11, y + 8), (x - 11, y - 6), (x - 5, y), (x, y - 10), (x + 5, y),
-                  (x + 11, y - 6), (x + 11, y + 8)], fill=colour, outline=(120, 90, 0))
+    draw.polygon(
+        [
+            (x - 11, y + 8),
+            (x - 11, y - 6),
+            (x - 5, y),
+            (x, y - 10),
+            (x + 5, y),
+            (x + 11, y - 6),
+            (x + 11, y + 8),
+        ],
+        fill=colour,
+        outline=(120, 90, 0),
+    )
 
 
 STORIES: dict[str, Callable[[Any], bytes]] = {

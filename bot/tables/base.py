@@ -46,11 +46,13 @@ class Outcome:
 
 @dataclass
 class Rendered:
-    """A public table message: text above it, the embed and its buttons."""
+    """A public table message: text above it, the embed and its buttons, and (on the table
+    that shows a game ending, only there, so it is uploaded once) the story picture."""
 
     embed: discord.Embed
     items: list[TableItem] = field(default_factory=list)
     content: str | None = None
+    picture: bytes | None = None
 
     def view(self) -> discord.ui.View:
         return view_of(self.items)

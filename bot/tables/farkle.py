@@ -281,8 +281,9 @@ class FarkleTable(TableAdapter):
             lines.append(
                 "**Thrown:** "
                 + " ".join(
-                    self.faces.die(d, "selected" if i in turn.selected and self.faces.pictures
-                                   else "play")
+                    self.faces.die(
+                        d, "selected" if i in turn.selected and self.faces.pictures else "play"
+                    )
                     for i, d in enumerate(turn.dice)
                 )
             )
@@ -305,7 +306,9 @@ class FarkleTable(TableAdapter):
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
-                    lines.append(f"**Selected:** {self.faces.dice(chosen, 'selected')} → **{value}**")
+                    lines.append(
+                        f"**Selected:** {self.faces.dice(chosen, 'selected')} → **{value}**"
+                    )
                     short = engine.bank_shortfall(state, value, engine.selection_is_hot(state))
                     if short:
                         lines.append(short)
