@@ -29,6 +29,7 @@ import functools
 import gzip
 import io
 import json
+import mimetypes
 import os
 import re
 import time
@@ -578,7 +579,8 @@ class Upload:
             "size": len(self.data),
             "url": url,
             "proxy_url": url,
-            "content_type": self.content_type,
+            # Discord names the type from the file name (discord.py sends octet-stream).
+            "content_type": mimetypes.guess_type(self.filename)[0] or self.content_type,
         }
         try:
             with Image.open(io.BytesIO(self.data)) as image:
