@@ -23,9 +23,7 @@ PICTURES = len(catalogue())
 
 
 def emoji_posts(fake: FakeDiscord) -> int:
-    return sum(
-        1 for r in fake.requests if r.method == "POST" and r.path.endswith("/emojis")
-    )
+    return sum(1 for r in fake.requests if r.method == "POST" and r.path.endswith("/emojis"))
 
 
 async def roll_and_pick(d: Driver) -> FakeMessage:
@@ -60,8 +58,9 @@ async def test_emojis_are_uploaded_once_and_found_again_after_a_restart(
         thrown = next(line for line in table.text().splitlines() if "Thrown" in line)
         tags = EMOJI_TAG.findall(thrown)
         assert len(tags) == 6 and all(ids[name] == int(i) for name, i in tags)
-        assert any(name.startswith(f"{PREFIX}d1s_") or name.startswith(f"{PREFIX}d5s_")
-                   for name, _ in tags)
+        assert any(
+            name.startswith(f"{PREFIX}d1s_") or name.startswith(f"{PREFIX}d5s_") for name, _ in tags
+        )
         selected = next(line for line in table.text().splitlines() if "Selected" in line)
         assert EMOJI_TAG.search(selected) and "s_" in EMOJI_TAG.findall(selected)[0][0]
         # ...and so are the dice buttons: the selected one green with the selected face.
