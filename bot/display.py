@@ -10,8 +10,10 @@ refused edit falls back to posting the table afresh."""
 
 from __future__ import annotations
 
+import functools
 import io
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -48,6 +50,27 @@ def post_kwargs(update: TableUpdate) -> dict[str, Any]:
     return kwargs
 
 
+async def _show(
+    call: Callable[..., Awaitable[Any]],
+    update: TableUpdate,
+    kwargs: Callable[[TableUpdate], dict[str, Any]] = post_kwargs,
+) -> Any:
+    """Post or edit the table; when Discord refuses its story picture (no Attach Files in
+    the channel), show the table without the picture rather than not at all."""
+    try:
+        return await call(**kwargs(update))
+    except discord.Forbidden:
+        if update.table.picture is None:
+            raise
+        log.info("Showing the table in %s without its picture (refused)", update.channel_id)
+        update.table.picture = None
+        return await call(**kwargs(update))
+
+
+def _edit_kwargs(update: TableUpdate) -> dict[str, Any]:
+    return table_kwargs(update.table)
+
+
 async def show_on_interaction(
     interaction: discord.Interaction[GameBot], update: TableUpdate
 ) -> None:
@@ -69,7 +92,7 @@ async def show_on_interaction(
             return
         if not update.fresh and clicked == update.message_id:
             try:
-                await interaction.response.edit_message(**table_kwargs(update.table))
+                await _show(interaction.response.edit_message, update, _edit_kwargs)
                 await tables.shown(update, clicked)
                 return
             except discord.HTTPException as exc:
@@ -77,7 +100,7 @@ async def show_on_interaction(
         await _retire_clicked(interaction, update, clicked)
         if update.message_id is not None and update.message_id != clicked:
             await retire(interaction.client, update, update.message_id)
-        posted = await interaction.followup.send(wait=True, **post_kwargs(update))
+        posted = await _show(functools.partial(interaction.followup.send, wait=True), update)
         await tables.shown(update, posted.id)
 
 
@@ -112,8 +135,8 @@ async def show_over_rest(
         channel = bot.get_partial_messageable(update.channel_id)
         if not update.fresh and update.message_id is not None:
             try:
-                await channel.get_partial_message(update.message_id).edit(
-                    **table_kwargs(update.table)
+                await _show(
+                    channel.get_partial_message(update.message_id).edit, update, _edit_kwargs
                 )
                 await tables.shown(update, update.message_id)
                 return
@@ -124,10 +147,8 @@ async def show_over_rest(
         if update.message_id is not None:
             await retire(bot, update, update.message_id)
         try:
-            if followup is not None:
-                posted = await followup.send(wait=True, **post_kwargs(update))
-            else:
-                posted = await channel.send(**post_kwargs(update))
+            send = channel.send if followup is None else functools.partial(followup.send, wait=True)
+            posted = await _show(send, update)
         except discord.HTTPException:
             log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
             return

@@ -1011,6 +1011,8 @@ class FakeDiscord:
         self.emojis: dict[int, JSON] = {}
         self.emoji_refusal: tuple[int, int, str] | None = None
         self.max_emojis = MAX_APP_EMOJIS
+        #: Refuse every body with a file, as a channel without Attach Files does.
+        self.refuse_files = False
         self.identifies: list[JSON] = []
         self.in_flight = 0
         self._gateways: list[_Gateway] = []
@@ -1497,6 +1499,8 @@ class FakeDiscord:
         request[_LOG].body = body
         request[_FILES] = uploads
         self.uploads += uploads
+        if uploads and self.refuse_files:
+            raise _Refused(403, 50013, "Missing Permissions")
         if check is not None and isinstance(body, dict | list):
             problems += check(body)
         if problems:

@@ -132,3 +132,16 @@ async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     assert final.attachments == [attachment]
     stories = [u for u in d.fake.uploads if u.filename == "story.png"]
     assert len(stories) == 1
+
+
+@pytest.mark.e2e(seed=3)
+async def test_without_attach_files_the_finished_table_comes_without_its_picture(
+    d: Driver,
+) -> None:
+    d.fake.refuse_files = True
+    await open_game(d, TABLE, [ALICE, BOB], target=1000)
+    await play_to_end(d, TABLE, [ALICE, BOB])
+    final = d.table(TABLE)
+    assert read_table(final).finished and final.attachments == []
+    assert [b["label"] for b in final.buttons()] == ["Rematch"]
+    assert any(u.filename == "story.png" for u in d.fake.uploads)  # it was tried
