@@ -89,6 +89,18 @@ class Faces:
         return shown or "none"
 
 
+async def _upload(client: discord.Client, name: str, picture: bytes) -> discord.Emoji:
+    """Create the emoji; if Discord refuses, look once more whether it exists after all
+    (another process of a sharded bot uploading the same picture at the same moment)."""
+    try:
+        return await client.create_application_emoji(name=name, image=picture)
+    except discord.HTTPException:
+        again = [e for e in await client.fetch_application_emojis() if e.name == name]
+        if not again:
+            raise
+        return again[0]
+
+
 async def load_emojis(client: discord.Client, faces: Faces) -> bool:
     """List the application's emojis, upload the missing pictures, delete our outdated ones,
     and let `faces` use them. Any refusal (no permission, the 2000 emojis limit, any HTTP
@@ -101,7 +113,7 @@ async def load_emojis(client: discord.Client, faces: Faces) -> bool:
         for key, (name, picture) in wanted.items():
             emoji = existing.get(name)
             if emoji is None:
-                emoji = await client.create_application_emoji(name=name, image=picture)
+                emoji = await _upload(client, name, picture)
                 uploaded += 1
             found[key] = discord.PartialEmoji(name=emoji.name, id=emoji.id)
     except (discord.HTTPException, discord.MissingApplicationID) as exc:

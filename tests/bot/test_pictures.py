@@ -7,12 +7,13 @@ import io
 import itertools
 import random
 import re
+from types import SimpleNamespace
 
 import discord
 import pytest
 from PIL import Image
 
-from bot.pictures.emojis import Faces, emoji_name, wanted_emojis
+from bot.pictures.emojis import Faces, emoji_name, load_emojis, wanted_emojis
 from bot.pictures.faces import LOOKS, SIZE, card_face, card_key, catalogue, die_face, die_key
 from bot.pictures.story import crap_story, farkle_story, kuriki_story, story_picture
 from games.crap import engine as crap
@@ -153,3 +154,31 @@ def test_crap_story_after_scoring_rounds() -> None:
     state.winners = [2]
     assert_story(crap_story(state), 960)
     assert story_picture("none", state) is None
+
+
+class RacingApplication:
+    """A client whose first upload loses a race: another process of the bot uploaded the
+    same picture a moment before, so Discord refuses the name (it exists now)."""
+
+    def __init__(self) -> None:
+        self.emojis: list[SimpleNamespace] = []
+        self.raced = False
+
+    async def fetch_application_emojis(self) -> list[SimpleNamespace]:
+        return list(self.emojis)
+
+    async def create_application_emoji(self, *, name: str, image: bytes) -> SimpleNamespace:
+        emoji = SimpleNamespace(name=name, id=len(self.emojis) + 1)
+        self.emojis.append(emoji)
+        if not self.raced:
+            self.raced = True
+            taken = SimpleNamespace(status=400, reason="Bad Request")
+            raise discord.HTTPException(taken, {"code": 50035, "message": "name taken"})  # type: ignore[arg-type]
+        return emoji
+
+
+async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
+    app, faces = RacingApplication(), Faces()
+    assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
+    assert faces.pictures and len(app.emojis) == len(catalogue())
+    assert faces.die(1).startswith("<:tb_d1_") and faces.die(1).endswith(":1>")
