@@ -620,6 +620,18 @@ def upload_limits(body: Any, uploads: list[Upload], parts: list[str]) -> list[st
     return problems
 
 
+def custom_emoji_ids(body: Any) -> list[int]:
+    """The ids of the custom emojis a message body's buttons and select options show."""
+    data = body.get("data") if isinstance(body, dict) and "type" in body else body
+    components = data.get("components") if isinstance(data, dict) else None
+    found = []
+    for c in walk_components(components or []):
+        for emoji in [c.get("emoji"), *(o.get("emoji") for o in c.get("options") or [])]:
+            if isinstance(emoji, dict) and emoji.get("id") is not None:
+                found.append(int(emoji["id"]))
+    return found
+
+
 def emoji_image_problem(image: Any) -> str | None:
     """Why Discord would refuse an emoji's image data URI, or None."""
     m = EMOJI_IMAGE.fullmatch(image) if isinstance(image, str) else None
@@ -1072,9 +1084,7 @@ class FakeDiscord:
             )
         r.add_get(p + "/applications/{application_id}/emojis", self._list_emojis)
         r.add_post(p + "/applications/{application_id}/emojis", self._create_emoji)
-        r.add_route(
-            "GET", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji
-        )
+        r.add_route("GET", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji)
         r.add_route(
             "DELETE", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji
         )
@@ -1501,6 +1511,9 @@ class FakeDiscord:
         self.uploads += uploads
         if uploads and self.refuse_files:
             raise _Refused(403, 50013, "Missing Permissions")
+        # A component may show the application's own emojis only (the bot is in no server
+        # with emojis of its own): another id is refused as Discord does.
+        problems += [f"Invalid emoji: {i}" for i in custom_emoji_ids(body) if i not in self.emojis]
         if check is not None and isinstance(body, dict | list):
             problems += check(body)
         if problems:
@@ -1734,8 +1747,16 @@ class FakeDiscord:
                 400,
                 50035,
                 "Invalid Form Body",
-                {"name": {"_errors": [{"code": "APPLICATION_EMOJI_NAME_ALREADY_TAKEN",
-                                       "message": "Application emoji names must be unique"}]}},
+                {
+                    "name": {
+                        "_errors": [
+                            {
+                                "code": "APPLICATION_EMOJI_NAME_ALREADY_TAKEN",
+                                "message": "Application emoji names must be unique",
+                            }
+                        ]
+                    }
+                },
             )
         if len(self.emojis) >= self.max_emojis:
             raise _Refused(400, 30008, f"Maximum number of emojis reached ({self.max_emojis})")

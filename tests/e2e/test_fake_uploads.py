@@ -78,6 +78,17 @@ async def test_application_emojis_follow_discords_rules(fake: FakeDiscord) -> No
         "code"
     ] == 50013
 
+    # A button may show the application's emoji, and no emoji it does not have.
+    def with_emoji(emoji_id: str) -> dict[str, Any]:
+        emoji = {"id": emoji_id, "name": "d_1"}
+        button = {"type": 2, "style": 2, "label": "1", "custom_id": "b", "emoji": emoji}
+        return {"content": "dice", "components": [{"type": 1, "components": [button]}]}
+
+    messages = f"/channels/{TABLE}/messages"
+    assert (await call(fake, "POST", messages, json_body=with_emoji(made["id"])))[0] == 200
+    assert (await call(fake, "POST", messages, json_body=with_emoji("12345")))[0] == 400
+    assert "Invalid emoji: 12345" in fake.violations.pop()
+
     assert (await call(fake, "DELETE", f"{path}/{made['id']}"))[0] == 204
     assert (await call(fake, "DELETE", f"{path}/{made['id']}"))[1]["code"] == 10014
     assert fake.emojis == {}
