@@ -18,6 +18,7 @@ from bot.config import BotConfig
 from bot.display import retire_orphans, show_over_rest
 from bot.errors import GameTree, UserError, answer_error
 from bot.interactions import actor_of, send_rematch, send_reply
+from bot.pictures.emojis import Faces, load_emojis
 from bot.service import Tables
 from bot.store import Store
 from bot.tables.base import TableAdapter
@@ -58,6 +59,10 @@ class GameBot(commands.AutoShardedBot):
         self.sync_commands = sync
         self.rng = rng or random.SystemRandom()
         self.adapters = default_adapters()
+        #: How the tables write dice and cards: text until the emojis are loaded.
+        self.faces = Faces()
+        for adapter in self.adapters.values():
+            adapter.faces = self.faces
         self.timers = TurnTimers(self)
         self._reposts: set[asyncio.Task[None]] = set()
         self.store: Store
@@ -92,6 +97,13 @@ class GameBot(commands.AutoShardedBot):
         if self.sync_commands:
             await self.sync_tree()
         self._catch_up_task = asyncio.create_task(self.catch_up(), name="catch-up")
+        #: Uploading the pictures can take a while (rate limits): the tables use text until
+        #: it is done, so the bot plays from the first second.
+        self.emoji_task: asyncio.Task[bool] | None = (
+            asyncio.create_task(load_emojis(self, self.faces), name="emojis")
+            if self.config.pictures
+            else None
+        )
         log.info("Ready to play: %s running sessions", await self.store.count_sessions())
 
     async def sync_tree(self) -> None:
@@ -189,7 +201,11 @@ class GameBot(commands.AutoShardedBot):
             log.exception("Could not post the table of channel %s again", channel_id)
 
     async def close(self) -> None:
-        for task in [getattr(self, "_catch_up_task", None), *self._reposts]:
+        for task in [
+            getattr(self, "_catch_up_task", None),
+            getattr(self, "emoji_task", None),
+            *self._reposts,
+        ]:
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

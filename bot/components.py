@@ -58,10 +58,11 @@ def custom_id(
 
 
 class Option(NamedTuple):
-    """One choice of a select: what it says and the value its click carries."""
+    """One choice of a select: what it says, the value its click carries, its picture."""
 
     label: str
     value: str
+    emoji: discord.PartialEmoji | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class TableItem:
     options: tuple[Option, ...] = ()
     min_values: int = 1
     max_values: int = 1
+    emoji: discord.PartialEmoji | None = None  # a button's picture
 
     @property
     def width(self) -> int:
@@ -88,20 +90,29 @@ class TableItem:
     def to_dict(self) -> dict[str, Any]:
         """The component as Discord's API takes it."""
         if self.placeholder is None:
-            return {
+            button: dict[str, Any] = {
                 "type": 2,
                 "style": self.style,
                 "label": self.label,
                 "custom_id": self.custom_id,
                 "disabled": self.disabled,
             }
+            if self.emoji is not None:
+                button["emoji"] = self.emoji.to_dict()
+            return button
+        options = []
+        for o in self.options:
+            option: dict[str, Any] = {"label": o.label, "value": o.value}
+            if o.emoji is not None:
+                option["emoji"] = o.emoji.to_dict()
+            options.append(option)
         return {
             "type": 3,
             "custom_id": self.custom_id,
             "placeholder": self.placeholder,
             "min_values": self.min_values,
             "max_values": self.max_values,
-            "options": [{"label": o.label, "value": o.value} for o in self.options],
+            "options": options,
             "disabled": self.disabled,
         }
 
@@ -118,6 +129,7 @@ def button(
     style: discord.ButtonStyle = discord.ButtonStyle.secondary,
     disabled: bool = False,
     row: int | None = None,
+    emoji: discord.PartialEmoji | None = None,
 ) -> TableItem:
     return TableItem(
         custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
@@ -125,6 +137,7 @@ def button(
         style=style.value,
         disabled=disabled,
         row=row,
+        emoji=emoji,
     )
 
 
@@ -134,16 +147,20 @@ def select(
     channel_id: int,
     game: int,
     stamp: int,
-    options: list[tuple[str, str]],
+    options: list[tuple[str, str]] | list[tuple[str, str, discord.PartialEmoji | None]],
     *,
     placeholder: str,
     arg: object = None,
 ) -> TableItem:
-    """A single-choice select; `options` are (label, value) pairs, at most 25."""
+    """A single-choice select; `options` are (label, value) pairs, or (label, value, emoji)
+    with a picture, at most 25."""
     return TableItem(
         custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
         placeholder=placeholder[:150],
-        options=tuple(Option(label[:100], value) for label, value in options),
+        options=tuple(
+            Option(o[0][:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
+            for o in options
+        ),
     )
 
 

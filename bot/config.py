@@ -42,6 +42,11 @@ class BotConfig(BaseModel):
         description="Running games kept in memory; the least recently played idle ones are "
         "dropped and read again from the database on their next move.",
     )
+    pictures: bool = Field(
+        True,
+        description="Show dice and cards as pictures: the bot uploads them once as its "
+        "application's own emojis (text when that is refused).",
+    )
     defaults: GuildSettings = Field(
         default_factory=GuildSettings, description="Settings of a server that set none."
     )

@@ -10,11 +10,15 @@ refused edit falls back to posting the table afresh."""
 
 from __future__ import annotations
 
+import functools
+import io
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.service import TableUpdate, only_mentioning
 from bot.tables.base import Rendered
 
@@ -24,13 +28,47 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def _picture(rendered: Rendered) -> discord.File:
+    assert rendered.picture is not None
+    return discord.File(io.BytesIO(rendered.picture), filename=STORY_FILENAME)
+
+
 def table_kwargs(rendered: Rendered) -> dict[str, Any]:
-    return {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+    """An edit of the table message. The story picture goes along only on the table that
+    shows the game ending; a later edit leaves the attachment where it is."""
+    kwargs = {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+    if rendered.picture is not None:
+        kwargs["attachments"] = [_picture(rendered)]
+    return kwargs
 
 
 def post_kwargs(update: TableUpdate) -> dict[str, Any]:
     """A fresh table message: mentions notify exactly the players it pings."""
-    return {**table_kwargs(update.table), "allowed_mentions": only_mentioning(update.ping)}
+    kwargs = {**table_kwargs(update.table), "allowed_mentions": only_mentioning(update.ping)}
+    if "attachments" in kwargs:
+        kwargs["file"] = kwargs.pop("attachments")[0]
+    return kwargs
+
+
+async def _show(
+    call: Callable[..., Awaitable[Any]],
+    update: TableUpdate,
+    kwargs: Callable[[TableUpdate], dict[str, Any]] = post_kwargs,
+) -> Any:
+    """Post or edit the table; when Discord refuses its story picture (no Attach Files in
+    the channel), show the table without the picture rather than not at all."""
+    try:
+        return await call(**kwargs(update))
+    except discord.Forbidden:
+        if update.table.picture is None:
+            raise
+        log.info("Showing the table in %s without its picture (refused)", update.channel_id)
+        update.table.picture = None
+        return await call(**kwargs(update))
+
+
+def _edit_kwargs(update: TableUpdate) -> dict[str, Any]:
+    return table_kwargs(update.table)
 
 
 async def show_on_interaction(
@@ -54,7 +92,7 @@ async def show_on_interaction(
             return
         if not update.fresh and clicked == update.message_id:
             try:
-                await interaction.response.edit_message(**table_kwargs(update.table))
+                await _show(interaction.response.edit_message, update, _edit_kwargs)
                 await tables.shown(update, clicked)
                 return
             except discord.HTTPException as exc:
@@ -62,7 +100,7 @@ async def show_on_interaction(
         await _retire_clicked(interaction, update, clicked)
         if update.message_id is not None and update.message_id != clicked:
             await retire(interaction.client, update, update.message_id)
-        posted = await interaction.followup.send(wait=True, **post_kwargs(update))
+        posted = await _show(functools.partial(interaction.followup.send, wait=True), update)
         await tables.shown(update, posted.id)
 
 
@@ -97,8 +135,8 @@ async def show_over_rest(
         channel = bot.get_partial_messageable(update.channel_id)
         if not update.fresh and update.message_id is not None:
             try:
-                await channel.get_partial_message(update.message_id).edit(
-                    **table_kwargs(update.table)
+                await _show(
+                    channel.get_partial_message(update.message_id).edit, update, _edit_kwargs
                 )
                 await tables.shown(update, update.message_id)
                 return
@@ -109,10 +147,8 @@ async def show_over_rest(
         if update.message_id is not None:
             await retire(bot, update, update.message_id)
         try:
-            if followup is not None:
-                posted = await followup.send(wait=True, **post_kwargs(update))
-            else:
-                posted = await channel.send(**post_kwargs(update))
+            send = channel.send if followup is None else functools.partial(followup.send, wait=True)
+            posted = await _show(send, update)
         except discord.HTTPException:
             log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
             return

@@ -22,6 +22,7 @@ from bot.components import Click, TableItem, button, view_of
 from bot.config import REPOST_AFTER
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.mentions import mention
+from bot.pictures.story import story_picture
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
@@ -654,6 +655,7 @@ class Tables:
             record = self._record(session, adapter, ended_by=actor.name)
             final = adapter.render(session)
             game_id = await self.sessions.finish(session, record)
+            final.picture = await self._story(session)
             final.items, final.content = [], None
             session.ping = []  # nobody is waited on in an ended game
             final.embed.description = f"**Game ended early by {actor.name}.**"
@@ -756,7 +758,9 @@ class Tables:
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = None
             game_id = await self.sessions.finish(work, self._record(work, adapter))
-            return self._add_rematch(adapter.render(work), work, game_id)
+            final = adapter.render(work)
+            final.picture = await self._story(work)
+            return self._add_rematch(final, work, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         if not timer or on_clock is None:
@@ -779,6 +783,15 @@ class Tables:
         if work.deadline is not None:
             self.on_deadline()
         return adapter.render(work)
+
+    async def _story(self, session: Session) -> bytes | None:
+        """The finished game's picture, drawn in a thread (never on the event loop, which
+        answers everyone's clicks meanwhile); None, and play goes on, if drawing fails."""
+        try:
+            return await asyncio.to_thread(story_picture, session.kind, session.state)
+        except Exception:
+            log.exception("Could not draw the story of the game in channel %s", session.channel_id)
+            return None
 
     def _record(
         self, session: Session, adapter: TableAdapter, ended_by: str | None = None
@@ -869,7 +882,5 @@ def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | No
     asks: dict[str, list[int]] = {}
     for user in ping:
         asks.setdefault(waiting.get(user, "your move"), []).append(user)
-    lines = [
-        f"{' '.join(f'<@{u}>' for u in users)}: {what}." for what, users in asks.items()
-    ]
+    lines = [f"{' '.join(f'<@{u}>' for u in users)}: {what}." for what, users in asks.items()]
     return "\n".join([*lines, *([content] if content else [])])

@@ -11,6 +11,7 @@ import discord
 from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
+from bot.pictures.emojis import Faces
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.lobby import Lobby
@@ -45,11 +46,13 @@ class Outcome:
 
 @dataclass
 class Rendered:
-    """A public table message: text above it, the embed and its buttons."""
+    """A public table message: text above it, the embed and its buttons, and (on the table
+    that shows a game ending, only there, so it is uploaded once) the story picture."""
 
     embed: discord.Embed
     items: list[TableItem] = field(default_factory=list)
     content: str | None = None
+    picture: bytes | None = None
 
     def view(self) -> discord.ui.View:
         return view_of(self.items)
@@ -67,6 +70,9 @@ class TableAdapter(ABC):
     read_only_actions: ClassVar[frozenset[str]] = frozenset()
     #: Actions whose components live on a message other than the table (ephemerals, votes).
     off_table_actions: ClassVar[frozenset[str]] = frozenset()
+    #: How dice and cards are written: the bot gives its adapters the Faces it loads the
+    #: emojis into; this default writes text.
+    faces: Faces = Faces()
 
     def stamp(self, state: Any, action: str, arg: str | None) -> int:
         """The stamp of the decision `action` answers in `state` (this throw, this roll under
@@ -193,6 +199,7 @@ class TableAdapter(ABC):
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         disabled: bool = False,
         row: int | None = None,
+        emoji: discord.PartialEmoji | None = None,
     ) -> TableItem:
         """A button of this session's game, stamped with the decision it answers."""
         return button(
@@ -206,13 +213,14 @@ class TableAdapter(ABC):
             style=style,
             disabled=disabled,
             row=row,
+            emoji=emoji,
         )
 
     def select(
         self,
         session: Session,
         action: str,
-        options: list[tuple[str, str]],
+        options: list[tuple[str, str]] | list[tuple[str, str, discord.PartialEmoji | None]],
         *,
         placeholder: str,
         arg: object = None,

@@ -26,7 +26,6 @@ from games.crap.cards import (
     grouped,
     is_joker,
     label,
-    labels,
     rank,
     rank_name,
     rank_words,
@@ -229,7 +228,7 @@ class CrapTable(TableAdapter):
         embed = discord.Embed(title=f"🃏 CRAP · to {state.rules.threshold}", colour=EMBED_COLOUR)
         lines, content = self._situation(session, state)
         lines += self._players(state, view)
-        lines += [f"👁 {r.what}: {grouped(r.cards)}" for r in last_shown(state)]
+        lines += [f"👁 {r.what}: {self._shown(r.cards)}" for r in last_shown(state)]
         lines += [f"› {line}" for line in last_action(state)]
         embed.description = "\n".join(lines)[:4000]
         deck = (
@@ -243,6 +242,10 @@ class CrapTable(TableAdapter):
         )
         items = [] if state.finished else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
+
+    def _shown(self, cards: list[int]) -> str:
+        """Cards shown to everyone: pictures when the emojis are loaded, else grouped text."""
+        return self.faces.cards(cards, 600) if self.faces.pictures else grouped(cards)
 
     def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
         """One line: what the table waits for, and until when."""
@@ -384,13 +387,17 @@ class CrapTable(TableAdapter):
         mine = engine.private_view(state, user_id)["me"]
         hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
         lines = [
-            f"**Your hand ({len(hand)}):** {labels(hand)}",
-            f"**Protected ({len(protected)}):** {labels(protected)}",
+            f"**Your hand ({len(hand)}):** {self.faces.cards(hand)}",
+            f"**Protected ({len(protected)}):** {self.faces.cards(protected, 500)}",
         ]
         for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
-            lines.append(f"**Seen in co-operate, <@{other_id}>'s hand:** {labels(cards)}")
+            lines.append(
+                f"**Seen in co-operate, <@{other_id}>'s hand:** {self.faces.cards(cards, 500)}"
+            )
         if "committed" in mine:  # type: ignore[operator]
-            lines.append(f"**Face down in the challenge:** {labels(mine['committed'])}")  # type: ignore[index]
+            lines.append(
+                f"**Face down in the challenge:** {self.faces.cards(mine['committed'], 500)}"  # type: ignore[index]
+            )
         legal = engine.legal_actions(state, user_id)
         items = self._hand_actions(session, state, user_id, legal)
         if not legal:
@@ -425,7 +432,11 @@ class CrapTable(TableAdapter):
         if "protect" in legal:
             twice = Counter(label(c) for c in me.hand)
             options = [
-                (label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""), str(c))
+                (
+                    label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""),
+                    str(c),
+                    self.faces.card_emoji(c),
+                )
                 for c in _distinct(me.hand)
             ][:SELECT_LIMIT]
             items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
@@ -456,7 +467,7 @@ class CrapTable(TableAdapter):
             item = self.select(
                 session,
                 "commit",
-                [(label(c), str(c)) for c in cards],
+                [(label(c), str(c), self.faces.card_emoji(c)) for c in cards],
                 placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
             )
             items.append(replace(item, min_values=need, max_values=need))

@@ -22,7 +22,6 @@ from games.farkle.scoring import score_selection
 from games.lobby import Lobby
 from games.numbers import number
 
-KEYCAPS = {1: "1️⃣", 2: "2️⃣", 3: "3️⃣", 4: "4️⃣", 5: "5️⃣", 6: "6️⃣"}
 LOG_LINES = 6
 FIELD_LIMIT = 1024
 _ACTIONS = {
@@ -280,9 +279,17 @@ class FarkleTable(TableAdapter):
         if state.final_turns is not None:
             lines.append("⚑ Final turns: " + ", ".join(f"<@{i}>" for i in state.final_turns))
         if turn.dice:
-            lines.append("**Thrown:** " + " ".join(KEYCAPS[d] for d in turn.dice))
+            lines.append(
+                "**Thrown:** "
+                + " ".join(
+                    self.faces.die(
+                        d, "selected" if i in turn.selected and self.faces.pictures else "play"
+                    )
+                    for i, d in enumerate(turn.dice)
+                )
+            )
         if turn.set_aside:
-            lines.append("**Set aside:** " + " ".join(map(str, turn.set_aside)))
+            lines.append("**Set aside:** " + self.faces.dice(turn.set_aside, "aside"))
         if turn.extended:
             values = ", ".join(f"each {f} = {state.rules.triple(f)}" for f in turn.extended)
             lines.append(f"**Extended triples:** {values}")
@@ -300,12 +307,14 @@ class FarkleTable(TableAdapter):
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
-                    lines.append(f"**Selected:** {' '.join(map(str, chosen))} → **{value}**")
+                    lines.append(
+                        f"**Selected:** {self.faces.dice(chosen, 'selected')} → **{value}**"
+                    )
                     short = engine.bank_shortfall(state, value, engine.selection_is_hot(state))
                     if short:
                         lines.append(short)
                 except IllegalMove as exc:
-                    lines.append(f"**Selected:** {' '.join(map(str, chosen))} · {exc}")
+                    lines.append(f"**Selected:** {self.faces.dice(chosen, 'selected')} · {exc}")
         if session.deadline:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.deadline)}:R>.")
         return lines
@@ -349,6 +358,7 @@ class FarkleTable(TableAdapter):
                     arg=f"{i}-{'off' if picked else 'on'}",
                     style=discord.ButtonStyle.success if picked else discord.ButtonStyle.secondary,
                     row=i // 3,
+                    emoji=self.faces.die_emoji(face, "selected" if picked else "play"),
                 )
                 items.append(item)
         if not turn.dice:

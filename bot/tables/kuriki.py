@@ -18,7 +18,7 @@ from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.errors import IllegalMove
 from games.kuriki import engine
 from games.kuriki.engine import Action, KurikiRules, KurikiState
-from games.kuriki.values import dice_text, legal_declarations, name, roll_value
+from games.kuriki.values import legal_declarations, name, roll_value
 from games.lobby import Lobby
 from games.numbers import is_number, number
 
@@ -240,12 +240,12 @@ class KurikiTable(TableAdapter):
         if state.last_reveal is not None:  # shown at game over too: it may be what ended it
             r = state.last_reveal
             if r.declared is None:
-                lines.append(f"Last: 👑 Kuriki ({dice_text(r.dice)}).")
+                lines.append(f"Last: 👑 Kuriki ({self.faces.pair(r.dice)}).")
             else:
                 shown = name(roll_value(*r.dice, state.rules.two_digit))
                 verdict = "a lie" if r.liar else "not a lie"
                 lines.append(
-                    f"Last pull: {dice_text(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; <@{r.loser}> lost a life."
+                    f"Last pull: {self.faces.pair(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; <@{r.loser}> lost a life."
                 )
         roller = f"<@{state.roller}>"
         if state.phase == "over" and state.ended_by_departure:
@@ -364,7 +364,7 @@ class KurikiTable(TableAdapter):
                 )
             return None
         value = roll_value(dice[0], dice[1], state.rules.two_digit)
-        lines = [f"🎲 Under the cup: **{dice_text(dice)}**, which is **{name(value)}**."]
+        lines = [f"🎲 Under the cup: **{self.faces.pair(dice)}**, which is **{name(value)}**."]
         items: list[TableItem] = []
         if state.phase == "declare" and user_id == state.roller:
             legal = legal_declarations(state.rules.two_digit, state.minimum)

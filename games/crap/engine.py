@@ -160,6 +160,10 @@ class CrapState(BaseModel):
     challenge: Challenge | None = None
     force: ForceVote | None = None
     rounds: int = 0
+    history: list[dict[str, int]] = Field(
+        default_factory=list,
+        description="Every player's score (by id) after each scoring round: the end chart.",
+    )
     winners: list[int] = Field(default_factory=list)
     ended_by_departure: str | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
@@ -542,6 +546,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         if p.sets:
             banked.append(f"{p.name} banks {gained} (total {p.score})")
         p.sets = []
+    s.history.append({str(p.id): p.score for p in s.players})
     rng.shuffle(pile)
     s.deck = pile
     head = f"Scoring round {s.rounds}: " + (

@@ -91,6 +91,10 @@ class FarkleState(BaseModel):
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
     log: list[str] = Field(default_factory=list)
+    history: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="(player id, score) after each turn, in order: the end-of-game chart.",
+    )
 
     def player(self, user_id: int) -> FarklePlayer:
         return seated(self.players, user_id)
@@ -486,6 +490,7 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
                     text=f"{player.name}'s crappy malappy number {player.malappys} wins the game outright!",
                 )
             )
+            s.history.append((player.id, player.score))
             _finish(s, events, winner=player.id)
             return
     _end_turn(s, events)
@@ -543,6 +548,7 @@ def _bank(s: FarkleState, events: list[Event]) -> None:
 
 def _end_turn(s: FarkleState, events: list[Event]) -> None:
     ended = s.current_player.id
+    s.history.append((ended, s.current_player.score))
     if s.final_turns is not None and ended in s.final_turns:
         s.final_turns.remove(ended)
     s.turn = Turn()

@@ -61,7 +61,10 @@ async def run(args: argparse.Namespace) -> None:
     Route.BASE = args.api
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
     config = BotConfig(
-        database=args.database, shard_count=1, dev_guild_id=int(args.guild) if args.guild else None
+        database=args.database,
+        shard_count=1,
+        dev_guild_id=int(args.guild) if args.guild else None,
+        pictures=False,  # the tests read dice and cards as text
     )
     bot = GameBot(config, sync=True, rng=random.Random(args.seed))
     bot._connection.guild_ready_timeout = 0.05

@@ -11,15 +11,25 @@ Every body the bot sends is checked against Discord's own OpenAPI description
 that the description misses. A body Discord would refuse is answered the way Discord answers
 it (400, "Invalid Form Body") and recorded in `FakeDiscord.violations`.
 
+Files come as multipart/form-data (payload_json and files[n]), checked against the
+description's multipart schema, Discord's file limits and the body's `attachments`; a message
+keeps its attachments until an edit's `attachments` leaves them out. The application's
+emojis (list, create, delete) follow Discord's rules: names of 2-32 letters, digits and
+underscores, unique; a PNG, JPEG or GIF of at most 256 KiB; 2000 at most.
+
 It knows nothing of the bot: it speaks Discord, as far as the bot needs it."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import copy
 import functools
 import gzip
+import io
 import json
+import mimetypes
 import os
 import re
 import time
@@ -34,6 +44,7 @@ from urllib.parse import quote
 from aiohttp import WSMsgType, web
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from PIL import Image, UnidentifiedImageError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
@@ -86,6 +97,15 @@ GLOBAL_COMMANDS = "/applications/{application_id}/commands"
 GUILD_COMMANDS = "/applications/{application_id}/guilds/{guild_id}/commands"
 CHANNEL_MESSAGES = "/channels/{channel_id}/messages"
 CHANNEL_MESSAGE_PATH = "/channels/{channel_id}/messages/{message_id}"
+APP_EMOJIS = "/applications/{application_id}/emojis"
+MULTIPART = "multipart/form-data"
+MAX_FILES = 10
+MAX_UPLOAD = 10 * 1024 * 1024  # a bot's per-file limit in a server without boosts
+MAX_EMOJI_BYTES = 256 * 1024
+MAX_APP_EMOJIS = 2000
+EMOJI_NAME = re.compile(r"[A-Za-z0-9_]{2,32}")
+EMOJI_IMAGE = re.compile(r"data:image/(png|jpeg|gif|webp|avif);base64,(.*)", re.DOTALL)
+FILE_FIELD = re.compile(r"files\[(\d+)\]")
 
 
 def iso(ts: float | None = None) -> str:
@@ -329,6 +349,8 @@ class FakeMessage:
     allowed_mentions: JSON | None = None  # as sent in the body that created the message
     mentions: list[JSON] = field(default_factory=list)  # users pinged by the content, as allowed
     notified: list[int] = field(default_factory=list)  # whom its creation notified
+    attachments: list[JSON] = field(default_factory=list)  # as Discord lists them
+    files: dict[str, bytes] = field(default_factory=dict)  # attachment id -> the bytes
 
     @property
     def ephemeral(self) -> bool:
@@ -385,6 +407,25 @@ class FakeMessage:
         """Content and embed text, for assertions."""
         return "\n".join([self.content, *(embed_text(e) for e in self.embeds)]).strip()
 
+    def attach(self, body: JSON, uploads: list[Upload], snowflake: Callable[[], int]) -> None:
+        """The message's attachments after a body: with `attachments` in it, only those it
+        lists are kept (and the uploads it names by index are added); without, the old ones
+        stay and any upload is added."""
+        listed = body.get("attachments")
+        if listed is None and not uploads:
+            return
+        kept = self.attachments
+        if listed is not None:
+            ids = {str(a.get("id")) for a in listed}
+            kept = [a for a in self.attachments if a["id"] in ids]
+        added = []
+        for up in uploads:
+            aid = str(snowflake())
+            added.append(up.attachment(aid, self.channel_id))
+            self.files[aid] = up.data
+        self.attachments = kept + added
+        self.files = {a["id"]: self.files[a["id"]] for a in self.attachments}
+
     def apply(self, body: JSON, now: float | None = None) -> None:
         """An edit: fields present in the body replace the stored ones; flags keep ephemeral."""
         if "content" in body:
@@ -414,7 +455,7 @@ class FakeMessage:
             "mentions": copy.deepcopy(self.mentions),
             "mention_roles": [],
             "mention_channels": [],
-            "attachments": [],
+            "attachments": copy.deepcopy(self.attachments),
             "embeds": copy.deepcopy(self.embeds),
             "components": copy.deepcopy(self.components),
             "reactions": [],
@@ -516,6 +557,100 @@ class InteractionRecord:
         return ([self.message] if self.message else []) + self.followups
 
 
+@dataclass
+class Upload:
+    """A file part of a multipart body (`files[n]`)."""
+
+    field: str
+    filename: str
+    content_type: str
+    data: bytes
+
+    @property
+    def index(self) -> int:
+        m = FILE_FIELD.fullmatch(self.field)
+        return int(m[1]) if m else -1
+
+    def attachment(self, attachment_id: str, channel_id: int) -> JSON:
+        url = f"https://cdn.discordapp.com/attachments/{channel_id}/{attachment_id}/{self.filename}"
+        out: JSON = {
+            "id": attachment_id,
+            "filename": self.filename,
+            "size": len(self.data),
+            "url": url,
+            "proxy_url": url,
+            # Discord names the type from the file name (discord.py sends octet-stream).
+            "content_type": mimetypes.guess_type(self.filename)[0] or self.content_type,
+        }
+        try:
+            with Image.open(io.BytesIO(self.data)) as image:
+                out["width"], out["height"] = image.size
+        except (UnidentifiedImageError, OSError):
+            pass
+        return out
+
+
+def upload_limits(body: Any, uploads: list[Upload], parts: list[str]) -> list[str]:
+    """What Discord refuses in a multipart body that the description does not say: parts
+    other than payload_json and files[0-9], more than 10 files, an empty or too large file,
+    and uploads the body's `attachments` does not name by their index."""
+    problems = [
+        f"unexpected part {p!r}"
+        for p in parts
+        if p != "payload_json" and not FILE_FIELD.fullmatch(p)
+    ]
+    if len(uploads) > MAX_FILES:
+        problems.append(f"{len(uploads)} files (at most {MAX_FILES})")
+    for up in uploads:
+        if not up.data:
+            problems.append(f"{up.field}: empty file")
+        if len(up.data) > MAX_UPLOAD:
+            problems.append(f"{up.field}: {len(up.data)} bytes (at most {MAX_UPLOAD})")
+        if not 0 <= up.index < MAX_FILES:
+            problems.append(f"{up.field}: no such file field")
+    data = body.get("data") if isinstance(body, dict) and "type" in body else body
+    listed = data.get("attachments") if isinstance(data, dict) else None
+    if listed is not None and uploads:
+        named = {str(a.get("id")) for a in listed}
+        problems += [
+            f"{up.field} is not in attachments (ids {sorted(named)})"
+            for up in uploads
+            if str(up.index) not in named
+        ]
+    return problems
+
+
+def custom_emoji_ids(body: Any) -> list[int]:
+    """The ids of the custom emojis a message body's buttons and select options show."""
+    data = body.get("data") if isinstance(body, dict) and "type" in body else body
+    components = data.get("components") if isinstance(data, dict) else None
+    found = []
+    for c in walk_components(components or []):
+        for emoji in [c.get("emoji"), *(o.get("emoji") for o in c.get("options") or [])]:
+            if isinstance(emoji, dict) and emoji.get("id") is not None:
+                found.append(int(emoji["id"]))
+    return found
+
+
+def emoji_image_problem(image: Any) -> str | None:
+    """Why Discord would refuse an emoji's image data URI, or None."""
+    m = EMOJI_IMAGE.fullmatch(image) if isinstance(image, str) else None
+    if m is None:
+        return "image must be a data URI of a PNG, JPEG, GIF, WebP or AVIF"
+    try:
+        raw = base64.b64decode(m[2], validate=True)
+    except (binascii.Error, ValueError):
+        return "image is not valid base64"
+    if len(raw) > MAX_EMOJI_BYTES:
+        return f"File cannot be larger than 256.0 kb ({len(raw)} bytes)"
+    try:
+        with Image.open(io.BytesIO(raw)) as img:
+            img.verify()
+    except (UnidentifiedImageError, OSError, SyntaxError):
+        return "image is not a valid image"
+    return None
+
+
 @dataclass(frozen=True)
 class EditRecord:
     """One attempt to edit a message, accepted or refused (30046). `via` says how: "rest"
@@ -561,19 +696,23 @@ class SpecValidator:
         if not path.exists():
             raise FileNotFoundError(f"Discord's OpenAPI description is missing: {path}")
         self.registry = _registry(str(path))
-        self._validators: dict[tuple[str, str], Draft202012Validator] = {}
+        self._validators: dict[tuple[str, str, str], Draft202012Validator] = {}
 
-    def validator(self, method: str, path: str) -> Draft202012Validator:
-        key = (method, path)
+    def validator(
+        self, method: str, path: str, content: str = "application/json"
+    ) -> Draft202012Validator:
+        key = (method, path, content)
         if key not in self._validators:
             ref = "urn:discord-openapi#" + _pointer(
-                "paths", path, method, "requestBody", "content", "application/json", "schema"
+                "paths", path, method, "requestBody", "content", content, "schema"
             )
             self._validators[key] = Draft202012Validator({"$ref": ref}, registry=self.registry)
         return self._validators[key]
 
-    def errors(self, method: str, path: str, body: Any) -> list[str]:
-        errors = list(self.validator(method, path).iter_errors(body))
+    def errors(
+        self, method: str, path: str, body: Any, content: str = "application/json"
+    ) -> list[str]:
+        errors = list(self.validator(method, path, content).iter_errors(body))
         if not errors:
             return []
         best = _explain(best_match(errors))
@@ -807,6 +946,7 @@ class RequestLog:
 
 
 _LOG = web.RequestKey("log", RequestLog)  # each request's own log entry
+_FILES = web.RequestKey("files", list)  # the request's uploads (multipart files[n])
 
 
 @dataclass
@@ -877,6 +1017,14 @@ class FakeDiscord:
         self.requests: list[RequestLog] = []
         self.sent: list[SentBody] = []
         self.sent_hooks: list[Callable[[SentBody], None]] = []
+        self.uploads: list[Upload] = []  # every file the bot uploaded, accepted or not
+        #: The application's emojis, by id; `emoji_refusal` = (status, code, message) makes
+        #: every emoji creation fail that way (e.g. 403 Missing Permissions).
+        self.emojis: dict[int, JSON] = {}
+        self.emoji_refusal: tuple[int, int, str] | None = None
+        self.max_emojis = MAX_APP_EMOJIS
+        #: Refuse every body with a file, as a channel without Attach Files does.
+        self.refuse_files = False
         self.identifies: list[JSON] = []
         self.in_flight = 0
         self._gateways: list[_Gateway] = []
@@ -934,6 +1082,12 @@ class FakeDiscord:
             r.add_route(
                 method, p + "/channels/{channel_id}/messages/{message_id}", self._channel_message
             )
+        r.add_get(p + "/applications/{application_id}/emojis", self._list_emojis)
+        r.add_post(p + "/applications/{application_id}/emojis", self._create_emoji)
+        r.add_route("GET", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji)
+        r.add_route(
+            "DELETE", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji
+        )
         r.add_post(p + "/channels/{channel_id}/messages", self._create_channel_message)
         r.add_get(p + "/channels/{channel_id}/messages", self._channel_history)
         r.add_route("*", "/{tail:.*}", self._unknown)
@@ -1331,25 +1485,59 @@ class FakeDiscord:
         check: Callable[[Any], list[str]] | None = None,
     ) -> Any:
         """The JSON body, refused (400, recorded) if the schema or Discord's limits say no."""
-        raw = await request.read()
         ctype = request.headers.get("Content-Type", "")
+        uploads: list[Upload] = []
+        problems: list[str] = []
         if ctype.startswith("multipart/"):
-            form = await request.post()
-            text = form.get("payload_json")
-            body = json.loads(str(text)) if text is not None else {}
-        elif raw:
-            if not ctype.startswith("application/json"):
-                self.violation(f"{request.method} {request.path}: body sent as {ctype!r}")
-            body = json.loads(raw)
+            body, uploads, parts = await self._multipart(request)
+            problems += upload_limits(body, uploads, parts)
+            if spec is not None:
+                # The description lists the files as string fields beside the payload's.
+                fields = {up.field: "(binary)" for up in uploads}
+                instance = {**body, **fields} if isinstance(body, dict) else body
+                problems += self.spec.errors(spec[0], spec[1], instance, MULTIPART)
         else:
-            body = None
+            raw = await request.read()
+            if raw:
+                if not ctype.startswith("application/json"):
+                    self.violation(f"{request.method} {request.path}: body sent as {ctype!r}")
+                body = json.loads(raw)
+            else:
+                body = None
+            if spec is not None:
+                problems += self.spec.errors(spec[0], spec[1], body)
         request[_LOG].body = body
-        problems = self.spec.errors(spec[0], spec[1], body) if spec is not None else []
+        request[_FILES] = uploads
+        self.uploads += uploads
+        if uploads and self.refuse_files:
+            raise _Refused(403, 50013, "Missing Permissions")
+        # A component may show the application's own emojis only (the bot is in no server
+        # with emojis of its own): another id is refused as Discord does.
+        problems += [f"Invalid emoji: {i}" for i in custom_emoji_ids(body) if i not in self.emojis]
         if check is not None and isinstance(body, dict | list):
             problems += check(body)
         if problems:
             self._refuse_body(request, problems, body)
         return body
+
+    @staticmethod
+    async def _multipart(request: web.Request) -> tuple[Any, list[Upload], list[str]]:
+        """payload_json (the JSON body), the files, and every part's name."""
+        reader = await request.multipart()
+        body: Any = {}
+        uploads: list[Upload] = []
+        parts: list[str] = []
+        while (part := await reader.next()) is not None:
+            name = getattr(part, "name", None) or ""
+            parts.append(name)
+            data = await part.read()  # type: ignore[union-attr]
+            if name == "payload_json":
+                body = json.loads(data)
+            elif FILE_FIELD.fullmatch(name):
+                ctype = part.headers.get("Content-Type", "application/octet-stream")
+                filename = getattr(part, "filename", None) or "file"
+                uploads.append(Upload(name, filename, ctype, bytes(data)))
+        return body, uploads, parts
 
     def _refuse_body(self, request: web.Request, problems: list[str], body: Any) -> None:
         shown = json.dumps(body)[:600]
@@ -1369,6 +1557,7 @@ class FakeDiscord:
         interaction: InteractionRecord | None = None,
         extra_flags: int = 0,
         author: FakeUser | None = None,
+        uploads: list[Upload] | None = None,
     ) -> FakeMessage:
         """Store a new message (the bot's unless `author` says otherwise) and note whom its
         mentions notify: only a new message does, never an edit."""
@@ -1389,6 +1578,7 @@ class FakeDiscord:
             created_at=now,
             allowed_mentions=copy.deepcopy(body.get("allowed_mentions")),
         )
+        msg.attach(body, uploads or [], lambda: self.snowflake(now))
         self._set_mentions(msg, msg.allowed_mentions)
         msg.notified = [u for u in msg.mentioned_ids if u != msg.author_id]
         if interaction is not None:
@@ -1410,7 +1600,9 @@ class FakeDiscord:
         )
         msg.mentions = [self._user(i).payload() for i in ids]
 
-    async def _edit(self, msg: FakeMessage, body: JSON, via: str) -> None:
+    async def _edit(
+        self, msg: FakeMessage, body: JSON, via: str, uploads: list[Upload] | None = None
+    ) -> None:
         """Edit the message as Discord does, and record the attempt in `edits`: past an hour
         of age a message takes `old_message_edits` more edits, then each is refused (30046).
         An edit notifies nobody; a bot with GUILD_MESSAGES gets a MESSAGE_UPDATE."""
@@ -1422,6 +1614,7 @@ class FakeDiscord:
         if refused:
             raise self._too_many_edits()
         msg.apply(body, now)
+        msg.attach(body, uploads or [], lambda: self.snowflake(now))
         msg.late_edits += old
         self._set_mentions(msg, body.get("allowed_mentions", msg.allowed_mentions))
         await self._message_event("MESSAGE_UPDATE", msg)
@@ -1525,6 +1718,73 @@ class FakeDiscord:
         self.commands[scope] = stored
         return json_response(stored)
 
+    # ------------------------------------------------------------ REST: application emojis
+
+    def emoji_names(self) -> list[str]:
+        return [e["name"] for e in self.emojis.values()]
+
+    async def _list_emojis(self, request: web.Request) -> web.Response:
+        self._scope(request)
+        return json_response({"items": list(self.emojis.values())})
+
+    async def _create_emoji(self, request: web.Request) -> web.Response:
+        self._scope(request)
+        body = await self._body(request, ("post", APP_EMOJIS))
+        if self.emoji_refusal is not None:
+            status, code, message = self.emoji_refusal
+            raise _Refused(status, code, message)
+        problems = []
+        name = body.get("name")
+        if not isinstance(name, str) or not EMOJI_NAME.fullmatch(name):
+            problems.append(f"name {name!r}: 2-32 letters, digits or underscores")
+        image = emoji_image_problem(body.get("image"))
+        if image is not None:
+            problems.append(image)
+        if problems:
+            self._refuse_body(request, problems, {"name": name})
+        if name in self.emoji_names():
+            raise _Refused(
+                400,
+                50035,
+                "Invalid Form Body",
+                {
+                    "name": {
+                        "_errors": [
+                            {
+                                "code": "APPLICATION_EMOJI_NAME_ALREADY_TAKEN",
+                                "message": "Application emoji names must be unique",
+                            }
+                        ]
+                    }
+                },
+            )
+        if len(self.emojis) >= self.max_emojis:
+            raise _Refused(400, 30008, f"Maximum number of emojis reached ({self.max_emojis})")
+        emoji_id = self.snowflake()
+        emoji = {
+            "id": str(emoji_id),
+            "name": name,
+            "roles": [],
+            "user": self.bot.payload(),
+            "require_colons": True,
+            "managed": False,
+            "animated": False,
+            "available": True,
+        }
+        self.emojis[emoji_id] = emoji
+        return json_response(emoji, status=201)
+
+    async def _one_emoji(self, request: web.Request) -> web.StreamResponse:
+        self._scope(request)
+        raw = request.match_info["emoji_id"]
+        emoji = self.emojis.get(int(raw)) if raw.isdigit() else None
+        if emoji is None:
+            raise _Refused(404, 10014, "Unknown Emoji")
+        if request.method == "GET":
+            return json_response(emoji)
+        del self.emojis[int(raw)]
+        return web.Response(status=204)
+
     # ------------------------------------------------------------ REST: interactions
 
     async def _callback(self, request: web.Request) -> web.Response:
@@ -1556,6 +1816,7 @@ class FakeDiscord:
                 visible_to=rec.user.id,
                 kind=20 if rec.type == APPLICATION_COMMAND else 0,
                 interaction=rec,
+                uploads=request[_FILES],
             )
         elif kind == DEFERRED_CHANNEL_MESSAGE:
             msg = self._new_message(
@@ -1576,7 +1837,7 @@ class FakeDiscord:
             if msg is None or msg.deleted:
                 raise _Refused(404, 10008, "Unknown Message")
             if kind == UPDATE_MESSAGE:
-                await self._edit(msg, data, "interaction")  # refused: not acknowledged
+                await self._edit(msg, data, "interaction", request[_FILES])  # refused: not acked
         if kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE) and msg is not None:
             await self._message_event("MESSAGE_CREATE", msg)
         rec.acked_at = now
@@ -1618,10 +1879,21 @@ class FakeDiscord:
             and original.loading
         ):
             # The first followup after "thinking..." fills in the loading message: an edit.
-            await self._edit(original, {k: v for k, v in body.items() if k != "flags"}, "followup")
+            await self._edit(
+                original,
+                {k: v for k, v in body.items() if k != "flags"},
+                "followup",
+                request[_FILES],
+            )
             msg = original
         else:
-            msg = self._new_message(rec.channel_id, body, visible_to=rec.user.id, interaction=rec)
+            msg = self._new_message(
+                rec.channel_id,
+                body,
+                visible_to=rec.user.id,
+                interaction=rec,
+                uploads=request[_FILES],
+            )
             rec.followups.append(msg)
             await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, rec.channel_id, msg, body)
@@ -1644,7 +1916,7 @@ class FakeDiscord:
         if request.method == "DELETE":
             await self._delete(msg)
             return web.Response(status=204)
-        await self._edit(msg, body or {}, "webhook")
+        await self._edit(msg, body or {}, "webhook", request[_FILES])
         self._sent(request, rec.channel_id, msg, body)
         return json_response(msg.payload())
 
@@ -1661,7 +1933,11 @@ class FakeDiscord:
         body = await self._body(request, ("post", CHANNEL_MESSAGES), new_message_limits)
         if (body.get("flags") or 0) & EPHEMERAL:
             self.violation(f"POST {request.path}: channel messages cannot be ephemeral")
-        msg = self._new_message(ch.id, {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL})
+        msg = self._new_message(
+            ch.id,
+            {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL},
+            uploads=request[_FILES],
+        )
         await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
@@ -1707,7 +1983,7 @@ class FakeDiscord:
             return web.Response(status=204)
         if msg.author_id != self.bot.id:
             raise _Refused(403, 50005, "Cannot edit a message authored by another user")
-        await self._edit(msg, body or {}, "rest")
+        await self._edit(msg, body or {}, "rest", request[_FILES])
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())
 

@@ -658,8 +658,11 @@ async def running_bot(
     timeout: float = 5.0,
     shard_count: int | None = 1,
     intents: discord.Intents | None = None,
+    pictures: bool = False,
 ) -> AsyncIterator[Driver]:
     """The real GameBot (real cogs, SQLite at `database`) connected to a fake Discord.
+    `pictures=True` lets it upload its dice and cards as emojis (then the tables' text holds
+    emoji tags such as `<:tb_d3_1a2b3c:id>` where the other tests read `3️⃣` or `K♥`).
 
     Pass `fake=` to keep a fake (its messages and registered commands) across a restart;
     `shard_count=None` makes the bot ask GET /gateway/bot, as in production; `intents=`
@@ -681,6 +684,7 @@ async def running_bot(
         shard_count=shard_count,
         dev_guild_id=GUILD,
         defaults=defaults or GuildSettings(),
+        pictures=pictures,
     )
     bot = GameBot(config, sync=True, rng=random.Random(seed))
     bot._connection.guild_ready_timeout = 0.05

@@ -541,6 +541,7 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     assert cup.phase == "over" and cup.winner is not None, cup.text
     assert [b["label"] for b in cup.message.buttons()] == ["Rematch"]  # nothing else to press
     assert "Rematch below, or /kuriki start" in cup.text
+    assert [a["filename"] for a in cup.message.attachments] == ["story.png"]  # the score pads
     assert cup.message.content == f"🏆 {mention(game.user(cup.winner))} wins the Kuriki game!"
     alive = [uid for uid, lives in cup.lives.items() if lives > 0]
     assert alive == [cup.winner], cup.text

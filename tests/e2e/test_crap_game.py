@@ -54,6 +54,7 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     # The end, as the table shows it.
     assert final.phase == "over" and final.labels == ["Rematch"], final.text
     assert "Rematch below, or /crap start for a new game" in final.text
+    assert [a["filename"] for a in final.message.attachments] == ["story.png"]  # the chart
     assert final.winners and max(final.scores.values()) >= THRESHOLD, final.text
     assert all(final.scores[w] == max(final.scores.values()) for w in final.winners)
     names = " and ".join(f"<@{w}>" for w in final.winners)

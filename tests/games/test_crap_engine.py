@@ -950,6 +950,7 @@ def test_scoring_round_mid_draw_banks_reshuffles_and_the_draw_completes() -> Non
     t.do(ANN, "recycle", 6, 1, 2, 3)
     assert t.state.rounds == 1 and not t.state.finished
     assert [p.score for p in t.state.players] == [0, 40 + 130, 160 + 60]
+    assert t.state.history == [{str(ANN): 0, str(BOB): 170, str(CAT): 220}]
     assert all(p.sets == [] and p.protected == [] for p in t.state.players)
     assert t.p(BOB).hand == [c(3, "H"), c(4, "S")]  # protected cards back in hand
     shuffled = t.rng.shuffled[-1]

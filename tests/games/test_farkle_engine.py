@@ -1155,3 +1155,16 @@ def test_crappy_malappy_has_no_player_limit_up_to_a_full_discord_table() -> None
         seen.add(state.current_player.id)
         state, _ = timeout(state, rng)
     assert seen == set(range(1, 26))
+
+
+def test_the_score_history_has_every_turn_and_old_saves_load_without_it() -> None:
+    """(player, score) after each turn, banked or farkled: the end-of-game chart's data."""
+    t = Table(CM)
+    t.roll(1, 1, 5, 2, 3, 4)
+    t.take(1, 1, 5)
+    t.bank()
+    t.roll(*FARKLE_SIX)
+    assert t.state.history == [(ANN, 250), (BOB, 0)]
+    saved = t.state.model_dump(mode="json")
+    del saved["history"]
+    assert FarkleState.model_validate(saved).history == []

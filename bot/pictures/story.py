@@ -1,0 +1,293 @@
+"""The picture a finished table carries: the game's story at a glance. Farkle: each player's
+score after each of their turns, the target marked; CRAP: the scores after each scoring
+round, the threshold marked; Kuriki: the star score pads of the rule text (one arm per life,
+the centre last), with crowns and fouls.
+
+Drawn on Discord's dark background, large enough to read on a phone, saved as a palette PNG
+(well under 200 KB). Rendering takes tens of milliseconds: callers run it in a thread."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from games.crap.engine import CrapState
+from games.farkle.engine import FarkleState
+from games.kuriki.engine import KPlayer, KurikiState
+
+FILENAME = "story.png"
+BACKGROUND = (43, 45, 49)
+TEXT = (235, 236, 238)
+MUTED = (150, 155, 165)
+GRID = (70, 73, 80)
+TARGET = (237, 66, 69)
+GOLD = (250, 200, 40)
+#: Line colours, distinct on a dark background; a table of more players reuses them dashed.
+COLOURS = [
+    (88, 160, 255),
+    (87, 242, 135),
+    (254, 231, 92),
+    (235, 69, 158),
+    (255, 145, 60),
+    (160, 120, 255),
+    (60, 220, 220),
+    (240, 240, 240),
+    (190, 140, 90),
+    (255, 110, 110),
+]
+
+
+@dataclass
+class Series:
+    """One player's line: their scores at x = 0, 1, 2..."""
+
+    name: str
+    points: list[int]
+    won: bool = False
+
+
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    return ImageFont.load_default(size)
+
+
+def _png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    # A palette keeps the file small (a few dozen KB); the fast quantizer keeps the drawing
+    # to tens of milliseconds.
+    image.quantize(colors=64, method=Image.Quantize.FASTOCTREE).save(
+        out, format="PNG", compress_level=6
+    )
+    return out.getvalue()
+
+
+def _short(name: str, limit: int = 18) -> str:
+    return name if len(name) <= limit else name[: limit - 1] + "…"
+
+
+def _nice_step(span: float) -> int:
+    """A round grid step giving about five lines over `span`."""
+    raw = max(span / 5, 1)
+    power = 10 ** math.floor(math.log10(raw))
+    return int(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
+
+
+def line_chart(
+    title: str, x_label: str, series: list[Series], target: int, target_label: str
+) -> bytes:
+    """Scores over time, one line per player, with the target as a dashed red line and a
+    legend of names and final scores (the winner's in gold, with a crown)."""
+    width, legend_h = 960, 34 * ((len(series) + 1) // 2) + 16
+    height = 560 + legend_h
+    img = Image.new("RGB", (width, height), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    draw.text((width // 2, 30), title, font=_font(32), fill=TEXT, anchor="mm")
+    left, right, top, bottom = 90, width - 30, 70, 500
+    values = [v for s in series for v in s.points] + [0, target]
+    low, high = min(values), max(values)
+    high += max((high - low) // 12, 1)
+    step = _nice_step(high - low)
+    low = math.floor(low / step) * step
+
+    def y(v: float) -> float:
+        return bottom - (v - low) / (high - low) * (bottom - top)
+
+    longest = max((len(s.points) for s in series), default=1)
+    last_x = max(longest - 1, 1)
+
+    def x(i: float) -> float:
+        return left + i / last_x * (right - left)
+
+    small = _font(20)
+    for v in range(int(low), int(high) + 1, step):
+        draw.line((left, y(v), right, y(v)), fill=GRID, width=1)
+        draw.text((left - 10, y(v)), f"{v}", font=small, fill=MUTED, anchor="rm")
+    x_step = max(1, _nice_step(last_x) if last_x > 10 else 1)
+    for i in range(0, last_x + 1, x_step):
+        draw.text((x(i), bottom + 14), str(i), font=small, fill=MUTED, anchor="mt")
+    draw.text(((left + right) // 2, bottom + 44), x_label, font=small, fill=MUTED, anchor="mt")
+    _dashed(draw, (left, y(target)), (right, y(target)), TARGET, 3)
+    draw.text((left + 8, y(target) - 6), target_label, font=small, fill=TARGET, anchor="lb")
+    for n, s in enumerate(series):
+        colour = COLOURS[n % len(COLOURS)]
+        pts = [(x(i), y(v)) for i, v in enumerate(s.points)]
+        if len(pts) > 1:
+            if n >= len(COLOURS):
+                for a, b in itertools.pairwise(pts):
+                    _dashed(draw, a, b, colour, 4)
+            else:
+                draw.line(pts, fill=colour, width=4, joint="curve")
+        for px, py in pts[-1:]:
+            draw.ellipse((px - 6, py - 6, px + 6, py + 6), fill=colour)
+    font = _font(24)
+    for n, s in enumerate(series):
+        colour = COLOURS[n % len(COLOURS)]
+        lx = 40 + (n % 2) * (width // 2)
+        ly = 580 + (n // 2) * 34
+        draw.rectangle((lx, ly - 8, lx + 26, ly + 8), fill=colour)
+        final = s.points[-1] if s.points else 0
+        tx = lx + 38
+        if s.won:
+            _crown(draw, tx + 11, ly + 2, GOLD)
+            tx += 32
+        text = f"{_short(s.name)}: {final}"
+        draw.text((tx, ly), text, font=font, fill=GOLD if s.won else TEXT, anchor="lm")
+    return _png(img)
+
+
+def _dashed(
+    draw: ImageDraw.ImageDraw,
+    a: tuple[float, float],
+    b: tuple[float, float],
+    colour: tuple[int, int, int],
+    width: int,
+    dash: float = 14,
+) -> None:
+    length = math.dist(a, b)
+    if length == 0:
+        return
+    steps = int(length // dash)
+    for k in range(0, steps + 1, 2):
+        t0, t1 = k * dash / length, min((k + 1) * dash / length, 1)
+        draw.line(
+            (
+                a[0] + (b[0] - a[0]) * t0,
+                a[1] + (b[1] - a[1]) * t0,
+                a[0] + (b[0] - a[0]) * t1,
+                a[1] + (b[1] - a[1]) * t1,
+            ),
+            fill=colour,
+            width=width,
+        )
+
+
+# ---------------------------------------------------------------- per game
+
+
+def farkle_story(state: FarkleState) -> bytes:
+    """Each player's score after each of their turns (0 before the first)."""
+    winners = {state.winner}
+    series = []
+    for p in state.players + state.departed:
+        scores = [0] + [score for pid, score in state.history if pid == p.id]
+        series.append(
+            Series(p.name + (" (left)" if p in state.departed else ""), scores, p.id in winners)
+        )
+    reach = "target" if state.rules.target_inclusive else "beat"
+    return line_chart(
+        f"Farkle · {state.rules.name}",
+        "turns played",
+        series,
+        state.rules.target,
+        f"{reach} {state.rules.target}",
+    )
+
+
+def crap_story(state: CrapState) -> bytes:
+    """Every player's score after each scoring round (0 before the first)."""
+    series = []
+    for p in state.players:
+        scores = [0] + [r.get(str(p.id), 0) for r in state.history]
+        series.append(Series(p.name, scores, p.id in state.winners))
+    return line_chart(
+        "CRAP · scores after each scoring round",
+        "scoring rounds",
+        series,
+        state.rules.threshold,
+        f"threshold {state.rules.threshold}",
+    )
+
+
+PAD_W, PAD_H = 240, 300
+
+
+def kuriki_story(state: KurikiState) -> bytes:
+    """One score pad per player, in seating order: a star of `lives - 1` arms, a spot at an
+    arm's end per life lost and the centre for the last life; crowns for Kurikis, a mark per
+    foul; the winner framed in gold, the Tarted player named."""
+    players = state.players
+    cols = min(len(players), 4)
+    rows = math.ceil(len(players) / cols) if players else 1
+    img = Image.new("RGB", (cols * PAD_W, 60 + rows * PAD_H), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    title = f"Kuriki · {state.rules.lives} lives"
+    draw.text((img.width // 2, 30), title, font=_font(30), fill=TEXT, anchor="mm")
+    for n, p in enumerate(players):
+        left, top = (n % cols) * PAD_W, 60 + (n // cols) * PAD_H
+        _pad(draw, p, state, left, top)
+    return _png(img)
+
+
+def _pad(draw: ImageDraw.ImageDraw, p: KPlayer, state: KurikiState, left: int, top: int) -> None:
+    won = p.id == state.winner
+    box = (left + 10, top + 6, left + PAD_W - 10, top + PAD_H - 10)
+    draw.rounded_rectangle(
+        box,
+        radius=14,
+        fill=(250, 247, 232),
+        outline=GOLD if won else (120, 120, 120),
+        width=6 if won else 2,
+    )
+    ink, spot = (40, 40, 60), (200, 30, 40)
+    name = _short(p.name, 14)
+    draw.text((left + PAD_W // 2, top + 30), name, font=_font(24), fill=ink, anchor="mm")
+    cx, cy, arm = left + PAD_W // 2, top + 140, 70
+    lives = state.rules.lives
+    arms = lives - 1
+    ends = []
+    for k in range(arms):  # arms evenly spread, the first pointing up
+        angle = -math.pi / 2 + k * 2 * math.pi / arms
+        ends.append((cx + arm * math.cos(angle), cy + arm * math.sin(angle)))
+    for ex, ey in ends:
+        draw.line((cx, cy, ex, ey), fill=ink, width=4)
+    lost = lives - p.lives
+    for ex, ey in ends[:lost]:
+        draw.ellipse((ex - 11, ey - 11, ex + 11, ey + 11), fill=spot)
+    if lost >= lives:  # the last life: the centre where the arms cross
+        draw.ellipse((cx - 13, cy - 13, cx + 13, cy + 13), fill=spot)
+    else:
+        draw.ellipse((cx - 5, cy - 5, cx + 5, cy + 5), fill=ink)
+    y = top + 232
+    for c in range(min(p.crowns, 8)):
+        _crown(draw, left + 30 + c * 26, y, GOLD)
+    if p.crowns > 8:
+        draw.text((left + 30 + 8 * 26, y), f"×{p.crowns}", font=_font(18), fill=ink, anchor="lm")
+    fouls = "foul " + "|" * min(p.fouls, 12) if p.fouls else ""
+    status = "winner" if won else "Tarted" if p.id == state.tarted else "left" if p.left else ""
+    bottom = "  ".join(t for t in (fouls, status) if t)
+    draw.text((left + PAD_W // 2, top + 268), bottom, font=_font(20), fill=spot, anchor="mm")
+
+
+def _crown(draw: ImageDraw.ImageDraw, x: float, y: float, colour: tuple[int, int, int]) -> None:
+    """A small crown (a Kuriki), its base centred on (x, y)."""
+    draw.polygon(
+        [
+            (x - 11, y + 8),
+            (x - 11, y - 6),
+            (x - 5, y),
+            (x, y - 10),
+            (x + 5, y),
+            (x + 11, y - 6),
+            (x + 11, y + 8),
+        ],
+        fill=colour,
+        outline=(120, 90, 0),
+    )
+
+
+STORIES: dict[str, Callable[[Any], bytes]] = {
+    "farkle": farkle_story,
+    "kuriki": kuriki_story,
+    "crap": crap_story,
+}
+
+
+def story_picture(kind: str, state: Any) -> bytes | None:
+    """The finished game's picture, or None for a game that has none."""
+    draw = STORIES.get(kind)
+    return None if draw is None else draw(state)

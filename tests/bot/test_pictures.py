@@ -1,0 +1,184 @@
+"""The drawn pictures: emoji-sized dice and cards, every one distinct, the text they stand
+in for when there are no emojis, and the end-of-game story pictures."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+import re
+from types import SimpleNamespace
+
+import discord
+import pytest
+from PIL import Image
+
+from bot.pictures.emojis import Faces, emoji_name, load_emojis, wanted_emojis
+from bot.pictures.faces import LOOKS, SIZE, card_face, card_key, catalogue, die_face, die_key
+from bot.pictures.story import crap_story, farkle_story, kuriki_story, story_picture
+from games.crap import engine as crap
+from games.crap.cards import full_deck, label, sort_cards
+from games.farkle import engine as farkle
+from games.farkle.rules import PRESETS
+from games.kuriki.engine import KurikiState
+from games.lobby import Seat
+
+SEATS = [Seat(id=i, name=n) for i, n in enumerate(["Ann", "Bob", "Cat", "Dan", "Eve"], 1)]
+
+
+def pixels(image: Image.Image) -> list[bytes]:
+    raw, n = image.tobytes(), len(image.getbands())
+    return [raw[i : i + n] for i in range(0, len(raw), n)]
+
+
+@pytest.fixture(scope="module")
+def pictures() -> dict[str, Image.Image]:
+    return catalogue()
+
+
+def test_every_die_face_in_every_look_and_every_card_is_drawn(pictures: dict) -> None:
+    assert len(pictures) == 6 * 3 + 52 + 1
+    assert {die_key(f, look) for f in range(1, 7) for look in LOOKS} <= set(pictures)
+    assert {card_key(c) for c in full_deck(jokers=True)} <= set(pictures)
+    for image in pictures.values():
+        assert image.size == (SIZE, SIZE) and image.mode == "RGBA"
+
+
+def test_no_two_pictures_look_alike(pictures: dict) -> None:
+    raw = {key: image.tobytes() for key, image in pictures.items()}
+    for (a, x), (b, y) in itertools.combinations(raw.items(), 2):
+        assert x != y, f"{a} and {b} are the same picture"
+    # A die set aside or selected differs from the same face in play in most of its pixels.
+    for face in range(1, 7):
+        play = die_face(face).convert("RGB")
+        for look in ("aside", "selected"):
+            other = die_face(face, look).convert("RGB")
+            differ = sum(p != q for p, q in zip(pixels(play), pixels(other), strict=True))
+            assert differ > SIZE * SIZE // 3, (face, look)
+
+
+def test_pips_are_where_the_face_says() -> None:
+    """The centre pip is on the odd faces only (1, 3, 5): the drawing follows the face."""
+    for face in range(1, 7):
+        centre = die_face(face).getpixel((SIZE // 2, SIZE // 2))
+        assert (centre[0] < 100) == (face % 2 == 1), face
+
+
+def test_red_suits_are_red_and_black_are_black() -> None:
+    def reds(image: Image.Image) -> int:
+        return sum(1 for r, g, b, a in pixels(image) if a > 200 and r > 150 and g < 80)
+
+    assert reds(card_face(13, "H")) > 500 and reds(card_face(13, "D")) > 500
+    assert reds(card_face(13, "S")) == 0 and reds(card_face(13, "C")) == 0
+    with pytest.raises(ValueError):
+        card_face(1, "H")
+
+
+def test_emoji_pictures_fit_discords_rules() -> None:
+    wanted = wanted_emojis()
+    names = [name for name, _ in wanted.values()]
+    assert len(set(names)) == len(names)
+    for name, data in wanted.values():
+        assert re.fullmatch(r"[A-Za-z0-9_]{2,32}", name)
+        assert data.startswith(b"\x89PNG") and len(data) < 256 * 1024
+    # The name follows the picture: a redrawn picture gets a new name, the same one keeps it.
+    assert emoji_name("d1", b"a") == emoji_name("d1", b"a") != emoji_name("d1", b"b")
+
+
+def test_without_emojis_the_tables_keep_todays_text() -> None:
+    faces = Faces()
+    assert not faces.pictures
+    assert faces.die(3) == "3️⃣" and faces.die(3, "aside") == "3" and faces.die(3, "selected") == "3"
+    assert faces.die_emoji(3) is None and faces.card_emoji(0) is None
+    assert faces.pair((3, 4)) == "3-4"
+    hand = [51, 0, 104]
+    assert (
+        faces.cards(hand) == " ".join(label(c) for c in [0, 51, 104]) and faces.cards([]) == "none"
+    )
+
+
+def test_with_emojis_dice_and_cards_are_pictures_unless_too_long() -> None:
+    faces = Faces()
+    emojis = {
+        key: discord.PartialEmoji(name=f"tb_{key}_abcdef", id=1000 + n)
+        for n, key in enumerate(catalogue())
+    }
+    faces.use(emojis)
+    assert faces.die(3) == f"<:tb_d3_abcdef:{emojis['d3'].id}>"
+    assert faces.die(3, "aside") == f"<:tb_d3a_abcdef:{emojis['d3a'].id}>"
+    assert faces.pair((3, 4)).count("<:tb_") == 2
+    assert faces.card(0) == f"<:tb_c2S_abcdef:{emojis['c2S'].id}>"
+    assert faces.card(52) == faces.card(0)  # the second deck's copy looks the same
+    many = list(range(60))
+    assert faces.cards(many, room=1000) == " ".join(label(c) for c in sort_cards(many))
+
+
+# ---------------------------------------------------------------- the story pictures
+
+
+def assert_story(data: bytes, width: int) -> Image.Image:
+    assert data.startswith(b"\x89PNG") and len(data) < 200 * 1024
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "PNG" and image.width == width
+    return image
+
+
+def test_farkle_story_of_a_whole_game() -> None:
+    rng = random.Random(5)
+    state, _ = farkle.new_game(SEATS[:4], PRESETS["classic"], rng)
+    while not state.finished:
+        state = farkle.timeout(state, rng)[0]  # farkles and timeouts: a long, flat game
+        if len(state.history) > 30:
+            state = farkle.remove_player(state, state.players[0].id)[0]
+    assert_story(farkle_story(state), 960)
+    assert story_picture("farkle", state) == farkle_story(state)
+
+
+def test_kuriki_story_with_the_most_players() -> None:
+    players = [
+        {"id": i, "name": f"Player {i}", "lives": i % 6, "fouls": i % 4, "crowns": i % 3}
+        for i in range(1, 13)
+    ]
+    state = KurikiState.model_validate(
+        {"rules": {"lives": 5}, "roller": 1, "players": players, "tarted": 6, "winner": 5}
+    )
+    image = assert_story(kuriki_story(state), 960)
+    assert image.height == 60 + 3 * 300
+    one_life = state.model_copy(update={"rules": state.rules.model_copy(update={"lives": 1})})
+    assert_story(kuriki_story(one_life), 960)  # no arms: only the centre
+
+
+def test_crap_story_after_scoring_rounds() -> None:
+    state, _ = crap.new_game(SEATS[:3], crap.CrapRules(), random.Random(2))
+    state.history = [{"1": 100, "2": 0, "3": 40}, {"1": 300, "2": 1020, "3": 90}]
+    state.winners = [2]
+    assert_story(crap_story(state), 960)
+    assert story_picture("none", state) is None
+
+
+class RacingApplication:
+    """A client whose first upload loses a race: another process of the bot uploaded the
+    same picture a moment before, so Discord refuses the name (it exists now)."""
+
+    def __init__(self) -> None:
+        self.emojis: list[SimpleNamespace] = []
+        self.raced = False
+
+    async def fetch_application_emojis(self) -> list[SimpleNamespace]:
+        return list(self.emojis)
+
+    async def create_application_emoji(self, *, name: str, image: bytes) -> SimpleNamespace:
+        emoji = SimpleNamespace(name=name, id=len(self.emojis) + 1)
+        self.emojis.append(emoji)
+        if not self.raced:
+            self.raced = True
+            taken = SimpleNamespace(status=400, reason="Bad Request")
+            raise discord.HTTPException(taken, {"code": 50035, "message": "name taken"})  # type: ignore[arg-type]
+        return emoji
+
+
+async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
+    app, faces = RacingApplication(), Faces()
+    assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
+    assert faces.pictures and len(app.emojis) == len(catalogue())
+    assert faces.die(1).startswith("<:tb_d1_") and faces.die(1).endswith(":1>")
