@@ -91,6 +91,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "sending the clicked message back unchanged (discord.py's own cost per click)",
     )
     p.add_argument(
+        "--null-messages",
+        action="store_true",
+        help="with --null: subscribe to guild messages as the bot does (to see chatter), so "
+        "the bare client also receives the MESSAGE_UPDATE of each table edit",
+    )
+    p.add_argument(
         "--untuned",
         action="store_true",
         help="skip the production GC tuning of bot/tuning.py (its budget at start, a freeze "
@@ -107,6 +113,8 @@ def null_client(args: argparse.Namespace) -> Any:
 
     intents = discord.Intents.none()
     intents.guilds = True
+    # The bot's own intents: the gateway then also sends the MESSAGE_UPDATE of every edit.
+    intents.guild_messages = args.null_messages
     client = discord.AutoShardedClient(intents=intents, shard_count=args.shard_count)
 
     async def on_interaction(interaction: discord.Interaction) -> None:

@@ -262,6 +262,7 @@ class BotProcess:
     max_seconds: float = 3600.0  # the bot stops by itself after this, whatever happens
     null: bool = False
     untuned: bool = False  # skip the production GC tuning (bot/tuning.py), to compare
+    null_messages: bool = False  # the bare client with the bot's intents (guild messages)
     events: dict[str, dict[str, Any]] = field(default_factory=dict)
     stderr: list[str] = field(default_factory=list)
     spawned_at: float = 0.0
@@ -291,6 +292,8 @@ class BotProcess:
             argv.append("--null")
         if self.untuned:
             argv.append("--untuned")
+        if self.null_messages:
+            argv.append("--null-messages")
         for flag, value in (
             ("--dev-guild", self.dev_guild),
             ("--shard-count", self.shard_count),

@@ -129,6 +129,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "clicked table unchanged (no game, no database): discord.py's own cost per click",
     )
     p.add_argument(
+        "--null-messages",
+        action="store_true",
+        help="with --null-bot: the bare client subscribes to guild messages as the bot does, "
+        "so it also receives the MESSAGE_UPDATE of each table edit",
+    )
+    p.add_argument(
         "--untuned",
         action="store_true",
         help="the bot process (or --null-bot) without the production GC tuning of "
@@ -363,6 +369,7 @@ async def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         null=args.null_bot,
         untuned=args.untuned,
+        null_messages=args.null_messages,
     )
     try:
         await bot.start()

@@ -1,0 +1,76 @@
+"""The bot's CPU per move against a bare discord.py client answering the same clicks, in
+one run, alternating, several rounds each.
+
+    python -m bench.ratio --rounds 3
+
+Each round runs `python -m bench.interactions` (flat out, 100 channels) once with the bot,
+once with the bare client (`--null-bot`, which answers each click with the clicked table
+unchanged: discord.py's own cost), and once with the bare client subscribed to guild
+messages as the bot is (`--null-messages`: it then also receives the MESSAGE_UPDATE of each
+edit). Both get the same tuning (orjson, the GC settings of bot/tuning.py). Prints each
+run's CPU per move and the throughput ratio (bare CPU / bot CPU); asserts nothing."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+
+CPU = re.compile(r"bot process \d+% of a core \(([\d.]+) ms/move\)")
+RUNS = {
+    "bot": [],
+    "bare": ["--null-bot"],
+    "bare, guild messages": ["--null-bot", "--null-messages"],
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench.ratio", description=__doc__)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--channels", type=int, default=100)
+    p.add_argument("--moves", type=int, default=10, help="moves per channel in each run")
+    return p.parse_args(argv)
+
+
+def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
+    cmd = [
+        sys.executable, "-m", "bench.interactions", "--channels", str(args.channels),
+        "--moves", str(args.moves), "--rates", "", "--quiet-wait", "5", *extra,
+    ]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    found = CPU.search(out)
+    if found is None:
+        raise SystemExit(f"no CPU figure in the output of {' '.join(cmd)}:\n{out}")
+    return float(found[1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    print(f"$ python -m bench.ratio --rounds {args.rounds} --channels {args.channels} "
+          f"--moves {args.moves}")  # fmt: skip
+    seen: dict[str, list[float]] = {name: [] for name in RUNS}
+    for n in range(1, args.rounds + 1):
+        figures = {name: cpu_per_move(extra, args) for name, extra in RUNS.items()}
+        for name, ms in figures.items():
+            seen[name].append(ms)
+        print(
+            f"round {n}: "
+            + ", ".join(f"{name} {ms:.2f} ms/move" for name, ms in figures.items())
+            + f"; ratio {figures['bare'] / figures['bot']:.2f} "
+            f"({figures['bare, guild messages'] / figures['bot']:.2f} with guild messages)",
+            flush=True,
+        )
+    med = {name: statistics.median(v) for name, v in seen.items()}
+    print(
+        "median: "
+        + ", ".join(f"{name} {ms:.2f} ms/move" for name, ms in med.items())
+        + f"; throughput ratio bot/bare {med['bare'] / med['bot']:.2f}, "
+        f"bot/bare with the bot's intents {med['bare, guild messages'] / med['bot']:.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
