@@ -8,10 +8,31 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiosqlite
+
+from bot.records import ALL_GAMES, RECORDS, period_keys
+
+#: The leaderboard totals computed afresh from `player_stats` (the same periods as
+#: `records.period_keys`): migration 6 uses it, and so does the benchmark after a bulk fill.
+#: A game counts when it had a winner, no bot seat, and the row is a person's.
+_COUNTED = "SELECT COALESCE(guild_id, 0) AS g, {kind} AS k, {period} AS p, player_id, won"
+_COUNTED += " FROM player_stats WHERE abandoned = 0 AND with_bots = 0 AND is_bot = 0"
+WEEK_KEY_SQL = "'w' || date(finished_at, 'unixepoch', '-6 days', 'weekday 1')"
+MONTH_KEY_SQL = "'m' || strftime('%Y-%m', finished_at, 'unixepoch')"
+REBUILD_TOTALS_SQL = (
+    "DELETE FROM player_totals;\n"
+    "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+    " SELECT g, k, p, player_id, COUNT(*), SUM(won) FROM ("
+    + " UNION ALL ".join(
+        _COUNTED.format(kind=kind, period=period)
+        for kind in ("kind", "'*'")
+        for period in ("'all'", MONTH_KEY_SQL, WEEK_KEY_SQL)
+    )
+    + ") GROUP BY g, k, p, player_id;\n"
+)
 
 MIGRATIONS: list[str] = [
     # 1: the first schema
@@ -74,6 +95,58 @@ MIGRATIONS: list[str] = [
         moved_at    REAL    NOT NULL
     );
     """,
+    # 5: which seats were bot players (JSON list of their ids)
+    """
+    ALTER TABLE finished_games ADD COLUMN bots TEXT NOT NULL DEFAULT '[]';
+    """,
+    # 6: per-player rows of every finished game (for /stats) and per-player totals by server,
+    # game and period (for /leaderboard, read in index order). Rows of earlier versions are
+    # counted from what they kept: players, scores, the winner and the bots.
+    """
+    CREATE TABLE player_stats (
+        game_id     INTEGER NOT NULL,
+        player_id   INTEGER NOT NULL,
+        guild_id    INTEGER,
+        kind        TEXT    NOT NULL,
+        won         INTEGER NOT NULL,
+        score       INTEGER,
+        is_bot      INTEGER NOT NULL,
+        with_bots   INTEGER NOT NULL,
+        abandoned   INTEGER NOT NULL,
+        finished_at REAL    NOT NULL,
+        stats       TEXT    NOT NULL DEFAULT '{}',
+        PRIMARY KEY (game_id, player_id)
+    );
+    CREATE INDEX player_stats_by_player ON player_stats(guild_id, player_id, kind);
+    CREATE TABLE player_totals (
+        guild_id    INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        period      TEXT    NOT NULL,
+        player_id   INTEGER NOT NULL,
+        games       INTEGER NOT NULL,
+        wins        INTEGER NOT NULL,
+        PRIMARY KEY (guild_id, kind, period, player_id)
+    );
+    CREATE INDEX player_totals_ranked
+        ON player_totals(guild_id, kind, period, wins DESC, games, player_id);
+    INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,
+        with_bots, abandoned, finished_at)
+    SELECT g.id, json_extract(p.value, '$.id'), g.guild_id, g.kind,
+        CASE
+            WHEN g.winner_id IS NULL THEN 0
+            WHEN json_type(g.rules, '$.winners') = 'array' THEN EXISTS (
+                SELECT 1 FROM json_each(g.rules, '$.winners') w
+                WHERE w.value = json_extract(p.value, '$.id'))
+            ELSE g.winner_id = json_extract(p.value, '$.id')
+        END,
+        json_extract(g.scores, '$."' || json_extract(p.value, '$.id') || '"'),
+        EXISTS (SELECT 1 FROM json_each(g.bots) b WHERE b.value = json_extract(p.value, '$.id')),
+        json_array_length(g.bots) > 0,
+        g.winner_id IS NULL,
+        g.finished_at
+    FROM finished_games g, json_each(g.players) p;
+    """
+    + REBUILD_TOTALS_SQL,
 ]
 
 
@@ -106,6 +179,61 @@ class FinishedGame:
     outcome: str
     started_at: float
     lobby: dict[str, object] | None = None
+    #: Each player's counters for /stats (see `records.RECORDS`), by player id as text.
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Everyone who won when that can be several (a tie); empty: `winner_id` alone.
+    winners: list[int] = field(default_factory=list)
+    #: The seats that were bot players.
+    bots: list[int] = field(default_factory=list)
+    #: When it ended; None: now (tests and the benchmark give their own).
+    finished_at: float | None = None
+
+    def player_rows(self, game_id: int, finished_at: float) -> list[tuple[object, ...]]:
+        """The game's `player_stats` rows. A game with no winner was abandoned (players
+        left, or it was ended early); a game with a bot seat is counted apart."""
+        winners = set(self.winners) or {self.winner_id}
+        abandoned = self.winner_id is None
+        return [
+            (
+                game_id,
+                pid,
+                self.guild_id,
+                self.kind,
+                int(not abandoned and pid in winners),
+                self.scores.get(str(pid)),
+                int(pid in self.bots),
+                int(bool(self.bots)),
+                int(abandoned),
+                finished_at,
+                json.dumps(self.stats.get(str(pid), {})),
+            )
+            for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
+        ]
+
+
+@dataclass
+class PlayerRecord:
+    """A player's figures in one game, as /stats shows them: games among people with a
+    winner, those against bots and the abandoned ones apart, and the records."""
+
+    kind: str
+    games: int
+    wins: int
+    bot_games: int
+    bot_wins: int
+    abandoned: int
+    best_score: int | None
+    records: dict[str, int]
+
+
+@dataclass
+class Standing:
+    """One line of a leaderboard."""
+
+    rank: int
+    player_id: int
+    games: int
+    wins: int
 
 
 class Store:
@@ -232,12 +360,13 @@ class Store:
 
     async def finish_session(self, channel_id: int, game: FinishedGame) -> int:
         """Record a finished game and drop its session in one transaction; returns the id."""
+        finished_at = time.time() if game.finished_at is None else game.finished_at
         await self.db.execute("BEGIN")
         try:
             cur = await self.db.execute(
                 "INSERT INTO finished_games (guild_id, channel_id, kind, players, scores,"
-                " winner_id, rules, outcome, started_at, finished_at, lobby)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " winner_id, rules, outcome, started_at, finished_at, lobby, bots)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     game.guild_id,
                     game.channel_id,
@@ -248,16 +377,43 @@ class Store:
                     json.dumps(game.rules),
                     game.outcome,
                     game.started_at,
-                    time.time(),
+                    finished_at,
                     None if game.lobby is None else json.dumps(game.lobby),
+                    json.dumps(game.bots),
                 ),
             )
+            game_id = int(cur.lastrowid or 0)
+            await self._record_players(game, game_id, finished_at)
             await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
             await self.db.execute("COMMIT")
         except BaseException:
             await self.db.execute("ROLLBACK")
             raise
-        return int(cur.lastrowid or 0)
+        return game_id
+
+    async def _record_players(self, game: FinishedGame, game_id: int, finished_at: float) -> None:
+        """The game's per-player rows, and each person's leaderboard totals of its game and
+        of all games in its week, its month and all time (inside the caller's transaction)."""
+        rows = game.player_rows(game_id, finished_at)
+        await self.db.executemany(
+            "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
+            " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        if game.winner_id is None or game.bots:
+            return  # abandoned, or played against bots: not on the leaderboard
+        periods = period_keys(finished_at).values()
+        await self.db.executemany(
+            "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+            " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
+            " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
+            [
+                (game.guild_id or 0, kind, period, row[1], row[4])
+                for row in rows
+                for kind in (game.kind, ALL_GAMES)
+                for period in periods
+            ],
+        )
 
     async def due_sessions(self, now: float) -> list[int]:
         async with self.db.execute(
@@ -317,16 +473,80 @@ class Store:
         return None if row is None else _finished_record(cols, row)
 
 
+    # ----------------------------------------------------------------- stats
+
+    async def player_records(
+        self, guild_id: int | None, player_id: int, kinds: Iterable[str]
+    ) -> list[PlayerRecord]:
+        """A player's figures in this server, one per game of `kinds` they have played."""
+        out = []
+        for kind in kinds:
+            records = RECORDS.get(kind, ())
+            columns = "".join(
+                f", {r.aggregate.upper()}(json_extract(stats, '$.{r.key}'))" for r in records
+            )
+            async with self.db.execute(
+                "SELECT COUNT(*),"
+                " SUM(abandoned = 0 AND with_bots = 0), SUM(won AND with_bots = 0),"
+                " SUM(abandoned = 0 AND with_bots = 1), SUM(won AND with_bots = 1),"
+                f" SUM(abandoned), MAX(score){columns} FROM player_stats"
+                " WHERE guild_id IS ? AND player_id = ? AND kind = ?",
+                (guild_id, player_id, kind),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None or not row[0]:
+                continue
+            found = dict(zip((r.key for r in records), row[7:], strict=True))
+            out.append(
+                PlayerRecord(
+                    kind=kind,
+                    games=row[1],
+                    wins=row[2],
+                    bot_games=row[3],
+                    bot_wins=row[4],
+                    abandoned=row[5],
+                    best_score=row[6],
+                    records={k: int(v) for k, v in found.items() if v is not None},
+                )
+            )
+        return out
+
+    async def leaderboard(
+        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+    ) -> tuple[int, list[Standing]]:
+        """How many players a leaderboard has, and `limit` of them from `offset`: most wins
+        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
+        key = (guild_id or 0, kind, period)
+        async with self.db.execute(
+            "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?",
+            key,
+        ) as cur:
+            row = await cur.fetchone()
+        total = int(row[0]) if row else 0
+        async with self.db.execute(
+            "SELECT player_id, games, wins FROM player_totals"
+            " WHERE guild_id = ? AND kind = ? AND period = ?"
+            " ORDER BY wins DESC, games, player_id LIMIT ? OFFSET ?",
+            (*key, limit, offset),
+        ) as cur:
+            rows = await cur.fetchall()
+        return total, [
+            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
+            for i, r in enumerate(rows)
+        ]
+
+
 _FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
-    " started_at, finished_at, lobby"
+    " started_at, finished_at, lobby, bots"
 )
 
 
 def _finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
     """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby"):
+    for key in ("players", "scores", "rules", "lobby", "bots"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec

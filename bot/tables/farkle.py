@@ -225,6 +225,16 @@ class FarkleTable(TableAdapter):
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
+            stats={
+                str(p.id): {
+                    # the rule set's own word: a crappy in Crappy Malappy, a farkle elsewhere
+                    f"{state.rules.farkle_word}s": p.farkles,
+                    "malappys": p.malappys,
+                    "hot_dice": p.hot_dice,
+                    "best_turn": p.best_turn,
+                }
+                for p in ranked
+            },
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
