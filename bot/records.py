@@ -76,7 +76,7 @@ def period_keys(when: float) -> dict[Period, str]:
 
 
 def win_rate(games: int, wins: int) -> str:
-    """"60%" from `MIN_GAMES_FOR_RATE` games on; "–" before (a 1-0 start says little)."""
+    """A win rate such as "60%" from `MIN_GAMES_FOR_RATE` games on; "–" before that."""
     if games < MIN_GAMES_FOR_RATE:
         return "–"
     return f"{100 * wins / games:.0f}%"
