@@ -47,6 +47,24 @@ RECORDS: dict[str, tuple[Record, ...]] = {
     ),
 }
 
+
+def merge(kind: str, old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
+    """A player's records after one more game: counts add up, bests keep the higher; a
+    counter that is not one of the game's records is not kept."""
+    out = dict(old)
+    for record in RECORDS.get(kind, ()):
+        value = new.get(record.key)
+        if value is None:
+            continue
+        if record.key not in out:
+            out[record.key] = value
+        elif record.aggregate == "max":
+            out[record.key] = max(out[record.key], value)
+        else:
+            out[record.key] += value
+    return out
+
+
 #: The label of the best final score, for the games whose score is worth a record.
 BEST_SCORE: dict[str, str] = {"farkle": "Best game score", "crap": "Best game score"}
 

@@ -10,19 +10,32 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import aiosqlite
 
-from bot.records import ALL_GAMES, RECORDS, period_keys
+from bot.records import ALL_GAMES, RECORDS, merge, period_keys
 
-#: The leaderboard totals computed afresh from `player_stats` (the same periods as
-#: `records.period_keys`): migration 6 uses it, and so does the benchmark after a bulk fill.
-#: A game counts when it had a winner, no bot seat, and the row is a person's.
+#: The summaries computed afresh from the per-game rows of `player_stats`: migration 6 uses
+#: this, and so does the benchmark after a bulk fill. Games count on the leaderboard when
+#: they had a winner, no bot seat, and the row is a person's; its periods are those of
+#: `records.period_keys`, computed here in SQL.
 _COUNTED = "SELECT COALESCE(guild_id, 0) AS g, {kind} AS k, {period} AS p, player_id, won"
 _COUNTED += " FROM player_stats WHERE abandoned = 0 AND with_bots = 0 AND is_bot = 0"
 WEEK_KEY_SQL = "'w' || date(finished_at, 'unixepoch', '-6 days', 'weekday 1')"
 MONTH_KEY_SQL = "'m' || strftime('%Y-%m', finished_at, 'unixepoch')"
-REBUILD_TOTALS_SQL = (
+
+
+def _records_sql(kind: str) -> str:
+    """A game's records over a player's rows, as JSON without the ones never counted."""
+    parts = "".join(
+        f", '{r.key}', {r.aggregate.upper()}(json_extract(stats, '$.{r.key}'))"
+        for r in RECORDS[kind]
+    )
+    return f"json_patch('{{}}', json_object({parts[2:]}))"
+
+
+REBUILD_SQL = (
     "DELETE FROM player_totals;\n"
     "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
     " SELECT g, k, p, player_id, COUNT(*), SUM(won) FROM ("
@@ -32,6 +45,16 @@ REBUILD_TOTALS_SQL = (
         for period in ("'all'", MONTH_KEY_SQL, WEEK_KEY_SQL)
     )
     + ") GROUP BY g, k, p, player_id;\n"
+    "DELETE FROM player_records;\n"
+    + "".join(
+        "INSERT INTO player_records (guild_id, player_id, kind, games, wins, bot_games,"
+        " bot_wins, abandoned, best_score, records) SELECT COALESCE(guild_id, 0), player_id,"
+        " kind, SUM(abandoned = 0 AND with_bots = 0), SUM(won AND with_bots = 0),"
+        " SUM(abandoned = 0 AND with_bots = 1), SUM(won AND with_bots = 1), SUM(abandoned),"
+        f" MAX(score), {_records_sql(kind)} FROM player_stats WHERE kind = '{kind}'"
+        " GROUP BY COALESCE(guild_id, 0), player_id;\n"
+        for kind in RECORDS
+    )
 )
 
 MIGRATIONS: list[str] = [
@@ -99,9 +122,10 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE finished_games ADD COLUMN bots TEXT NOT NULL DEFAULT '[]';
     """,
-    # 6: per-player rows of every finished game (for /stats) and per-player totals by server,
-    # game and period (for /leaderboard, read in index order). Rows of earlier versions are
-    # counted from what they kept: players, scores, the winner and the bots.
+    # 6: per-player rows of every finished game, and what they add up to: per-player totals
+    # by server, game and period (/leaderboard reads them in index order) and each player's
+    # figures and records by server and game (/stats reads one row per game). Rows of earlier
+    # versions are counted from what they kept: players, scores, the winner and the bots.
     """
     CREATE TABLE player_stats (
         game_id     INTEGER NOT NULL,
@@ -117,7 +141,6 @@ MIGRATIONS: list[str] = [
         stats       TEXT    NOT NULL DEFAULT '{}',
         PRIMARY KEY (game_id, player_id)
     );
-    CREATE INDEX player_stats_by_player ON player_stats(guild_id, player_id, kind);
     CREATE TABLE player_totals (
         guild_id    INTEGER NOT NULL,
         kind        TEXT    NOT NULL,
@@ -129,6 +152,19 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX player_totals_ranked
         ON player_totals(guild_id, kind, period, wins DESC, games, player_id);
+    CREATE TABLE player_records (
+        guild_id    INTEGER NOT NULL,
+        player_id   INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        games       INTEGER NOT NULL,
+        wins        INTEGER NOT NULL,
+        bot_games   INTEGER NOT NULL,
+        bot_wins    INTEGER NOT NULL,
+        abandoned   INTEGER NOT NULL,
+        best_score  INTEGER,
+        records     TEXT    NOT NULL,
+        PRIMARY KEY (guild_id, player_id, kind)
+    );
     INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,
         with_bots, abandoned, finished_at)
     SELECT g.id, json_extract(p.value, '$.id'), g.guild_id, g.kind,
@@ -146,7 +182,7 @@ MIGRATIONS: list[str] = [
         g.finished_at
     FROM finished_games g, json_each(g.players) p;
     """
-    + REBUILD_TOTALS_SQL,
+    + REBUILD_SQL,
 ]
 
 
@@ -188,27 +224,43 @@ class FinishedGame:
     #: When it ended; None: now (tests and the benchmark give their own).
     finished_at: float | None = None
 
-    def player_rows(self, game_id: int, finished_at: float) -> list[tuple[object, ...]]:
+    def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
         left, or it was ended early); a game with a bot seat is counted apart."""
         winners = set(self.winners) or {self.winner_id}
         abandoned = self.winner_id is None
         return [
-            (
-                game_id,
-                pid,
-                self.guild_id,
-                self.kind,
-                int(not abandoned and pid in winners),
-                self.scores.get(str(pid)),
-                int(pid in self.bots),
-                int(bool(self.bots)),
-                int(abandoned),
-                finished_at,
-                json.dumps(self.stats.get(str(pid), {})),
+            PlayerRow(
+                game_id=game_id,
+                player_id=pid,
+                guild_id=self.guild_id,
+                kind=self.kind,
+                won=int(not abandoned and pid in winners),
+                score=self.scores.get(str(pid)),
+                is_bot=int(pid in self.bots),
+                with_bots=int(bool(self.bots)),
+                abandoned=int(abandoned),
+                finished_at=finished_at,
+                stats=json.dumps(self.stats.get(str(pid), {})),
             )
             for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
         ]
+
+
+class PlayerRow(NamedTuple):
+    """One player's row of one finished game in `player_stats` (in its column order)."""
+
+    game_id: int
+    player_id: int
+    guild_id: int | None
+    kind: str
+    won: int
+    score: int | None
+    is_bot: int
+    with_bots: int
+    abandoned: int
+    finished_at: float
+    stats: str
 
 
 @dataclass
@@ -392,14 +444,17 @@ class Store:
         return game_id
 
     async def _record_players(self, game: FinishedGame, game_id: int, finished_at: float) -> None:
-        """The game's per-player rows, and each person's leaderboard totals of its game and
-        of all games in its week, its month and all time (inside the caller's transaction)."""
+        """The game's per-player rows, each player's figures and records in its game, and
+        each person's leaderboard totals of its game and of all games in its week, its month
+        and all time (inside the caller's transaction)."""
         rows = game.player_rows(game_id, finished_at)
         await self.db.executemany(
             "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
             " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             rows,
         )
+        for row in rows:
+            await self._add_to_records(row)
         if game.winner_id is None or game.bots:
             return  # abandoned, or played against bots: not on the leaderboard
         periods = period_keys(finished_at).values()
@@ -408,11 +463,38 @@ class Store:
             " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
             " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
             [
-                (game.guild_id or 0, kind, period, row[1], row[4])
+                (game.guild_id or 0, kind, period, row.player_id, row.won)
                 for row in rows
                 for kind in (game.kind, ALL_GAMES)
                 for period in periods
             ],
+        )
+
+    async def _add_to_records(self, row: PlayerRow) -> None:
+        """Add one game to a player's figures and records (as `REBUILD_SQL` adds them up)."""
+        key = (row.guild_id or 0, row.player_id, row.kind)
+        async with self.db.execute(
+            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
+            key,
+        ) as cur:
+            old = await cur.fetchone()
+        games, wins, bot_games, bot_wins, abandoned, best, records = old or (0, 0, 0, 0, 0, None, "{}")
+        finished = not row.abandoned
+        scores = [s for s in (best, row.score) if s is not None]
+        await self.db.execute(
+            "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
+            " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                *key,
+                games + (finished and not row.with_bots),
+                wins + (row.won and not row.with_bots),
+                bot_games + (finished and row.with_bots),
+                bot_wins + (row.won and row.with_bots),
+                abandoned + row.abandoned,
+                max(scores, default=None),
+                json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
+            ),
         )
 
     async def due_sessions(self, now: float) -> list[int]:
@@ -479,37 +561,19 @@ class Store:
         self, guild_id: int | None, player_id: int, kinds: Iterable[str]
     ) -> list[PlayerRecord]:
         """A player's figures in this server, one per game of `kinds` they have played."""
-        out = []
-        for kind in kinds:
-            records = RECORDS.get(kind, ())
-            columns = "".join(
-                f", {r.aggregate.upper()}(json_extract(stats, '$.{r.key}'))" for r in records
-            )
-            async with self.db.execute(
-                "SELECT COUNT(*),"
-                " SUM(abandoned = 0 AND with_bots = 0), SUM(won AND with_bots = 0),"
-                " SUM(abandoned = 0 AND with_bots = 1), SUM(won AND with_bots = 1),"
-                f" SUM(abandoned), MAX(score){columns} FROM player_stats"
-                " WHERE guild_id IS ? AND player_id = ? AND kind = ?",
-                (guild_id, player_id, kind),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None or not row[0]:
-                continue
-            found = dict(zip((r.key for r in records), row[7:], strict=True))
-            out.append(
-                PlayerRecord(
-                    kind=kind,
-                    games=row[1],
-                    wins=row[2],
-                    bot_games=row[3],
-                    bot_wins=row[4],
-                    abandoned=row[5],
-                    best_score=row[6],
-                    records={k: int(v) for k, v in found.items() if v is not None},
-                )
-            )
-        return out
+        wanted = list(kinds)
+        async with self.db.execute(
+            "SELECT kind, games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ?"
+            f" AND kind IN ({','.join('?' * len(wanted))})",
+            (guild_id or 0, player_id, *wanted),
+        ) as cur:
+            rows = {r[0]: r for r in await cur.fetchall()}
+        return [
+            PlayerRecord(*rows[kind][:7], records=json.loads(rows[kind][7]))
+            for kind in wanted
+            if kind in rows
+        ]
 
     async def leaderboard(
         self, guild_id: int | None, kind: str, period: str, offset: int, limit: int

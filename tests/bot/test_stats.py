@@ -19,7 +19,7 @@ from bot.components import Click
 from bot.errors import UserError
 from bot.records import ALL_GAMES, period_keys
 from bot.service import Actor, Tables
-from bot.store import MIGRATIONS, FinishedGame, Store
+from bot.store import MIGRATIONS, REBUILD_SQL, FinishedGame, Store
 from games.kuriki.engine import declarations
 from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, make_tables, open_game
 from tests.bot.test_crap_table import play, start_crap
@@ -388,3 +388,36 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
         assert con.execute("SELECT COUNT(*) FROM player_stats").fetchone()[0] == 2 + 3 + 2 + 2 + 2
     finally:
         con.close()
+
+
+async def test_the_running_totals_match_a_rebuild_from_the_game_rows(tables: Tables) -> None:
+    """What each finished game adds as it is recorded is what migration 6 (and the
+    benchmark) computes from the per-game rows."""
+    store = tables.store
+    rng = random.Random(3)
+    people = (ALICE.id, BOB.id, CAROL.id)
+    for i in range(60):
+        kind = rng.choice(["farkle", "kuriki", "crap"])
+        seated = tuple(rng.sample(people, 2)) + ((7,) if i % 7 == 0 else ())
+        winner = None if i % 9 == 0 else rng.choice(seated)
+        stats = {str(p): {"farkles": rng.randint(0, 5), "best_turn": rng.randint(0, 3000),
+                          "kurikis": rng.randint(0, 2), "sets": rng.randint(0, 3),
+                          "best_round": rng.randint(0, 200)} for p in seated}  # fmt: skip
+        bots = (7,) if 7 in seated else ()
+        at = NOW - rng.randint(0, 60) * DAY
+        await store.finish_session(
+            CHANNEL, game(winner, seated, kind=kind, at=at, bots=bots, stats=stats)
+        )
+
+    async def everything() -> tuple[object, ...]:
+        async with store.db.execute("SELECT * FROM player_totals ORDER BY 1, 2, 3, 4") as cur:
+            totals = await cur.fetchall()
+        records = [
+            await store.player_records(GUILD, p, ["farkle", "kuriki", "crap"]) for p in people
+        ]
+        return totals, records
+
+    before = await everything()
+    assert len(before[0]) > 20 and all(before[1])
+    await store.db.executescript(REBUILD_SQL)
+    assert await everything() == before
