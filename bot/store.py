@@ -1,4 +1,5 @@
-"""The one SQLite file: running sessions, server settings and finished games.
+"""The one SQLite file: running sessions, server settings, finished games and the players'
+stats and leaderboards drawn from them.
 
 The schema is versioned with numbered migrations (PRAGMA user_version). Every write commits
 before it returns, so a move the bot has acknowledged survives a crash of the process."""
