@@ -480,7 +480,9 @@ class Store:
             key,
         ) as cur:
             old = await cur.fetchone()
-        games, wins, bot_games, bot_wins, abandoned, best, records = old or (0, 0, 0, 0, 0, None, "{}")
+        games, wins, bot_games, bot_wins, abandoned, best, records = old or (
+            0, 0, 0, 0, 0, None, "{}"
+        )  # fmt: skip
         finished = not row.abandoned
         scores = [s for s in (best, row.score) if s is not None]
         await self.db.execute(
