@@ -557,7 +557,6 @@ class Store:
             row = await cur.fetchone()
         return None if row is None else _finished_record(cols, row)
 
-
     # ----------------------------------------------------------------- stats
 
     async def player_records(
