@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import random
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -70,6 +71,11 @@ class GameBot(commands.AutoShardedBot):
         #: Top-level command name -> its id, known after a sync: `mention` renders
         #: clickable `</farkle start:id>` mentions with it.
         self.command_ids: dict[str, int] = {}
+        #: Buttons of something other than a game table (the leaderboard's pages), by the
+        #: custom_id's first field; each handler answers the interaction itself.
+        self.component_handlers: dict[
+            str, Callable[[discord.Interaction[GameBot], Click], Awaitable[None]]
+        ] = {}
 
     async def setup_hook(self) -> None:
         self.store = await Store.open(self.config.database_path())
@@ -87,11 +93,13 @@ class GameBot(commands.AutoShardedBot):
         from bot.cogs.farkle import FarkleCog
         from bot.cogs.help import HelpCog
         from bot.cogs.kuriki import KurikiCog
+        from bot.cogs.stats import StatsCog
 
         await self.add_cog(FarkleCog(self))
         await self.add_cog(KurikiCog(self))
         await self.add_cog(CrapCog(self))
         await self.add_cog(AdminCog(self))
+        await self.add_cog(StatsCog(self))
         await self.add_cog(HelpCog(self))
         self.timers.start()
         if self.sync_commands:
@@ -144,10 +152,16 @@ class GameBot(commands.AutoShardedBot):
                     "This table was drawn by an older version of the bot: "
                     "use the buttons on the latest table message."
                 )
-            if click is None or click.kind not in self.adapters:
+            known = click is not None and (
+                click.kind in self.adapters or click.kind in self.component_handlers
+            )
+            if click is None or not known:
                 raise UserError("This button is not one I recognise any more.")
             if interaction.channel_id != click.channel_id:
                 raise UserError("This button belongs to a table in another channel.")
+            if click.kind in self.component_handlers:
+                await self.component_handlers[click.kind](interaction, click)
+                return
             message = interaction.message
             message_id = message.id if message else None
             ephemeral = bool(message and message.flags.ephemeral)

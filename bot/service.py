@@ -809,6 +809,8 @@ class Tables:
             outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
             started_at=session.created_at,
             lobby=session.lobby.options,
+            stats=result.stats,
+            winners=[] if ended_by else result.winners,
         )
 
     @staticmethod

@@ -1,4 +1,5 @@
-"""The one SQLite file: running sessions, server settings and finished games.
+"""The one SQLite file: running sessions, server settings, finished games and the players'
+stats and leaderboards drawn from them.
 
 The schema is versioned with numbered migrations (PRAGMA user_version). Every write commits
 before it returns, so a move the bot has acknowledged survives a crash of the process."""
@@ -10,10 +11,54 @@ import json
 import logging
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import aiosqlite
+
+from bot.records import ALL_GAMES, RECORDS, merge, period_keys
+
+#: The summaries computed afresh from the per-game rows of `player_stats`: migration 6 uses
+#: this, and so does the benchmark after a bulk fill. Games count on the leaderboard when
+#: they had a winner, no bot seat, and the row is a person's; its periods are those of
+#: `records.period_keys`, computed here in SQL.
+_COUNTED = "SELECT COALESCE(guild_id, 0) AS g, {kind} AS k, {period} AS p, player_id, won"
+_COUNTED += " FROM player_stats WHERE abandoned = 0 AND with_bots = 0 AND is_bot = 0"
+WEEK_KEY_SQL = "'w' || date(finished_at, 'unixepoch', '-6 days', 'weekday 1')"
+MONTH_KEY_SQL = "'m' || strftime('%Y-%m', finished_at, 'unixepoch')"
+
+
+def _records_sql(kind: str) -> str:
+    """A game's records over a player's rows, as JSON without the ones never counted."""
+    parts = "".join(
+        f", '{r.key}', {r.aggregate.upper()}(json_extract(stats, '$.{r.key}'))"
+        for r in RECORDS[kind]
+    )
+    return f"json_patch('{{}}', json_object({parts[2:]}))"
+
+
+REBUILD_SQL = (
+    "DELETE FROM player_totals;\n"
+    "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+    " SELECT g, k, p, player_id, COUNT(*), SUM(won) FROM ("
+    + " UNION ALL ".join(
+        _COUNTED.format(kind=kind, period=period)
+        for kind in ("kind", "'*'")
+        for period in ("'all'", MONTH_KEY_SQL, WEEK_KEY_SQL)
+    )
+    + ") GROUP BY g, k, p, player_id;\n"
+    "DELETE FROM player_records;\n"
+    + "".join(
+        "INSERT INTO player_records (guild_id, player_id, kind, games, wins, bot_games,"
+        " bot_wins, abandoned, best_score, records) SELECT COALESCE(guild_id, 0), player_id,"
+        " kind, SUM(abandoned = 0 AND with_bots = 0), SUM(won AND with_bots = 0),"
+        " SUM(abandoned = 0 AND with_bots = 1), SUM(won AND with_bots = 1), SUM(abandoned),"
+        f" MAX(score), {_records_sql(kind)} FROM player_stats WHERE kind = '{kind}'"
+        " GROUP BY COALESCE(guild_id, 0), player_id;\n"
+        for kind in RECORDS
+    )
+)
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +123,71 @@ MIGRATIONS: list[str] = [
         moved_at    REAL    NOT NULL
     );
     """,
+    # 5: which seats were bot players (JSON list of their ids)
+    """
+    ALTER TABLE finished_games ADD COLUMN bots TEXT NOT NULL DEFAULT '[]';
+    """,
+    # 6: per-player rows of every finished game, and what they add up to: per-player totals
+    # by server, game and period (/leaderboard reads them in index order) and each player's
+    # figures and records by server and game (/stats reads one row per game). Rows of earlier
+    # versions are counted from what they kept: players, scores, the winner and the bots.
+    """
+    CREATE TABLE player_stats (
+        game_id     INTEGER NOT NULL,
+        player_id   INTEGER NOT NULL,
+        guild_id    INTEGER,
+        kind        TEXT    NOT NULL,
+        won         INTEGER NOT NULL,
+        score       INTEGER,
+        is_bot      INTEGER NOT NULL,
+        with_bots   INTEGER NOT NULL,
+        abandoned   INTEGER NOT NULL,
+        finished_at REAL    NOT NULL,
+        stats       TEXT    NOT NULL DEFAULT '{}',
+        PRIMARY KEY (game_id, player_id)
+    );
+    CREATE TABLE player_totals (
+        guild_id    INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        period      TEXT    NOT NULL,
+        player_id   INTEGER NOT NULL,
+        games       INTEGER NOT NULL,
+        wins        INTEGER NOT NULL,
+        PRIMARY KEY (guild_id, kind, period, player_id)
+    );
+    CREATE INDEX player_totals_ranked
+        ON player_totals(guild_id, kind, period, wins DESC, games, player_id);
+    CREATE TABLE player_records (
+        guild_id    INTEGER NOT NULL,
+        player_id   INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        games       INTEGER NOT NULL,
+        wins        INTEGER NOT NULL,
+        bot_games   INTEGER NOT NULL,
+        bot_wins    INTEGER NOT NULL,
+        abandoned   INTEGER NOT NULL,
+        best_score  INTEGER,
+        records     TEXT    NOT NULL,
+        PRIMARY KEY (guild_id, player_id, kind)
+    );
+    INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,
+        with_bots, abandoned, finished_at)
+    SELECT g.id, json_extract(p.value, '$.id'), g.guild_id, g.kind,
+        CASE
+            WHEN g.winner_id IS NULL THEN 0
+            WHEN json_type(g.rules, '$.winners') = 'array' THEN EXISTS (
+                SELECT 1 FROM json_each(g.rules, '$.winners') w
+                WHERE w.value = json_extract(p.value, '$.id'))
+            ELSE g.winner_id = json_extract(p.value, '$.id')
+        END,
+        json_extract(g.scores, '$."' || json_extract(p.value, '$.id') || '"'),
+        EXISTS (SELECT 1 FROM json_each(g.bots) b WHERE b.value = json_extract(p.value, '$.id')),
+        json_array_length(g.bots) > 0,
+        g.winner_id IS NULL,
+        g.finished_at
+    FROM finished_games g, json_each(g.players) p;
+    """
+    + REBUILD_SQL,
 ]
 
 
@@ -110,6 +220,77 @@ class FinishedGame:
     outcome: str
     started_at: float
     lobby: dict[str, object] | None = None
+    #: Each player's counters for /stats (see `records.RECORDS`), by player id as text.
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Everyone who won when that can be several (a tie); empty: `winner_id` alone.
+    winners: list[int] = field(default_factory=list)
+    #: The seats that were bot players.
+    bots: list[int] = field(default_factory=list)
+    #: When it ended; None: now (tests and the benchmark give their own).
+    finished_at: float | None = None
+
+    def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
+        """The game's `player_stats` rows. A game with no winner was abandoned (players
+        left, or it was ended early); a game with a bot seat is counted apart."""
+        winners = set(self.winners) or {self.winner_id}
+        abandoned = self.winner_id is None
+        return [
+            PlayerRow(
+                game_id=game_id,
+                player_id=pid,
+                guild_id=self.guild_id,
+                kind=self.kind,
+                won=int(not abandoned and pid in winners),
+                score=self.scores.get(str(pid)),
+                is_bot=int(pid in self.bots),
+                with_bots=int(bool(self.bots)),
+                abandoned=int(abandoned),
+                finished_at=finished_at,
+                stats=json.dumps(self.stats.get(str(pid), {})),
+            )
+            for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
+        ]
+
+
+class PlayerRow(NamedTuple):
+    """One player's row of one finished game in `player_stats` (in its column order)."""
+
+    game_id: int
+    player_id: int
+    guild_id: int | None
+    kind: str
+    won: int
+    score: int | None
+    is_bot: int
+    with_bots: int
+    abandoned: int
+    finished_at: float
+    stats: str
+
+
+@dataclass
+class PlayerRecord:
+    """A player's figures in one game, as /stats shows them: games among people with a
+    winner, those against bots and the abandoned ones apart, and the records."""
+
+    kind: str
+    games: int
+    wins: int
+    bot_games: int
+    bot_wins: int
+    abandoned: int
+    best_score: int | None
+    records: dict[str, int]
+
+
+@dataclass
+class Standing:
+    """One line of a leaderboard."""
+
+    rank: int
+    player_id: int
+    games: int
+    wins: int
 
 
 #: How long a table's "shown" mark may wait to be written with others (see table_shown).
@@ -277,12 +458,13 @@ class Store:
 
     async def finish_session(self, channel_id: int, game: FinishedGame) -> int:
         """Record a finished game and drop its session in one transaction; returns the id."""
+        finished_at = time.time() if game.finished_at is None else game.finished_at
         await self.db.execute("BEGIN")
         try:
             cur = await self.db.execute(
                 "INSERT INTO finished_games (guild_id, channel_id, kind, players, scores,"
-                " winner_id, rules, outcome, started_at, finished_at, lobby)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " winner_id, rules, outcome, started_at, finished_at, lobby, bots)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     game.guild_id,
                     game.channel_id,
@@ -293,16 +475,75 @@ class Store:
                     json.dumps(game.rules),
                     game.outcome,
                     game.started_at,
-                    time.time(),
+                    finished_at,
                     None if game.lobby is None else json.dumps(game.lobby),
+                    json.dumps(game.bots),
                 ),
             )
+            game_id = int(cur.lastrowid or 0)
+            await self._record_players(game, game_id, finished_at)
             await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
             await self.db.execute("COMMIT")
         except BaseException:
             await self.db.execute("ROLLBACK")
             raise
-        return int(cur.lastrowid or 0)
+        return game_id
+
+    async def _record_players(self, game: FinishedGame, game_id: int, finished_at: float) -> None:
+        """The game's per-player rows, each player's figures and records in its game, and
+        each person's leaderboard totals of its game and of all games in its week, its month
+        and all time (inside the caller's transaction)."""
+        rows = game.player_rows(game_id, finished_at)
+        await self.db.executemany(
+            "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
+            " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            rows,
+        )
+        for row in rows:
+            await self._add_to_records(row)
+        if game.winner_id is None or game.bots:
+            return  # abandoned, or played against bots: not on the leaderboard
+        periods = period_keys(finished_at).values()
+        await self.db.executemany(
+            "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+            " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
+            " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
+            [
+                (game.guild_id or 0, kind, period, row.player_id, row.won)
+                for row in rows
+                for kind in (game.kind, ALL_GAMES)
+                for period in periods
+            ],
+        )
+
+    async def _add_to_records(self, row: PlayerRow) -> None:
+        """Add one game to a player's figures and records (as `REBUILD_SQL` adds them up)."""
+        key = (row.guild_id or 0, row.player_id, row.kind)
+        async with self.db.execute(
+            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
+            key,
+        ) as cur:
+            old = await cur.fetchone()
+        games, wins, bot_games, bot_wins, abandoned, best, records = old or (
+            0, 0, 0, 0, 0, None, "{}"
+        )  # fmt: skip
+        finished = not row.abandoned
+        scores = [s for s in (best, row.score) if s is not None]
+        await self.db.execute(
+            "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
+            " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                *key,
+                games + (finished and not row.with_bots),
+                wins + (row.won and not row.with_bots),
+                bot_games + (finished and row.with_bots),
+                bot_wins + (row.won and row.with_bots),
+                abandoned + row.abandoned,
+                max(scores, default=None),
+                json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
+            ),
+        )
 
     async def due_sessions(self, now: float) -> list[int]:
         async with self.db.execute(
@@ -361,17 +602,62 @@ class Store:
             row = await cur.fetchone()
         return None if row is None else _finished_record(cols, row)
 
+    # ----------------------------------------------------------------- stats
+
+    async def player_records(
+        self, guild_id: int | None, player_id: int, kinds: Iterable[str]
+    ) -> list[PlayerRecord]:
+        """A player's figures in this server, one per game of `kinds` they have played."""
+        wanted = list(kinds)
+        async with self.db.execute(
+            "SELECT kind, games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ?"
+            f" AND kind IN ({','.join('?' * len(wanted))})",
+            (guild_id or 0, player_id, *wanted),
+        ) as cur:
+            rows = {r[0]: r for r in await cur.fetchall()}
+        return [
+            PlayerRecord(*rows[kind][:7], records=json.loads(rows[kind][7]))
+            for kind in wanted
+            if kind in rows
+        ]
+
+    async def leaderboard(
+        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+    ) -> tuple[int, list[Standing]]:
+        """How many players a leaderboard has, and `limit` of them from `offset`: most wins
+        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
+        key = (guild_id or 0, kind, period)
+        async with self.db.execute(
+            "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?",
+            key,
+        ) as cur:
+            row = await cur.fetchone()
+        total = int(row[0]) if row else 0
+        async with self.db.execute(
+            "SELECT player_id, games, wins FROM player_totals"
+            " WHERE guild_id = ? AND kind = ? AND period = ?"
+            " ORDER BY wins DESC, games, player_id LIMIT ? OFFSET ?",
+            (*key, limit, offset),
+        ) as cur:
+            rows = await cur.fetchall()
+        return total, [
+            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
+            for i, r in enumerate(rows)
+        ]
+
 
 _FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
-    " started_at, finished_at, lobby"
+    " started_at, finished_at, lobby, bots"
 )
 
 
 def _finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
     """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby"):
+    for key in ("players", "scores", "rules", "lobby", "bots"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec

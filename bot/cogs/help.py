@@ -39,6 +39,11 @@ def help_embed(mention: object) -> discord.Embed:
     )
     embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
     embed.add_field(name="How to play", value=play, inline=False)
+    stats = (
+        f"{m('stats')} a player's games, wins and records (only to you, unless you share) · "
+        f"{m('leaderboard')} the server's top players this week, this month or all time"
+    )
+    embed.add_field(name="Stats", value=stats, inline=False)
     embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)
     return embed
 

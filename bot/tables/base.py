@@ -42,6 +42,10 @@ class Outcome:
     winner_id: int | None
     rules: dict[str, object]
     summary: str
+    #: Each player's counters for /stats, by player id (as text): {"farkles": 3, ...}.
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Everyone who won, when that can be more than `winner_id` (a tie in CRAP).
+    winners: list[int] = field(default_factory=list)
 
 
 @dataclass

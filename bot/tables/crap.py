@@ -201,13 +201,24 @@ class CrapTable(TableAdapter):
         return state.finished
 
     def outcome(self, state: CrapState) -> Outcome:
-        ranked = sorted(state.players, key=lambda p: -p.score)
+        # players who left come last, so they are invited to a rematch and keep their stats
+        ranked = sorted(state.players, key=lambda p: -p.score) + state.departed
         names = " and ".join(p.name for p in state.players if p.id in state.winners)
         return Outcome(
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winners[0] if state.winners else None,
             rules=state.rules.model_dump(mode="json") | {"winners": state.winners},
+            stats={
+                str(p.id): {
+                    "sets": p.sets_scored,
+                    "best_round": p.best_round,
+                    "bluffs": p.bluffs,
+                    "calls": p.calls,
+                }
+                for p in ranked
+            },
+            winners=list(state.winners),
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure

@@ -16,7 +16,7 @@ from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.errors import IllegalMove
 from games.farkle import engine
-from games.farkle.engine import Action, FarkleState
+from games.farkle.engine import Action, FarklePlayer, FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
 from games.lobby import Lobby
@@ -225,6 +225,7 @@ class FarkleTable(TableAdapter):
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
+            stats={str(p.id): self._stats(state, p) for p in ranked},
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
@@ -233,6 +234,19 @@ class FarkleTable(TableAdapter):
                 else "No winner."
             ),
         )
+
+    @staticmethod
+    def _stats(state: FarkleState, player: FarklePlayer) -> dict[str, int]:
+        """A player's counters for /stats, in the rule set's own words: crappys (and crappy
+        malappys, where they count) in Crappy Malappy, farkles elsewhere."""
+        stats = {
+            f"{state.rules.farkle_word}s": player.farkles,
+            "hot_dice": player.hot_dice,
+            "best_turn": player.best_turn,
+        }
+        if state.rules.crappy_malappy_wins:
+            stats["malappys"] = player.malappys
+        return stats
 
     # ---------------------------------------------------------------- rendering
 

@@ -197,6 +197,15 @@ class KurikiTable(TableAdapter):
             scores={str(p.id): p.lives for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
+            stats={
+                str(p.id): {
+                    "kurikis": p.crowns,
+                    "fouls": p.fouls,
+                    "tarted": int(state.tarted == p.id),
+                    "pull_lives": p.pull_lives,
+                }
+                for p in ranked
+            },
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure

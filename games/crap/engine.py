@@ -92,6 +92,12 @@ class CPlayer(BaseModel):
     sets: list[ScoredSet] = Field(default_factory=list)
     score: int = 0
     timeouts: int = 0
+    # For the stats: sets scored (a double set counts two), the most banked in one scoring
+    # round, Acquire bluffs nobody called, and bluffs this player called rightly.
+    sets_scored: int = 0
+    best_round: int = 0
+    bluffs: int = 0
+    calls: int = 0
     seen: dict[str, list[int]] = Field(
         default_factory=dict, description="Co-operate: the partner's hand as seen (id -> cards)."
     )
@@ -148,6 +154,9 @@ class Action(BaseModel):
 class CrapState(BaseModel):
     rules: CrapRules
     players: list[CPlayer]
+    departed: list[CPlayer] = Field(
+        default_factory=list, description="Players who left: score and stats only, no cards."
+    )
     cooperator: int | None = Field(
         None,
         description="Who just co-operated: their look at the partner's hand ends with the next move.",
@@ -541,6 +550,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         p.protected = []
         gained = sum(st.points() for st in p.sets)
         p.score += gained
+        p.best_round = max(p.best_round, gained)
         for st in p.sets:
             pile += st.all_cards()
         if p.sets:
@@ -618,6 +628,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
             Event(kind="aces", player=me.id, text=f"Aces are worth {st.ace_value} ({how}).")
         )
     me.sets.append(st)
+    me.sets_scored += 2 if st.double else 1
     what = "a double set of" if st.double else ""
     events.append(
         Event(
@@ -759,6 +770,7 @@ def _settle_acquire(
     s.phase = "turn"
     if caller_of_bluff is not None:
         if a.bluff:
+            caller_of_bluff.calls += 1
             events.append(
                 Event(
                     kind="bluff",
@@ -779,6 +791,8 @@ def _settle_acquire(
             )
         )
         _random_discard(s, caller_of_bluff, rng, events)
+    if a.bluff:  # nobody called it
+        caller.bluffs += 1
     got: list[int] = []
     givers: list[str] = []
     for p in s.players:
@@ -1017,6 +1031,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
         s.discard += st.all_cards()
     was_current = index == s.current
     s.players.pop(index)
+    s.departed.append(p.model_copy(update={"hand": [], "protected": [], "sets": [], "seen": {}}))
     if s.cooperator == user_id:
         s.cooperator = None
     for other in s.players:

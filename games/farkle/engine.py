@@ -50,6 +50,8 @@ class FarklePlayer(BaseModel):
     on_table: bool = False
     farkles: int = 0
     malappys: int = 0
+    hot_dice: int = Field(0, description="Times all six dice came back (for the stats).")
+    best_turn: int = Field(0, description="The most banked in one turn (for the stats).")
     timeouts: int = 0
     reached_target: int | None = Field(None, description="Turn number when first at the target.")
 
@@ -394,6 +396,7 @@ def _roll(s: FarkleState, events: list[Event], rng: random.Random) -> None:
         if count == 0:
             count = 6
             turn.since_hot, turn.set_aside, turn.extended = 0, [], []
+            s.current_player.hot_dice += 1
             events.append(
                 Event(
                     kind="hot_dice",
@@ -508,6 +511,7 @@ def _bank(s: FarkleState, events: list[Event]) -> None:
         raise IllegalMove(short)
     left = _take_selection(s, events) or 6
     player.score += turn.total
+    player.best_turn = max(player.best_turn, turn.total)
     player.on_table = True
     events.append(
         Event(

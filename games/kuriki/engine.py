@@ -49,6 +49,7 @@ class KPlayer(BaseModel):
     lives: int
     fouls: int = 0
     crowns: int = 0
+    pull_lives: int = Field(0, description="Lives taken from liars by this player's pulls.")
     purse: int = Field(0, description="Net winnings when playing for stakes.")
     timeouts: int = 0
     left: bool = False
@@ -556,6 +557,8 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
             text=f"{puller.name} pulls the cup: {dice_text(s.dice)} ({name(value)}) against {name(s.declared)}, {verdict}",
         )
     )
+    if liar:
+        puller.pull_lives += 1
     _lose(s, loser.id, 1, "", events)
     _clear_cup(s)
     if s.phase == "over":

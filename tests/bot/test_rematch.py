@@ -170,7 +170,7 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
         )
         await db.commit()
     tables = await make_tables(path, clock, farkle_preset="on-the-table")
-    assert await tables.store.schema_version() == len(MIGRATIONS) == 4
+    assert await tables.store.schema_version() == len(MIGRATIONS) == 6
     (old,) = await tables.store.finished_games(CHANNEL)
     assert old["lobby"] is None
     rematch = await tables.rematch(BOB, Click("farkle", "rematch", CHANNEL, 0, 0, str(old["id"])))
@@ -183,4 +183,4 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
     finally:
         con.close()
-    assert columns[-1] == "lobby"
+    assert columns[-2:] == ["lobby", "bots"]

@@ -109,7 +109,8 @@ async def test_help_lists_the_games_with_clickable_commands(d: Driver) -> None:
     shown = await d.slash(BOB, TABLE, "help")
     assert shown.ephemeral and shown.message is not None
     text = shown.message.text()
-    for command in ("farkle start", "kuriki start", "crap start", "config show"):
+    commands = ("farkle start", "kuriki start", "crap start", "config show", "stats", "leaderboard")
+    for command in commands:
         assert f"</{command}:{ids[command.split()[0]]}>" in text, text
     assert "Farkle" in text and "Kuriki" in text and "CRAP" in text
     assert "/farkle start" not in text.replace("</farkle start:", "")  # no plain fallback

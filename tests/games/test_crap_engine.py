@@ -197,6 +197,7 @@ def test_score_four_from_hand_and_protected() -> None:
     assert (st.rank, st.double, st.points()) == (7, False, 70)
     assert sorted(st.cards) == sorted([*sevens, c(7, "C", 1)])
     assert ann.score == 0  # banked only in a scoring round
+    assert ann.sets_scored == 1  # counted for the stats
     assert t.kinds() == ["score", "turn"] and t.state.current_player.id == BOB
     assert "(70 points)" in t.texts()
 
@@ -262,6 +263,7 @@ def test_double_set_of_eight() -> None:
     st = t.p(ANN).sets[0]
     assert st.double and len(st.cards) == 8
     assert st.points() == 160  # two sets of (7 + 1) x 10
+    assert t.p(ANN).sets_scored == 2  # a double set is two sets in the stats too
     assert "double set" in t.texts() and t.p(ANN).hand == [c(2, "S")]
 
 
@@ -492,6 +494,7 @@ def test_bluff_called_right_nothing_moves_and_the_bluffer_discards_at_random() -
     assert t.kinds() == ["bluff", "discard", "turn"]
     assert "was bluffing" in t.texts()
     assert t.state.phase == "turn" and t.state.current_player.id == BOB
+    assert (t.p(BOB).calls, t.p(ANN).bluffs) == (1, 0)  # a bluff called rightly
     # The first to press wins: the window is closed for Cat.
     t.refused(CAT, "call_bluff", IllegalMove, now=4.0)
 
@@ -516,6 +519,7 @@ def test_bluff_called_wrong_proof_is_shown_the_caller_discards_and_the_acquire_g
     assert ann.hand == [c(2, "S"), *kings] and ann.protected == [c(K, "C", 1)]
     assert t.p(BOB).hand == [c(3, "S")] and t.p(BOB).protected == [c(K, "C")]
     assert t.kinds()[:2] == ["bluff", "discard"] and "shows K♣" in t.texts()
+    assert t.p(CAT).calls == 0 and ann.bluffs == 0  # a wrong call, and no bluff
     assert t.state.current_player.id == BOB
 
 
@@ -596,6 +600,7 @@ def test_an_uncalled_bluff_nobody_can_satisfy_costs_nothing() -> None:
     assert t.state.discard == [] and t.rng.choices == []
     assert "Nobody has any 9s." in t.texts()
     assert t.state.current_player.id == BOB
+    assert t.p(ANN).bluffs == 1 and t.p(BOB).calls == t.p(CAT).calls == 0  # nobody called it
 
 
 def test_a_joker_does_not_prove_an_acquire() -> None:
@@ -961,6 +966,7 @@ def test_scoring_round_mid_draw_banks_reshuffles_and_the_draw_completes() -> Non
     assert t.kinds() == ["recycle", "draw", "scoring", "turn"]
     assert "Bob banks 130 (total 170)" in t.texts()
     assert t.state.current_player.id == BOB and t.state.winners == []
+    assert [p.best_round for p in t.state.players] == [0, 130, 220]
 
 
 def test_drawing_the_last_card_is_not_yet_a_scoring_round() -> None:
@@ -1035,6 +1041,7 @@ def test_a_multi_round_game_to_the_threshold() -> None:
     t.do(ANN, "cooperate", target=BOB)
     assert t.state.rounds == 1 and not t.state.finished
     assert t.p(ANN).score == 120 and len(t.state.deck) == 2
+    assert t.p(ANN).best_round == 120
     t.do(BOB, "protect", cards=[c(2, "S")])
     t.do(CAT, "protect", cards=[c(3, "S")])
     t.do(ANN, "score", cards=four(K))
@@ -1044,6 +1051,7 @@ def test_a_multi_round_game_to_the_threshold() -> None:
     t.do(CAT, "cooperate", target=ANN)
     assert t.state.rounds == 2 and t.state.finished
     assert t.state.winners == [ANN] and t.p(ANN).score == 250
+    assert t.p(ANN).best_round == 130  # the better of the two rounds
     assert c(2, "S") in t.p(BOB).hand and t.p(BOB).protected == []
     assert (t.state.acquire, t.state.challenge, t.state.force) == (None, None, None)
 
@@ -1128,6 +1136,9 @@ def test_a_removed_player_is_forgotten_by_those_who_saw_their_hand() -> None:
     assert t.p(ANN).seen == {"2": [c(3, "S")]}
     t.remove(BOB)
     assert t.p(ANN).seen == {} and t.p(CAT).seen == {}
+    # Bob is kept among the departed for the stats, without a card of his
+    (bob,) = t.state.departed
+    assert bob.id == BOB and (bob.hand, bob.protected, bob.sets, bob.seen) == ([], [], [], {})
     assert t.state.current_player.id == ANN
 
 

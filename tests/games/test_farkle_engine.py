@@ -177,6 +177,7 @@ def test_bank_minimum_counted_afresh_after_hot_dice() -> None:
     t.roll(1, 5, 5, 2, 3, 4)
     assert "hot_dice" in t.kinds()
     assert t.state.turn.total == 1500 and t.state.turn.since_hot == 0
+    assert t.p(ANN).hot_dice == 1 and t.p(ANN).best_turn == 0  # counted for the stats
     t.take(1)
     assert "bank" not in t.legal()
     with pytest.raises(IllegalMove, match=r"afresh.*you have 100"):
@@ -188,6 +189,7 @@ def test_bank_minimum_counted_afresh_after_hot_dice() -> None:
     t.take(1)
     t.bank()
     assert t.p(ANN).score == 1800
+    assert t.p(ANN).best_turn == 1800 and t.p(ANN).hot_dice == 1
 
 
 def test_bank_minimum_not_afresh_in_classic() -> None:

@@ -224,6 +224,8 @@ def test_pull_on_a_lie() -> None:
     t.pull()
     assert t.lives() == {ANN: 4, BOB: 5, CAT: 5}
     assert "a lie!" in t.texts()
+    # Bob's pull took Ann's life: counted for the stats
+    assert [p.pull_lives for p in t.state.players] == [0, 1, 0]
     reveal = t.state.last_reveal
     assert reveal is not None
     assert (reveal.dice, reveal.declared, reveal.liar, reveal.loser) == ((2, 3), 9, True, ANN)
@@ -258,6 +260,7 @@ def test_pull_on_the_truth(dice: tuple[int, int], declared: int, two_digit: bool
     t.pull()
     assert t.lives() == {ANN: 5, BOB: 4, CAT: 5}
     assert "not a lie." in t.texts()
+    assert all(p.pull_lives == 0 for p in t.state.players)  # the truth: nobody took a life
     assert t.state.last_reveal is not None and not t.state.last_reveal.liar
     assert t.state.last_reveal.loser == BOB
     # The responsible player (the Roller) starts the next point.

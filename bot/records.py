@@ -1,0 +1,100 @@
+"""What /stats and /leaderboard count: each game's records (in the words its rules use) and
+the calendar periods a leaderboard covers. Shared by the store, which aggregates them, and
+the stats cog, which shows them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Literal
+
+#: Records a player's game counters add up to (sum) or the best of them (max).
+Aggregate = Literal["sum", "max"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One line of a player's stats: `key` in the stored counters, `label` as shown."""
+
+    key: str
+    label: str
+    aggregate: Aggregate = "sum"
+
+
+#: The records of each game, in the order /stats shows them. A game's final score is a
+#: column of its own (`score`), shown as `BEST_SCORE` where the game has one worth showing.
+RECORDS: dict[str, tuple[Record, ...]] = {
+    "farkle": (
+        Record("best_turn", "Best turn", "max"),
+        Record("farkles", "Farkles"),
+        # Crappy Malappy's own words: a scoreless throw is a crappy, and one on the first
+        # throw of six dice a crappy malappy
+        Record("crappys", "Crappys"),
+        Record("malappys", "Crappy malappys"),
+        Record("hot_dice", "Hot dice"),
+    ),
+    "kuriki": (
+        Record("kurikis", "Kurikis"),
+        Record("pull_lives", "Lives taken by pulls"),
+        Record("fouls", "Fouls"),
+        Record("tarted", "Times Tarted"),
+    ),
+    "crap": (
+        Record("best_round", "Best scoring round", "max"),
+        Record("sets", "Sets scored"),
+        Record("bluffs", "Successful bluffs"),
+        Record("calls", "Bluffs called"),
+    ),
+}
+
+
+def merge(kind: str, old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
+    """A player's records after one more game: counts add up, bests keep the higher; a
+    counter that is not one of the game's records is not kept."""
+    out = dict(old)
+    for record in RECORDS.get(kind, ()):
+        value = new.get(record.key)
+        if value is None:
+            continue
+        if record.key not in out:
+            out[record.key] = value
+        elif record.aggregate == "max":
+            out[record.key] = max(out[record.key], value)
+        else:
+            out[record.key] += value
+    return out
+
+
+#: The label of the best final score, for the games whose score is worth a record.
+BEST_SCORE: dict[str, str] = {"farkle": "Best game score", "crap": "Best game score"}
+
+GAME_TITLES: dict[str, str] = {"farkle": "🎲 Farkle", "kuriki": "🥤 Kuriki", "crap": "🃏 CRAP"}
+
+#: The `kind` of the leaderboard over every game.
+ALL_GAMES = "*"
+
+Period = Literal["week", "month", "all"]
+PERIOD_NAMES: dict[str, str] = {
+    "week": "this week (since Monday, UTC)",
+    "month": "this month (UTC)",
+    "all": "all time",
+}
+
+#: Win rates are shown (and compared) only from this many games on.
+MIN_GAMES_FOR_RATE = 5
+
+
+def period_keys(when: float) -> dict[Period, str]:
+    """The leaderboard periods a game finished at `when` counts in: its calendar week (keyed
+    by its Monday, UTC), its calendar month, and all time. The migration computes the same
+    keys in SQL (see `store.WEEK_KEY_SQL`), so both must change together."""
+    day = dt.datetime.fromtimestamp(when, dt.UTC).date()
+    monday = day - dt.timedelta(days=day.weekday())
+    return {"week": f"w{monday.isoformat()}", "month": f"m{day:%Y-%m}", "all": "all"}
+
+
+def win_rate(games: int, wins: int) -> str:
+    """A win rate such as "60%" from `MIN_GAMES_FOR_RATE` games on; "–" before that."""
+    if games < MIN_GAMES_FOR_RATE:
+        return "–"
+    return f"{100 * wins / games:.0f}%"

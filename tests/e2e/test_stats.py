@@ -1,0 +1,88 @@
+"""/stats and /leaderboard through the real client: a private leaderboard paged with its
+buttons, paged on after a restart, stale and forged page buttons refused privately, and a
+player's stats shared with the channel."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bot.store import FinishedGame, Store
+from tests.e2e.fake_discord import FakeDiscord, button_row
+from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, TABLE, running_bot
+
+WINNERS = [1_200_000_000_000_000_000 + i for i in range(23)]
+
+
+async def fill(path: Path) -> None:
+    """23 players who each beat Bob once, and a game Alice won with her records."""
+    store = await Store.open(path)
+    try:
+        for winner, loser in [*((w, BOB.id) for w in WINNERS), (ALICE.id, BOB.id)]:
+            await store.finish_session(
+                TABLE,
+                FinishedGame(
+                    guild_id=GUILD,
+                    channel_id=TABLE,
+                    kind="farkle",
+                    players=[{"id": winner, "name": "W"}, {"id": loser, "name": "L"}],
+                    scores={str(winner): 10_000, str(loser): 2_000},
+                    winner_id=winner,
+                    rules={},
+                    outcome="test",
+                    started_at=time.time() - 600,
+                    stats={str(ALICE.id): {"farkles": 4, "hot_dice": 2, "best_turn": 1500}},
+                ),
+            )
+    finally:
+        await store.close()
+
+
+async def test_leaderboard_pages_survive_a_restart(tmp_path: Path, fake: FakeDiscord) -> None:
+    database = tmp_path / "e2e.sqlite3"
+    await fill(database)
+    async with running_bot(database, fake=fake) as d:
+        shown = await d.slash(CAROL, TABLE, "leaderboard", game="farkle", period="week")
+        assert shown.ephemeral and shown.callback_type == 4
+        board = shown.message
+        assert "Page 1/3" in board.text() and f"<@{BOB.id}>" not in board.text()
+        assert board.labels() == ["◀ Previous", "Next ▶"]
+        paged = await d.click(CAROL, TABLE, label="Next ▶", message=board)
+        assert paged.callback_type == 7 and paged.message is board
+        assert "Page 2/3" in board.text() and f"<@{WINNERS[10]}>" in board.text()
+        assert d.problems == []
+    async with running_bot(database, fake=fake) as d:  # a new process, the same message
+        paged = await d.click(CAROL, TABLE, label="Next ▶", message=board)
+        assert paged.callback_type == 7 and "Page 3/3" in board.text()
+        assert f"<@{BOB.id}>" in board.text()  # 24 games, no win: last
+        assert [b.get("disabled", False) for b in board.buttons()] == [False, True]
+
+        # A page button of an earlier week, and a forged one: short private refusals.
+        d.fake.add_message(
+            TABLE,
+            content="Old board",
+            components=[
+                button_row(
+                    ("Next ▶", f"t:board:page:{TABLE}:1:20200106:farkle-week"),
+                    ("Next ▶", f"t:board:page:{TABLE}:1:0:chess-all"),
+                )
+            ],
+        )
+        old = d.fake.messages[TABLE][-1]
+        for custom_id, why in (
+            (f"t:board:page:{TABLE}:1:20200106:farkle-week", "earlier week"),
+            (f"t:board:page:{TABLE}:1:0:chess-all", "not one I recognise"),
+        ):
+            refused = await d.click(ALICE, TABLE, custom_id=custom_id, message=old)
+            assert refused.callback_type == 4 and refused.ephemeral and why in refused.text
+        assert "Page 3/3" in board.text()  # nothing else changed
+
+        shared = await d.slash(BOB, TABLE, "stats", player=ALICE, game="farkle", share=True)
+        assert shared.callback_type == 4 and not shared.ephemeral
+        text = shared.message.text()
+        assert "Alice's stats" in text and "**1** game · **1** win · 100% won" in text
+        assert "Best game score: 10000" in text and "Best turn: 1500" in text
+        assert "Farkles: 4" in text and "Hot dice: 2" in text
+        private = await d.slash(BOB, TABLE, "stats")
+        assert private.ephemeral and "**24** games · **0** wins · 0% won" in private.text
+        assert d.problems == []
