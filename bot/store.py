@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiosqlite
@@ -74,6 +74,11 @@ MIGRATIONS: list[str] = [
         moved_at    REAL    NOT NULL
     );
     """,
+    # 5: which seats of a finished game were bots (a JSON list of their ids), so results and
+    # stats keep them apart from people; older games had none
+    """
+    ALTER TABLE finished_games ADD COLUMN bots TEXT NOT NULL DEFAULT '[]';
+    """,
 ]
 
 
@@ -106,6 +111,7 @@ class FinishedGame:
     outcome: str
     started_at: float
     lobby: dict[str, object] | None = None
+    bots: list[int] = field(default_factory=list)
 
 
 class Store:
@@ -236,8 +242,8 @@ class Store:
         try:
             cur = await self.db.execute(
                 "INSERT INTO finished_games (guild_id, channel_id, kind, players, scores,"
-                " winner_id, rules, outcome, started_at, finished_at, lobby)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                " winner_id, rules, outcome, started_at, finished_at, lobby, bots)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     game.guild_id,
                     game.channel_id,
@@ -250,6 +256,7 @@ class Store:
                     game.started_at,
                     time.time(),
                     None if game.lobby is None else json.dumps(game.lobby),
+                    json.dumps(game.bots),
                 ),
             )
             await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
@@ -319,14 +326,14 @@ class Store:
 
 _FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
-    " started_at, finished_at, lobby"
+    " started_at, finished_at, lobby, bots"
 )
 
 
 def _finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
     """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby"):
+    for key in ("players", "scores", "rules", "lobby", "bots"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec

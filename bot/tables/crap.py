@@ -12,10 +12,13 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
-from games.crap import engine
+from games.autoplay import Chooser
+from games.bots import is_bot
+from games.crap import engine, policy
 from games.crap.cards import (
     RANKS,
     SUIT_NAMES,
@@ -66,6 +69,8 @@ class CrapTable(TableAdapter):
     title = "CRAP"
     min_players = 3
     max_players = 6
+    engine = engine
+    policy = policy
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
 
@@ -153,8 +158,13 @@ class CrapTable(TableAdapter):
             return Action(kind="vote", value=move.arg, now=now)
         raise IllegalMove("That button does not belong to CRAP.")
 
-    def timeout(self, state: CrapState, rng: random.Random, now: float) -> CrapState:
-        return engine.timeout(state, rng, now)[0]
+    def timeout(
+        self, state: CrapState, rng: random.Random, now: float, chooser: Chooser | None = None
+    ) -> CrapState:
+        return engine.timeout(state, rng, now, chooser)[0]
+
+    def clock_holders(self, state: CrapState) -> list[int]:
+        return engine.waiting_for(state)
 
     def extra_deadline(self, state: CrapState) -> float | None:
         return engine.next_deadline(state)
@@ -250,7 +260,7 @@ class CrapTable(TableAdapter):
         if state.finished and state.ended_by_departure:
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
-            names = " and ".join(f"<@{w}>" for w in state.winners)
+            names = " and ".join(who(w) for w in state.winners)
             lines = [
                 f"🏆 **Game over.** {names} {'win' if len(state.winners) > 1 else 'wins'}!"
                 if names
@@ -260,29 +270,29 @@ class CrapTable(TableAdapter):
         turn = state.current_player
         lines = []
         if state.phase == "turn":
-            lines.append(f"**<@{turn.id}>'s turn**: press **My hand** to act.")
+            lines.append(f"**{who(turn.id)}'s turn**: press **My hand** to act.")
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
-            lines.append(f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!**")
+            lines.append(f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!**")
             lines.append(
                 "Think it's a bluff? The first to press **Call bluff** calls it. Closes when "
                 f"everyone else has let it go, or <t:{int(a.deadline) + 1}:R>."
             )
             undecided = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
             if undecided:
-                lines.append("Still to decide: " + ", ".join(f"<@{u}>" for u in undecided))
+                lines.append("Still to decide: " + ", ".join(who(u) for u in undecided))
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
-            lines.append(f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**.")
+            lines.append(f"⚔ {who(c.challenger)} challenges {who(c.target)} and rolled **{c.die}**.")
             waiting = engine.waiting_for(state)
             if waiting:
                 lines.append(
-                    "Waiting for " + ", ".join(f"<@{w}>" for w in waiting) + " (press My hand)."
+                    "Waiting for " + ", ".join(who(w) for w in waiting) + " (press My hand)."
                 )
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             lines.append(
-                f"<@{f.caller}> calls a **Force Recycle** on <@{f.target}>. The others vote: {len(f.yes)} yes, {len(f.no)} no. Closes <t:{int(f.deadline) + 1}:R>."
+                f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}. The others vote: {len(f.yes)} yes, {len(f.no)} no. Closes <t:{int(f.deadline) + 1}:R>."
             )
         if session.turn_deadline and engine.on_clock(state) is not None:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
@@ -297,7 +307,7 @@ class CrapTable(TableAdapter):
             # scoring round.
             pending = sum(s.points() for s in p.sets)
             rows.append(
-                f"{mark} <@{p.id}> **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
+                f"{mark} {who(p.id)} **{p.score}** · ✋ {pv['hand']} · 🛡 {pv['protected']}"
                 + (f" · sets: {sets} (+{pending} next scoring)" if sets else "")
             )
         return "\n".join(rows)[:1024]
@@ -370,7 +380,7 @@ class CrapTable(TableAdapter):
         if state.phase == "acquire" and a is not None:
             left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
             text = (
-                f"You let <@{a.caller}>'s Acquire {rank_words(a.rank)} go. "
+                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. "
                 f"Waiting for {len(left)} more to decide."
             )
         else:
@@ -386,7 +396,7 @@ class CrapTable(TableAdapter):
             f"**Protected ({len(protected)}):** {labels(protected)}",
         ]
         for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
-            lines.append(f"**Seen in co-operate, <@{other_id}>'s hand:** {labels(cards)}")
+            lines.append(f"**Seen in co-operate, {who(int(other_id))}'s hand:** {labels(cards)}")
         if "committed" in mine:  # type: ignore[operator]
             lines.append(f"**Face down in the challenge:** {labels(mine['committed'])}")  # type: ignore[index]
         legal = engine.legal_actions(state, user_id)
@@ -490,13 +500,13 @@ class CrapTable(TableAdapter):
         if action != "target" or not values or state.finished:
             return None
         kind, _, target = values[0].partition("-")
-        if kind == "cooperate":
-            text = f"🤝 <@{target}>, <@{user_id}> co-operated with you: press **My hand** to see their hand."
-        else:
-            return None
+        partner = number(target)
+        if kind != "cooperate" or partner is None or is_bot(partner):
+            return None  # a bot reads the hand it is shown without being told
+        text = f"🤝 {who(partner)}, {who(user_id)} co-operated with you: press **My hand** to see their hand."
         return Rendered(
             embed=discord.Embed(description=text, colour=EMBED_COLOUR),
-            content=f"<@{target}>",
+            content=who(partner),
             items=[self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)],
         )
 
