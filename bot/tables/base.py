@@ -53,7 +53,7 @@ class Outcome:
 
     def __post_init__(self) -> None:
         if not self.bots:
-            self.bots = bot_seats(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
+            self.bots = sorted(bot_seats(int(p["id"]) for p in self.players))  # type: ignore[call-overload]
 
 
 @dataclass
