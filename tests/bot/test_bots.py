@@ -294,3 +294,19 @@ def test_an_absent_roller_is_played_by_the_policy_and_it_counts() -> None:
     # A chooser with no answer: the fixed rule plays, and the count goes on.
     nobody = kuriki_engine.timeout(state, rng, chooser=lambda s, seat: None)[0]
     assert nobody.player(state.next_guy).timeouts == 1
+
+
+async def test_a_rematch_seats_the_bots_again_and_invites_only_people(tables: Tables) -> None:
+    reply = await open_with_bots(tables, bots=2)
+    reply = await tables.click(BOB, find(reply, "join"), 555)
+    await tables.click(ALICE, find(reply, "start"), 555)
+    ended = await tables.end(ALICE, CHANNEL, "farkle")
+    assert ended.table is not None
+    [record] = await tables.store.finished_games(CHANNEL)
+    assert record["bots"] == [DICEY, ROLLY]
+    press = find(Reply.of_table(ended.table), "rematch")
+    again = await tables.rematch(BOB, press)
+    assert again.invited == [ALICE.id]  # the bots are seated, not invited
+    lobby = (await tables.sessions.get(CHANNEL)).lobby
+    assert [p.id for p in lobby.players] == [BOB.id, DICEY, ROLLY]
+    assert "<@10" not in (again.lobby.content or "")
