@@ -27,19 +27,20 @@ def play_part(
     apply: Apply[S],
     rng: random.Random,
     done: Callable[[S], bool],
-) -> S | None:
-    """The state after `chooser` played `seat`'s moves until `done` says their part is over;
-    None when it could not (no answer, a refused move, too many moves): the caller plays the
-    engine's fixed rule from `state` instead."""
-    s = state
+) -> tuple[S, list[Any]] | None:
+    """The state after `chooser` played `seat`'s moves until `done` says their part is over,
+    and the events of those moves; None when it could not (no answer, a refused move, too
+    many moves): the caller plays the engine's fixed rule from `state` instead."""
+    s, events = state, []
     for _ in range(MOVE_LIMIT):
         action = chooser(s, seat)
         if action is None:
             return None
         try:
-            s = apply(s, seat, action, rng)[0]
+            s, happened = apply(s, seat, action, rng)
         except GameError:
             return None
+        events += happened
         if done(s):
-            return s
+            return s, events
     return None

@@ -434,17 +434,20 @@ def timeout(
     _return_hands(s, None)
     _expire(s, now, rng, events)
     missed: dict[int, int] = {}
+    logged = 0  # how many of `events` are in the log already
     if s.phase == "turn" and absent:
         p = s.current_player
         missed = {p.id: p.timeouts + 1}
-        s = _absent_move(s, p.id, chooser, rng, events, "plays their turn", _skip)
+        s, logged = _absent_move(s, p.id, chooser, rng, events, logged, "plays their turn", _skip)
     elif s.phase == "challenge":
         missed = {pid: s.player(pid).timeouts + 1 for pid in absent}
         # Only the absent: a present player waiting on them still makes their own choices.
         for pid in absent:
             if s.phase != "challenge":
                 break
-            s = _absent_move(s, pid, chooser, rng, events, "chooses for them", _random_choice)
+            s, logged = _absent_move(
+                s, pid, chooser, rng, events, logged, "chooses for them", _random_choice
+            )
     for pid, count in missed.items():
         if pid in _ids(s):
             s.player(pid).timeouts = count
@@ -458,7 +461,7 @@ def timeout(
                 )
             )
             _remove(s, p.id, events, f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
-    _log(s, events)
+    _log(s, events[logged:])
     return s, events
 
 
@@ -481,21 +484,24 @@ def _absent_move(
     chooser: Chooser | None,
     rng: random.Random,
     events: list[Event],
+    logged: int,
     what: str,
     fixed: Callable[[CrapState, int, random.Random, list[Event]], None],
-) -> CrapState:
-    """One absent player's part: the policy's move when it has one (the events so far
-    logged first, so the table reads in order), else the fixed rule."""
+) -> tuple[CrapState, int]:
+    """One absent player's part: the policy's move when it has one, else the fixed rule.
+    Adds to `events`; returns the state and how many of `events` are now logged (the
+    policy's moves are logged as they are made, after the events before them)."""
     if chooser is not None:
         start = s.model_copy(deep=True)
         name = s.player(pid).name
-        _log(start, [*events, Event(kind="timeout", player=pid, text=f"{name} ran out of time: a bot {what}.")])
+        ran_out = Event(kind="timeout", player=pid, text=f"{name} ran out of time: a bot {what}.")
+        _log(start, [*events[logged:], ran_out])
         played = play_part(start, pid, chooser, apply, rng, lambda t: True)  # one move
         if played is not None:
-            events.clear()
-            return played
+            events += [ran_out, *played[1]]
+            return played[0], len(events)
     fixed(s, pid, rng, events)
-    return s
+    return s, logged
 
 
 def _skip(s: CrapState, pid: int, rng: random.Random, events: list[Event]) -> None:

@@ -290,13 +290,18 @@ def timeout(
     played = None
     if chooser is not None:
         start = state.model_copy(deep=True)
-        _log(start, [Event(kind="timeout", player=who.id, text=f"{who.name} ran out of time; a bot plays their turn.")])
+        ran_out = Event(
+            kind="timeout",
+            player=who.id,
+            text=f"{who.name} ran out of time; a bot plays their turn.",
+        )
+        _log(start, [ran_out])
         turn = state.turn_number
         played = play_part(
             start, who.id, chooser, apply, rng, lambda s: s.finished or s.turn_number != turn
         )
     if played is not None:
-        s, events = played, []
+        s, events = played[0], [ran_out, *played[1]]
     else:
         s, events = _fixed_timeout(state)
     player = next(p for p in s.players + s.departed if p.id == who.id)

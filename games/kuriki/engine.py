@@ -314,6 +314,7 @@ def timeout(
     missed = player.timeouts + 1
     events.append(Event(kind="timeout", player=who, text=f"{player.name} ran out of time."))
     played = None
+    logged = 0  # how many of `events` are in the log already
     if chooser is not None and s.phase != "over":
         start = s.model_copy(deep=True)
         _log(start, events)
@@ -324,7 +325,9 @@ def timeout(
 
         played = play_part(start, who, chooser, apply, rng, done)
     if played is not None:
-        s, events = played, []
+        s = played[0]
+        events += played[1]
+        logged = len(events)
     elif s.phase != "over":
         _fixed_timeout(s, who, rng, events)
     player = s.player(who)
@@ -338,7 +341,7 @@ def timeout(
             )
         )
         _remove(s, who, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
-    _log(s, events)
+    _log(s, events[logged:])
     return s, events
 
 
