@@ -55,10 +55,13 @@ class Lobby(BaseModel):
         return any(p.id == user_id for p in self.players)
 
     def join(self, seat: Seat) -> None:
+        """Seat a person; on a full table a bot (the last one added) gives up its seat."""
         if self.has(seat.id):
             raise LobbyError("You have already joined this game.")
         if len(self.players) >= self.max_players:
-            raise LobbyError(f"The table is full ({self.max_players} players).")
+            if not self.bots():
+                raise LobbyError(f"The table is full ({self.max_players} players).")
+            self.remove_bot()
         self.players.append(seat)
 
     def leave(self, user_id: int) -> Seat | None:

@@ -26,6 +26,7 @@ from tests.bot.conftest import (
     ADMIN,
     ALICE,
     BOB,
+    CAROL,
     CHANNEL,
     GUILD,
     MALLORY,
@@ -96,8 +97,15 @@ async def test_bots_fill_the_table_up_to_its_size(tables: Tables) -> None:
     assert labels(reply)["Add bot"] is True  # greyed out on a full table
     with pytest.raises(LobbyError, match="full"):
         await tables.click(ALICE, find(reply, "addbot"), 555)
-    with pytest.raises(LobbyError, match="full"):
-        await tables.click(BOB, find(reply, "join"), 555)
+    # A person who joins a full table takes the seat of the last bot added.
+    reply = await tables.click(BOB, find(reply, "join"), 555)
+    lobby = (await tables.sessions.get(CHANNEL)).lobby
+    assert [p.id for p in lobby.players] == [ALICE.id, *range(DICEY, DICEY + 4), BOB.id]
+    # With a seat free, a person just sits down: no bot gives way.
+    reply = await tables.click(ADMIN, find(reply, "dropbot"), 555)
+    reply = await tables.click(CAROL, find(reply, "join"), 555)
+    lobby = (await tables.sessions.get(CHANNEL)).lobby
+    assert [p.id for p in lobby.players] == [ALICE.id, *range(DICEY, DICEY + 3), BOB.id, CAROL.id]
 
 
 async def test_the_bots_option_is_checked_against_the_table(tables: Tables) -> None:
