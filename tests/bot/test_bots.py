@@ -285,9 +285,11 @@ def test_an_absent_roller_is_played_by_the_policy_and_it_counts() -> None:
     )
     asked: list[tuple[str, int]] = []
 
+    decide = random.Random(4)  # the policy's own: the dice do not depend on its choices
+
     def chooser(s: Any, seat: int) -> Action | None:
         asked.append((s.phase, seat))
-        return kuriki_policy.choose(s, seat, rng)
+        return kuriki_policy.choose(s, seat, decide)
 
     roller = state.roller
     state, _ = kuriki_engine.timeout(state, rng, chooser=chooser)  # direction
