@@ -144,6 +144,8 @@ async def show_over_rest(
                 pass
             except discord.HTTPException as exc:
                 log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
+        if update.message_id is not None:
+            await retire(bot, update, update.message_id)
         try:
             send = channel.send if followup is None else functools.partial(followup.send, wait=True)
             posted = await _show(send, update)
@@ -151,9 +153,6 @@ async def show_over_rest(
             log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
             return
         await tables.shown(update, posted.id)
-        # The old table is retired once the new one is there: the channel always shows one.
-        if update.message_id is not None and update.message_id != posted.id:
-            await retire(bot, update, update.message_id)
 
 
 async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:

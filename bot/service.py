@@ -23,17 +23,21 @@ from bot.config import REPOST_AFTER
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.mentions import mention
 from bot.pictures.story import story_picture
+from bot.players import people
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
 from bot.tables.base import EMBED_COLOUR, Move, Rendered, TableAdapter
+from games.bots import bot_seats
 from games.errors import NotInGame
 from games.lobby import Lobby, Seat
 from games.numbers import number
 
 log = logging.getLogger(__name__)
 
-LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel"})
+LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "addbot", "dropbot"})
+#: Why a game ends when the last person leaves it: bots never play on their own.
+ONLY_BOTS = "no person is left at the table"
 #: Discord allows only a few edits of a message older than an hour (error 30046): a table
 #: message older than this is never edited again; the table is posted afresh instead.
 EDIT_WINDOW = 50 * 60
@@ -229,12 +233,17 @@ class Tables:
     ) -> Reply:
         adapter = self.adapters[kind]
         settings = await self.settings(guild_id)
+        options = {k: v for k, v in options.items() if v is not None}
+        bots = options.pop("bots", 0)
         async with self.sessions.lock(channel_id):
             await self._refuse_busy(channel_id, actor)
-            chosen = adapter.lobby_options(
-                settings, {k: v for k, v in options.items() if v is not None}
+            chosen = adapter.lobby_options(settings, options)
+            most = adapter.lobby_max_players(chosen) - 1
+            if not isinstance(bots, int) or not 0 <= bots <= most:
+                raise UserError(f"A {adapter.title} table takes 0 to {most} bots besides you.")
+            session = await self._save_lobby(
+                actor, guild_id, channel_id, adapter, chosen, settings, bots=bots
             )
-            session = await self._save_lobby(actor, guild_id, channel_id, adapter, chosen, settings)
             return self._on_table(session, adapter.render_lobby(session, settings), fresh=True)
 
     async def rematch(self, actor: Actor, click: Click) -> Rematch:
@@ -255,6 +264,7 @@ class Tables:
             )
         adapter = self.adapters[click.kind]
         previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
+        bots = len(record["bots"])  # type: ignore[arg-type]
         if actor.id not in previous and not actor.is_admin:
             raise UserError(
                 "Only the players of that game (or a server manager) can ask for a rematch. "
@@ -268,9 +278,9 @@ class Tables:
             kept = record["lobby"]
             options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
             session = await self._save_lobby(
-                actor, guild_id, click.channel_id, adapter, options, settings
+                actor, guild_id, click.channel_id, adapter, options, settings, bots=bots
             )
-        invited = [i for i in dict.fromkeys(previous) if i != actor.id]
+        invited = [i for i in dict.fromkeys(people(previous)) if i != actor.id]
         lobby = adapter.render_lobby(session, settings)
         ping = "".join(f"<@{i}> " for i in invited).rstrip()
         lobby.content = (
@@ -316,9 +326,11 @@ class Tables:
         adapter: TableAdapter,
         options: dict[str, object],
         settings: GuildSettings,
+        *,
+        bots: int = 0,
     ) -> Session:
-        """A new lobby with `actor` in it (the host); it closes by itself when nobody has
-        started it `lobby_timeout` seconds after it opened (see `expire`)."""
+        """A new lobby with `actor` in it (the host) and `bots` bots; it closes by itself
+        when nobody has started it `lobby_timeout` seconds after it opened (see `expire`)."""
         now = self.clock()
         lobby = Lobby(
             starter=actor.id,
@@ -327,6 +339,8 @@ class Tables:
             max_players=adapter.lobby_max_players(options),
             options=options,
         )
+        for _ in range(bots):
+            lobby.add_bot()
         session = Session(
             channel_id=channel_id,
             guild_id=guild_id,
@@ -561,6 +575,12 @@ class Tables:
         lobby = work.lobby
         if action == "join":
             lobby.join(Seat(id=actor.id, name=actor.name))
+        elif action in ("addbot", "dropbot"):
+            lobby.check_bots(actor.id, actor.is_admin)
+            if action == "addbot":
+                lobby.add_bot()
+            else:
+                lobby.remove_bot()
         elif action == "leave":
             lobby.leave(actor.id)  # the host's leaving hands the lobby to the earliest player
             if not lobby.players:
@@ -714,14 +734,50 @@ class Tables:
             state = adapter.expire_extra(session.state, now, self.rng)
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
-                state = adapter.timeout(state, self.rng, now)
+                # The absent player's move is the bot player's (the policy may take a while).
+                chooser = adapter.chooser(self.rng, now)
+                state = await asyncio.to_thread(adapter.timeout, state, self.rng, now, chooser)
+            bots_due = session.bot_deadline is not None and session.bot_deadline <= now
+            moved: list[int] = []
+            if bots_due and not adapter.is_finished(state):
+                state, moved = await asyncio.to_thread(self._bots_move, adapter, state, now)
             work.state = state
             if not turn_over:
                 work.turn_deadline = session.turn_deadline
+            clock_holder = adapter.on_clock(session.state)
             rendered = await self._commit(
-                work, adapter, settings, before=session.state, restart_clock=turn_over
+                work,
+                adapter,
+                settings,
+                clock_holder if clock_holder in moved else None,
+                before=session.state,
+                restart_clock=turn_over,
+                # Bots that were asked and had nothing to do are not asked again until
+                # the game moves on.
+                bots_idle=bots_due and not moved,
             )
             return self._with_table(Reply(), work, rendered)
+
+    def _bots_move(self, adapter: TableAdapter, state: Any, now: float) -> tuple[Any, list[int]]:
+        """Every bot that can move makes its move (several may, in a vote or a bluff
+        window); returns the state and the bots that moved. A bot whose policy fails or
+        makes a refused move is logged and, when the game waits on it alone, plays the
+        engine's timeout move, so the game never waits on a bot for ever."""
+        moved = []
+        for seat in bot_seats(adapter.player_ids(state)):
+            if adapter.is_finished(state) or not adapter.can_act(state, seat):
+                continue
+            try:
+                after = adapter.bot_move(state, seat, self.rng, now)
+            except Exception:
+                log.exception("The %s bot in seat %s failed to move", adapter.kind, seat)
+                if adapter.clock_holders(state) != [seat]:
+                    continue
+                after = adapter.timeout(state, self.rng, now)
+            if after != state:
+                moved.append(seat)
+            state = after
+        return state, moved
 
     # ------------------------------------------------------------ internals
 
@@ -748,15 +804,20 @@ class Tables:
         before: Any = None,
         *,
         restart_clock: bool = False,
+        bots_idle: bool = False,
     ) -> Rendered:
         """Save a started game (or record it when finished), then render it.
 
         The turn clock restarts when the player it waits for changes, when that player
-        moved, or after a timeout; a bystander's move (a peek, a vote) leaves it running."""
+        moved, or after a timeout; a bystander's move (a peek, a vote) leaves it running.
+        Bots that can move are due `bot_delay` seconds later (a deadline like the turn
+        clock's, so a restart keeps it); a game with no person left ends with no winner."""
+        if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
+            work.state = adapter.abandon(work.state, ONLY_BOTS)
         before_waiting = {} if before is None else adapter.waiting_on(before)
-        work.ping = [u for u in adapter.waiting_on(work.state) if u not in before_waiting]
+        work.ping = people(u for u in adapter.waiting_on(work.state) if u not in before_waiting)
         if adapter.is_finished(work.state):
-            work.deadline = work.turn_deadline = None
+            work.deadline = work.turn_deadline = work.bot_deadline = None
             game_id = await self.sessions.finish(work, self._record(work, adapter))
             final = adapter.render(work)
             final.picture = await self._story(work)
@@ -775,8 +836,15 @@ class Tables:
                 or on_clock != waited_for
             ):
                 work.turn_deadline = self.clock() + timer
+        bots_ready = not bots_idle and any(
+            adapter.can_act(work.state, seat)
+            for seat in bot_seats(adapter.player_ids(work.state))
+        )
+        work.bot_deadline = self.clock() + settings.bot_delay if bots_ready else None
         deadlines = [
-            d for d in (work.turn_deadline, adapter.extra_deadline(work.state)) if d is not None
+            d
+            for d in (work.turn_deadline, adapter.extra_deadline(work.state), work.bot_deadline)
+            if d is not None
         ]
         work.deadline = min(deadlines, default=None)
         await self.sessions.save(work)
@@ -811,6 +879,7 @@ class Tables:
             lobby=session.lobby.options,
             stats=result.stats,
             winners=[] if ended_by else result.winners,
+            bots=result.bots,
         )
 
     @staticmethod

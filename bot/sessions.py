@@ -37,6 +37,7 @@ class Session:
     message_id: int | None = None
     deadline: float | None = None  # the earliest of turn_deadline and the game's own deadlines
     turn_deadline: float | None = None
+    bot_deadline: float | None = None  # when the bots that can move make their moves
     created_at: float = field(default_factory=time.time)
     shown_revision: int = 0  # the revision the table message in the channel shows
     ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
@@ -53,13 +54,14 @@ class Session:
 
 
 def session_json(session: Session) -> str:
-    """The stored form of a session: {"lobby", "state", "turn_deadline", "ping"}. The models
-    write their own JSON (pydantic's serializer, in Rust): the hot path of every move, several
-    times cheaper than model_dump() followed by json.dumps()."""
+    """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
+    "ping"}. The models write their own JSON (pydantic's serializer, in Rust): the hot path of
+    every move, several times cheaper than model_dump() followed by json.dumps()."""
     state = "null" if session.state is None else session.state.model_dump_json()
     return (
         f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
-        f'"turn_deadline":{json.dumps(session.turn_deadline)},"ping":{json.dumps(session.ping)}}}'
+        f'"turn_deadline":{json.dumps(session.turn_deadline)},'
+        f'"bot_deadline":{json.dumps(session.bot_deadline)},"ping":{json.dumps(session.ping)}}}'
     )
 
 
@@ -167,11 +169,11 @@ class Sessions:
                 raise ValueError(absurd)
             lobby = Lobby.model_validate(data["lobby"])
             turn_deadline = data.get("turn_deadline")
-            if turn_deadline is not None and (
-                type(turn_deadline) not in (int, float) or not math.isfinite(turn_deadline)
-            ):
-                reason = "absurd"
-                raise TypeError("turn_deadline")
+            bot_deadline = data.get("bot_deadline")
+            for when in (turn_deadline, bot_deadline):
+                if when is not None and (type(when) not in (int, float) or not math.isfinite(when)):
+                    reason = "absurd"
+                    raise TypeError("deadline")
             ping = data.get("ping", [])
             if not isinstance(ping, list) or not all(type(i) is int for i in ping):
                 raise TypeError("ping")
@@ -197,6 +199,7 @@ class Sessions:
             message_id=row.message_id,
             deadline=row.deadline,
             turn_deadline=turn_deadline,
+            bot_deadline=bot_deadline,
             created_at=row.created_at,
             shown_revision=row.shown_revision,
             ping=ping,

@@ -28,6 +28,13 @@ class GuildSettings(BaseModel):
     lobby_timeout: int = Field(
         900, ge=60, le=86400, description="Seconds an unstarted lobby stays open."
     )
+    bot_delay: float = Field(
+        1.5,
+        ge=0.0,
+        le=10.0,
+        allow_inf_nan=False,
+        description="Seconds a bot waits before each move, so people can follow.",
+    )
     kuriki_lives: int = Field(5, ge=1, le=9, description="Lives each Kuriki player starts with.")
     kuriki_two_digit: bool = Field(False, description="Declare non-doubles as two-digit numbers.")
     kuriki_reverse_after_kuriki: bool = Field(
@@ -194,6 +201,7 @@ def house_rule_words(field: str, value: object) -> str:
 _SETTING_WORDS = {
     "turn_timer": "The turn timer",
     "lobby_timeout": "The lobby timeout",
+    "bot_delay": "The bots' pause",
     "kuriki_lives": "Kuriki lives",
     "kuriki_stake": "The Kuriki stake",
     "kuriki_foul_price": "The foul price",

@@ -7,6 +7,7 @@ from typing import Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
+from games.bots import bot_name, is_bot, next_bot_id
 from games.errors import LobbyError, NotInGame
 
 
@@ -31,7 +32,8 @@ def extend_log(log: list[str], texts: Iterable[str], length: int) -> list[str]:
 
 
 class Seat(BaseModel):
-    """A player as the table knows them: a Discord user id and the name shown."""
+    """A player as the table knows them: a Discord user id (or a bot's, see games.bots) and
+    the name shown."""
 
     id: int
     name: str
@@ -53,22 +55,60 @@ class Lobby(BaseModel):
         return any(p.id == user_id for p in self.players)
 
     def join(self, seat: Seat) -> None:
+        """Seat a person; on a full table a bot (the last one added) gives up its seat."""
         if self.has(seat.id):
             raise LobbyError("You have already joined this game.")
         if len(self.players) >= self.max_players:
-            raise LobbyError(f"The table is full ({self.max_players} players).")
+            if not self.bots():
+                raise LobbyError(f"The table is full ({self.max_players} players).")
+            self.remove_bot()
         self.players.append(seat)
 
     def leave(self, user_id: int) -> Seat | None:
-        """Take the player out; when they were the host, the earliest player left becomes
-        the host, and is returned (None: the host did not change, or nobody is left)."""
+        """Take the player out; when they were the host, the earliest person left becomes
+        the host, and is returned (None: the host did not change, or nobody is left). A bot
+        never hosts: when the last person leaves, the bots go too."""
         if not self.has(user_id):
             raise LobbyError("You are not in this lobby.")
         self.players = [p for p in self.players if p.id != user_id]
-        if user_id == self.starter and self.players:
-            self.starter = self.players[0].id
-            return self.players[0]
+        if not self.humans():
+            self.players = []
+            return None
+        if user_id == self.starter:
+            self.starter = self.humans()[0].id
+            return self.humans()[0]
         return None
+
+    def humans(self) -> list[Seat]:
+        return [p for p in self.players if not is_bot(p.id)]
+
+    def bots(self) -> list[Seat]:
+        return [p for p in self.players if is_bot(p.id)]
+
+    def add_bot(self) -> Seat:
+        """Seat the next bot; refused when the table is full (a person always has a seat)."""
+        if len(self.players) >= self.max_players:
+            raise LobbyError(f"The table is full ({self.max_players} players).")
+        bot_id = next_bot_id(p.id for p in self.players)
+        if bot_id is None:  # pragma: no cover - more bots than any table seats
+            raise LobbyError("No more bots can join.")
+        seat = Seat(id=bot_id, name=bot_name(bot_id))
+        self.players.append(seat)
+        return seat
+
+    def remove_bot(self) -> Seat:
+        """Take out the bot that joined last."""
+        bots = self.bots()
+        if not bots:
+            raise LobbyError("There is no bot in this lobby.")
+        self.players.remove(bots[-1])
+        return bots[-1]
+
+    def check_bots(self, user_id: int, is_admin: bool) -> None:
+        if not self.has(user_id) and not is_admin:
+            raise LobbyError(
+                "Only a player in the lobby (or a server manager) can add or remove bots."
+            )
 
     def check_start(self, user_id: int, is_admin: bool) -> None:
         if not self.has(user_id) and not is_admin:

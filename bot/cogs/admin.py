@@ -24,13 +24,22 @@ RULE_CHOICES = [
 ]
 
 
+def pause_words(seconds: float) -> str:
+    """'1.5 seconds', '1 second', 'no time'."""
+    if seconds <= 0:
+        return "no time"
+    shown = f"{seconds:.2f}".rstrip("0").rstrip(".")
+    return f"{shown} second{'' if shown == '1' else 's'}"
+
+
 def settings_embed(settings: GuildSettings) -> discord.Embed:
     embed = discord.Embed(title="Server settings", colour=EMBED_COLOUR)
     timer = f"{settings.turn_timer} s" if settings.turn_timer else "off"
     lobby = duration(settings.lobby_timeout)
     embed.add_field(
         name="General",
-        value=f"Turn timer: **{timer}**\nAn unstarted lobby closes after **{lobby}**",
+        value=f"Turn timer: **{timer}**\nAn unstarted lobby closes after **{lobby}**\n"
+        f"Bots wait **{pause_words(settings.bot_delay)}** before each move",
         inline=False,
     )
     farkle = [f"Default rule set: **{PRESETS[settings.farkle_preset].name}**"]
@@ -156,6 +165,17 @@ class AdminCog(
     ) -> None:
         """Set how long an unstarted lobby stays open before it closes by itself."""
         await self._update(interaction, lobby_timeout=minutes * 60)
+
+    @app_commands.command(name="bots")
+    @app_commands.describe(delay="Seconds a bot waits before each move (0-10, e.g. 1.5)")
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def bots(
+        self,
+        interaction: discord.Interaction[GameBot],
+        delay: app_commands.Range[float, 0.0, 10.0],
+    ) -> None:
+        """Set how long bot players pause before each move, so people can follow."""
+        await self._update(interaction, bot_delay=delay)
 
     @app_commands.command(name="kuriki")
     @app_commands.describe(

@@ -27,15 +27,17 @@ class CrapCog(
     @app_commands.describe(
         threshold="Points to win (default: this server's)",
         jokers="Play with the four jokers (default: this server's)",
+        bots="Bot players to seat besides you (add or remove more in the lobby)",
     )
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         threshold: app_commands.Range[int, 100, 100000] | None = None,
         jokers: bool | None = None,
+        bots: app_commands.Range[int, 0, 5] = 0,
     ) -> None:
         """Open a CRAP lobby in this channel (3-6 players)."""
-        await common.start(interaction, "crap", threshold=threshold, jokers=jokers)
+        await common.start(interaction, "crap", threshold=threshold, jokers=jokers, bots=bots)
 
     @app_commands.command(name="rules")
     async def rules(self, interaction: discord.Interaction[GameBot]) -> None:

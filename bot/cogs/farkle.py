@@ -30,6 +30,7 @@ class FarkleCog(
     @app_commands.describe(
         rules="Rule set (default: this server's choice)",
         target="Score to play to (default: the rule set's)",
+        bots="Bot players to seat besides you (add or remove more in the lobby)",
     )
     @app_commands.choices(rules=PRESET_CHOICES)
     async def start(
@@ -37,10 +38,15 @@ class FarkleCog(
         interaction: discord.Interaction[GameBot],
         rules: app_commands.Choice[str] | None = None,
         target: app_commands.Range[int, 500, 1_000_000] | None = None,
+        bots: app_commands.Range[int, 0, 24] = 0,
     ) -> None:
         """Open a Farkle lobby in this channel; friends join with the button."""
         await common.start(
-            interaction, "farkle", rules=rules.value if rules else None, target=target
+            interaction,
+            "farkle",
+            rules=rules.value if rules else None,
+            target=target,
+            bots=bots,
         )
 
     @app_commands.command(name="rules")

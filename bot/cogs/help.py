@@ -28,14 +28,16 @@ def help_embed(mention: object) -> discord.Embed:
     )
     play = (
         "Start a game in any channel, everyone presses **Join**, then **Start**. Play with the "
-        "buttons on the table; whoever must move is mentioned. Lost the table? "
+        "buttons on the table; whoever must move is mentioned. Nobody to play with? Press "
+        "**Add bot** in the lobby (or start with `bots:1`) to play against a bot. Lost the table? "
         f"{m('farkle status')} (or the game's own status) posts it again. "
         f"Leave with {m('farkle leave')}, stop with {m('farkle end')} (same for each game)."
     )
     admin = (
         f"{m('config show')} the settings · {m('config farkle')} rule set and target · "
         f"{m('config farkle-rule')} one house rule · {m('config timer')} turn timer · "
-        f"{m('config lobby')} · {m('config kuriki')} · {m('config crap')}"
+        f"{m('config lobby')} · {m('config bots')} bots' pause · {m('config kuriki')} · "
+        f"{m('config crap')}"
     )
     embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
     embed.add_field(name="How to play", value=play, inline=False)

@@ -25,14 +25,18 @@ class KurikiCog(
         self.bot = bot
 
     @app_commands.command(name="start")
-    @app_commands.describe(lives="Lives each player starts with (default: this server's)")
+    @app_commands.describe(
+        lives="Lives each player starts with (default: this server's)",
+        bots="Bot players to seat besides you (add or remove more in the lobby)",
+    )
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         lives: app_commands.Range[int, 1, 9] | None = None,
+        bots: app_commands.Range[int, 0, 11] = 0,
     ) -> None:
         """Open a Kuriki lobby in this channel; friends join with the button."""
-        await common.start(interaction, "kuriki", lives=lives)
+        await common.start(interaction, "kuriki", lives=lives, bots=bots)
 
     @app_commands.command(name="rules")
     async def rules(self, interaction: discord.Interaction[GameBot]) -> None:

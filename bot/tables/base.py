@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, ClassVar
 
 import discord
@@ -12,9 +14,14 @@ from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
 from bot.pictures.emojis import Faces
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
+from games.autoplay import Chooser
+from games.bots import bot_seats
 from games.lobby import Lobby
+
+log = logging.getLogger(__name__)
 
 EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
 STAMP_MODULUS = 10**10  # a custom_id's stamp has at most 10 digits
@@ -46,6 +53,12 @@ class Outcome:
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Everyone who won, when that can be more than `winner_id` (a tie in CRAP).
     winners: list[int] = field(default_factory=list)
+    #: The seats that were bots, so results and stats keep them apart from people.
+    bots: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.bots:
+            self.bots = sorted(bot_seats(int(p["id"]) for p in self.players))  # type: ignore[call-overload]
 
 
 @dataclass
@@ -77,6 +90,11 @@ class TableAdapter(ABC):
     #: How dice and cards are written: the bot gives its adapters the Faces it loads the
     #: emojis into; this default writes text.
     faces: Faces = Faces()
+    #: The pure engine and the bot player's policy (`choose(state, seat, rng, now)`).
+    engine: ClassVar[ModuleType]
+    policy: ClassVar[ModuleType]
+    #: A bot's moves that show nothing worth a pause (picking dice): it moves on at once.
+    quick_bot_actions: ClassVar[frozenset[str]] = frozenset()
 
     def stamp(self, state: Any, action: str, arg: str | None) -> int:
         """The stamp of the decision `action` answers in `state` (this throw, this roll under
@@ -111,8 +129,56 @@ class TableAdapter(ABC):
         """The state after a player's move; raises GameError when it is refused."""
 
     @abstractmethod
-    def timeout(self, state: Any, rng: random.Random, now: float) -> Any:
-        """The state after the player on the clock ran out of time."""
+    def timeout(
+        self, state: Any, rng: random.Random, now: float, chooser: Chooser | None = None
+    ) -> Any:
+        """The state after the player on the clock ran out of time; `chooser` (see
+        `chooser`) makes their move as a bot would, the engine's fixed rule otherwise."""
+
+    # ------------------------------------------------------------------ bots
+
+    def chooser(self, rng: random.Random, now: float) -> Chooser:
+        """The policy as the engines' timeouts ask it: a policy that fails is logged and
+        answers None, so the engine plays its fixed rule and the game goes on."""
+
+        def choose(state: Any, seat: int) -> Any:
+            try:
+                return self.policy.choose(state, seat, rng, now)
+            except Exception:
+                log.exception("The %s policy failed for seat %s", self.kind, seat)
+                return None
+
+        return choose
+
+    def can_act(self, state: Any, seat: int) -> bool:
+        """Whether `seat` may move now (a bot that can is given its move)."""
+        return bool(self.engine.legal_actions(state, seat))
+
+    def bot_move(self, state: Any, seat: int, rng: random.Random, now: float) -> Any:
+        """The state after bot `seat` made its move (quick moves and the one after them);
+        the state itself when the policy has nothing to do. Raises when the policy fails
+        or its move is refused (the caller falls back)."""
+        for _ in range(50):
+            action = self.policy.choose(state, seat, rng, now)
+            if action is None:
+                return state
+            state = self.engine.apply(state, seat, action, rng)[0]
+            if action.kind not in self.quick_bot_actions:
+                return state
+        return state
+
+    def clock_holders(self, state: Any) -> list[int]:
+        """Everyone a timeout now plays for."""
+        player = self.on_clock(state)
+        return [] if player is None else [player]
+
+    def present_ids(self, state: Any) -> list[int]:
+        """Players who have not left (a player knocked out is still at the table)."""
+        return self.player_ids(state)
+
+    def abandon(self, state: Any, why: str) -> Any:
+        """The game ended with no winner because of a departure."""
+        return self.engine.abandon(state, why)[0]
 
     def extra_deadline(self, state: Any) -> float | None:
         """A deadline other than the turn timer's (e.g. a vote closing); None: none."""
@@ -263,7 +329,7 @@ class TableAdapter(ABC):
         lobby = session.lobby
         names = (
             "\n".join(
-                f"• <@{p.id}>" + (" (host)" if p.id == lobby.starter else "") for p in lobby.players
+                f"• {who(p.id)}" + (" (host)" if p.id == lobby.starter else "") for p in lobby.players
             )
             or "nobody yet"
         )
@@ -279,8 +345,9 @@ class TableAdapter(ABC):
             name=f"Players ({len(lobby.players)}/{lobby.max_players})", value=names, inline=False
         )
         embed.set_footer(
-            text=f"{lobby.min_players}-{lobby.max_players} players. Any player here (or a server "
-            "manager) can start; the host (or a server manager) can cancel."
+            text=f"{lobby.min_players}-{lobby.max_players} players, bots included. Any player here "
+            "(or a server manager) can start and add bots; the host (or a server manager) can "
+            "cancel."
         )
         items = [
             self.button(session, "join", "Join", style=discord.ButtonStyle.success),
@@ -293,5 +360,12 @@ class TableAdapter(ABC):
                 disabled=len(lobby.players) < lobby.min_players,
             ),
             self.button(session, "cancel", "Cancel", style=discord.ButtonStyle.danger),
+            self.button(
+                session,
+                "addbot",
+                "Add bot",
+                disabled=len(lobby.players) >= lobby.max_players,
+            ),
+            self.button(session, "dropbot", "Remove bot", disabled=not lobby.bots()),
         ]
         return Rendered(embed=embed, items=items)

@@ -14,10 +14,13 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.mentions import mention
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
-from games.crap import engine
+from games.autoplay import Chooser
+from games.bots import is_bot
+from games.crap import engine, policy
 from games.crap.cards import (
     RANKS,
     SUIT_NAMES,
@@ -67,6 +70,8 @@ class CrapTable(TableAdapter):
     title = "CRAP"
     min_players = 3
     max_players = 6
+    engine = engine
+    policy = policy
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
 
@@ -154,8 +159,13 @@ class CrapTable(TableAdapter):
             return Action(kind="vote", value=move.arg, now=now)
         raise IllegalMove("That button does not belong to CRAP.")
 
-    def timeout(self, state: CrapState, rng: random.Random, now: float) -> CrapState:
-        return engine.timeout(state, rng, now)[0]
+    def timeout(
+        self, state: CrapState, rng: random.Random, now: float, chooser: Chooser | None = None
+    ) -> CrapState:
+        return engine.timeout(state, rng, now, chooser)[0]
+
+    def clock_holders(self, state: CrapState) -> list[int]:
+        return engine.waiting_for(state)
 
     def extra_deadline(self, state: CrapState) -> float | None:
         return engine.next_deadline(state)
@@ -263,7 +273,7 @@ class CrapTable(TableAdapter):
         if state.finished and state.ended_by_departure:
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
-            names = " and ".join(f"<@{w}>" for w in state.winners)
+            names = " and ".join(who(w) for w in state.winners)
             lines = [
                 f"🏆 **Game over.** {names} {'win' if len(state.winners) > 1 else 'wins'}!"
                 if names
@@ -273,23 +283,23 @@ class CrapTable(TableAdapter):
         turn = state.current_player
         line = ""
         if state.phase == "turn":
-            line = f"**<@{turn.id}>'s turn**: press **My hand** to act."
+            line = f"**{who(turn.id)}'s turn**: press **My hand** to act."
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
             line = (
-                f"<@{a.caller}>: **Acquire {rank_words(a.rank)}!** Call bluff or let it go "
+                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** Call bluff or let it go "
                 f"(⏳ still to decide), closes <t:{int(a.deadline) + 1}:R>"
             )
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
             line = (
-                f"⚔ <@{c.challenger}> challenges <@{c.target}> and rolled **{c.die}**: "
+                f"⚔ {who(c.challenger)} challenges {who(c.target)} and rolled **{c.die}**: "
                 "⏳ press My hand."
             )
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             line = (
-                f"<@{f.caller}> calls a **Force Recycle** on <@{f.target}>: ⏳ vote, "
+                f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}: ⏳ vote, "
                 f"{len(f.yes)} yes, {len(f.no)} no · closes <t:{int(f.deadline) + 1}:R>"
             )
         if session.turn_deadline and engine.on_clock(state) is not None:
@@ -313,7 +323,7 @@ class CrapTable(TableAdapter):
             sets = ", ".join(f"{'2×' if s.double else ''}{rank_name(s.rank)}" for s in p.sets)
             pending = sum(s.points() for s in p.sets)
             rows.append(
-                f"{mark} <@{p.id}> **{p.score}** ✋{pv['hand']} 🛡{pv['protected']}"
+                f"{mark} {who(p.id)} **{p.score}** ✋{pv['hand']} 🛡{pv['protected']}"
                 + (f" · sets {sets} (+{pending} next round)" if sets else "")
             )
         return rows
@@ -386,7 +396,7 @@ class CrapTable(TableAdapter):
         if state.phase == "acquire" and a is not None:
             left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
             text = (
-                f"You let <@{a.caller}>'s Acquire {rank_words(a.rank)} go. "
+                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. "
                 f"Waiting for {len(left)} more to decide."
             )
         else:
@@ -403,7 +413,7 @@ class CrapTable(TableAdapter):
         ]
         for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
             lines.append(
-                f"**Seen in co-operate, <@{other_id}>'s hand:** {self.faces.cards(cards, 500)}"
+                f"**Seen in co-operate, {who(int(other_id))}'s hand:** {self.faces.cards(cards, 500)}"
             )
         if "committed" in mine:  # type: ignore[operator]
             lines.append(
@@ -513,13 +523,13 @@ class CrapTable(TableAdapter):
         if action != "target" or not values or state.finished:
             return None
         kind, _, target = values[0].partition("-")
-        if kind == "cooperate":
-            text = f"🤝 <@{target}>, <@{user_id}> co-operated with you: press **My hand** to see their hand."
-        else:
-            return None
+        partner = number(target)
+        if kind != "cooperate" or partner is None or is_bot(partner):
+            return None  # a bot reads the hand it is shown without being told
+        text = f"🤝 {who(partner)}, {who(user_id)} co-operated with you: press **My hand** to see their hand."
         return Rendered(
             embed=discord.Embed(description=text, colour=EMBED_COLOUR),
-            content=f"<@{target}>",
+            content=who(partner),
             items=[self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)],
         )
 

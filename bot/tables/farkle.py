@@ -11,11 +11,13 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.mentions import mention
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from games.autoplay import Chooser
 from games.errors import IllegalMove
-from games.farkle import engine
+from games.farkle import engine, policy
 from games.farkle.engine import Action, FarklePlayer, FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
@@ -152,6 +154,9 @@ class FarkleTable(TableAdapter):
     title = "Farkle"
     min_players = 2
     max_players = 10
+    engine = engine
+    policy = policy
+    quick_bot_actions = frozenset({"toggle"})
     state_model = FarkleState
 
     # ---------------------------------------------------------------- lobby
@@ -199,8 +204,10 @@ class FarkleTable(TableAdapter):
         )
         return engine.apply(state, move.user_id, action, rng)[0]
 
-    def timeout(self, state: FarkleState, rng: random.Random, now: float) -> FarkleState:
-        return engine.timeout(state, rng)[0]
+    def timeout(
+        self, state: FarkleState, rng: random.Random, now: float, chooser: Chooser | None = None
+    ) -> FarkleState:
+        return engine.timeout(state, rng, chooser)[0]
 
     def remove_player(self, state: FarkleState, user_id: int) -> FarkleState:
         return engine.remove_player(state, user_id)[0]
@@ -261,11 +268,11 @@ class FarkleTable(TableAdapter):
         elif state.finished:
             winner = next((p for p in engine.standings(state) if p.id == state.winner), None)
             lines.append(
-                f"🏆 **Game over.** <@{winner.id}> wins with **{winner.score}**!"
+                f"🏆 **Game over.** {who(winner.id)} wins with **{winner.score}**!"
                 if winner
                 else "**Game over.**"
             )
-            content = f"🏆 <@{winner.id}> wins the Farkle game!" if winner else None
+            content = f"🏆 {who(winner.id)} wins the Farkle game!" if winner else None
         else:
             lines += self._turn_lines(session, state)
         embed.description = "\n".join(lines)
@@ -285,13 +292,13 @@ class FarkleTable(TableAdapter):
 
     def _turn_lines(self, session: Session, state: FarkleState) -> list[str]:
         turn, player = state.turn, state.current_player
-        lines = [f"**<@{player.id}>'s turn** · turn total **{turn.total}**"]
+        lines = [f"**{who(player.id)}'s turn** · turn total **{turn.total}**"]
         need = state.rules.bank_minimum(player.on_table)
         if need:
             what = "to get on the table" if need > state.rules.min_bank else "to bank"
             lines[0] += f" · {need} needed {what}"
         if state.final_turns is not None:
-            lines.append("⚑ Final turns: " + ", ".join(f"<@{i}>" for i in state.final_turns))
+            lines.append("⚑ Final turns: " + ", ".join(who(i) for i in state.final_turns))
         if turn.dice:
             lines.append(
                 "**Thrown:** "
@@ -347,9 +354,9 @@ class FarkleTable(TableAdapter):
             if p.malappys and state.rules.crappy_malappy_wins:
                 extra.append(f"{p.malappys} crappy malappy")
             tail = f" ({', '.join(extra)})" if extra else ""
-            rows.append(f"{mark} <@{p.id}> **{p.score}**{tail}")
+            rows.append(f"{mark} {who(p.id)} **{p.score}**{tail}")
         for p in state.departed:
-            rows.append(f"✗ <@{p.id}> {p.score} (left)")
+            rows.append(f"✗ {who(p.id)} {p.score} (left)")
         parts: list[str] = []
         for row in rows:  # fields of whole rows, each within Discord's 1024 characters
             if parts and len(parts[-1]) + 1 + len(row) <= FIELD_LIMIT:

@@ -12,11 +12,13 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.mentions import mention
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from games.autoplay import Chooser
 from games.errors import IllegalMove
-from games.kuriki import engine
+from games.kuriki import engine, policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState
 from games.kuriki.values import legal_declarations, name, roll_value
 from games.lobby import Lobby
@@ -76,6 +78,8 @@ class KurikiTable(TableAdapter):
     title = "Kuriki"
     min_players = 2
     max_players = 12
+    engine = engine
+    policy = policy
     state_model = KurikiState
     #: "sneak" (the table's button) only asks, privately, whether to peek anyway;
     #: "sneakok" (on that private question) charges the foul and shows the dice.
@@ -156,8 +160,29 @@ class KurikiTable(TableAdapter):
         action = Action(kind=kind, value=value, vote=vote, now=move.now)  # type: ignore[arg-type]
         return engine.apply(state, move.user_id, action, rng)[0]
 
-    def timeout(self, state: KurikiState, rng: random.Random, now: float = 0.0) -> KurikiState:
-        return engine.timeout(state, rng, now)[0]
+    def timeout(
+        self,
+        state: KurikiState,
+        rng: random.Random,
+        now: float = 0.0,
+        chooser: Chooser | None = None,
+    ) -> KurikiState:
+        return engine.timeout(state, rng, now, chooser)[0]
+
+    def can_act(self, state: KurikiState, seat: int) -> bool:
+        """A move of the game, or a foul vote to answer."""
+        if engine.legal_actions(state, seat):
+            return True
+        for vote in state.votes:
+            electors = engine.voters(state, vote)
+            if seat in electors and seat not in vote.yes + vote.no:
+                return True
+            if seat == vote.accused and not electors:
+                return True
+        return False
+
+    def present_ids(self, state: KurikiState) -> list[int]:
+        return [p.id for p in state.players if not p.left]
 
     def remove_player(self, state: KurikiState, user_id: int) -> KurikiState:
         return engine.remove_player(state, user_id)[0]
@@ -237,7 +262,7 @@ class KurikiTable(TableAdapter):
         )
         content = None
         if state.finished and state.winner is not None:
-            content = f"🏆 <@{state.winner}> wins the Kuriki game!"
+            content = f"🏆 {who(state.winner)} wins the Kuriki game!"
         return Rendered(
             embed=embed,
             items=[] if state.finished else self._buttons(session, state),
@@ -254,14 +279,14 @@ class KurikiTable(TableAdapter):
                 shown = name(roll_value(*r.dice, state.rules.two_digit))
                 verdict = "a lie" if r.liar else "not a lie"
                 lines.append(
-                    f"Last pull: {self.faces.pair(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; <@{r.loser}> lost a life."
+                    f"Last pull: {self.faces.pair(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
                 )
-        roller = f"<@{state.roller}>"
+        roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.phase == "over":
             lines.append(
-                f"🏆 **Game over.** <@{state.winner}> is the last one standing!"
+                f"🏆 **Game over.** {who(state.winner)} is the last one standing!"
                 if state.winner
                 else "**Game over.**"
             )
@@ -277,16 +302,16 @@ class KurikiTable(TableAdapter):
         elif state.phase == "respond":
             assert state.declared is not None
             lines.append(
-                f"Standing declaration: **{name(state.declared)}** · responsible: <@{state.responsible}>"
+                f"Standing declaration: **{name(state.declared)}** · responsible: {who(state.responsible)}"
             )
             choices = "Roll or Pull" if state.next_guy in state.passed else "Roll, Pull or Pass"
-            lines.append(f"**Next Guy: <@{state.next_guy}>**: {choices}.")
+            lines.append(f"**Next Guy: {who(state.next_guy)}**: {choices}.")
             if state.passed:
-                lines.append("Passed: " + ", ".join(f"<@{p}>" for p in state.passed))
+                lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
         if state.votes:
             for v in state.votes:
                 lines.append(
-                    f"⚖ Foul vote on <@{v.accused}> ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
+                    f"⚖ Foul vote on {who(v.accused)} ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
                 )
         if session.deadline and state.phase != "over" and session.turn_deadline:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
@@ -306,7 +331,7 @@ class KurikiTable(TableAdapter):
             fouls = f" · {p.fouls} foul{'s' if p.fouls != 1 else ''}" if p.fouls else ""
             purse = f" · {p.purse:+d}" if state.rules.stake else ""
             rows.append(
-                f"`{score_pad_row(p.lives, state.rules.lives)}` <@{p.id}> {p.lives}♥{crowns}{fouls}{purse}{status}"
+                f"`{score_pad_row(p.lives, state.rules.lives)}` {who(p.id)} {p.lives}♥{crowns}{fouls}{purse}{status}"
             )
         return "\n".join(rows)[:1024]
 
@@ -444,7 +469,7 @@ class KurikiTable(TableAdapter):
         proposed_rusk = opened is not None and opened.rusk and opened.proposer == user_id
         if action == "rusk" and not proposed_rusk:  # charged directly by a server manager
             accused = number((arg or "0").partition(":")[0]) or 0
-            text = f"🥤💥 A **Rusk** is charged on <@{accused}>: a triple foul. Fetch a new cup and clean up the old one."
+            text = f"🥤💥 A **Rusk** is charged on {who(accused)}: a triple foul. Fetch a new cup and clean up the old one."
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
         vote_id = None
         if action in ("propose", "rusk"):
@@ -466,13 +491,13 @@ class KurikiTable(TableAdapter):
             )
         voters = engine.voters(state, vote)
         what = "a **Rusk** (a triple foul)" if vote.rusk else "a foul"
-        head = f"<@{vote.proposer}> calls {what} on <@{vote.accused}>: {vote.reason}.\n"
+        head = f"{who(vote.proposer)} calls {what} on {who(vote.accused)}: {vote.reason}.\n"
         closes = f"Closes <t:{int(vote.deadline)}:R>."
         if not voters:  # two players: the accused accepts the foul or it is not charged
             embed = discord.Embed(
                 title="⚖ Foul!",
                 description=head
-                + f"Nobody else is at the table to vote: <@{vote.accused}> may accept the foul, "
+                + f"Nobody else is at the table to vote: {who(vote.accused)} may accept the foul, "
                 f"or it is not charged. {closes}",
                 colour=EMBED_COLOUR,
             )
@@ -486,14 +511,14 @@ class KurikiTable(TableAdapter):
                 ),
                 self.button(session, "vote", "Decline", arg=f"{vote.id}-decline"),
             ]
-            content = f"<@{vote.accused}>: accept the foul or decline it."
+            content = f"{who(vote.accused)}: accept the foul or decline it."
             return Rendered(embed=embed, items=items, content=content)
         needed = len(voters) // 2 + 1
         embed = discord.Embed(
             title="⚖ Foul!",
             description=(
                 head + f"The voters are the players other than the accuser and the accused: "
-                f"{' '.join(f'<@{v}>' for v in voters)}. A majority ({needed} of {len(voters)}) "
+                f"{' '.join(who(v) for v in voters)}. A majority ({needed} of {len(voters)}) "
                 f"must agree. Votes: {len(vote.yes)} yes, {len(vote.no)} no. {closes}"
             ),
             colour=EMBED_COLOUR,
@@ -512,7 +537,7 @@ class KurikiTable(TableAdapter):
         # them (an edit after a vote notifies nobody, as Discord does).
         undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
         content = (
-            " ".join(f"<@{v}>" for v in undecided) + ": vote on the foul." if undecided else None
+            " ".join(who(v) for v in undecided) + ": vote on the foul." if undecided else None
         )
         return Rendered(embed=embed, items=items, content=content)
 

@@ -9,10 +9,12 @@ protected cards are hidden: `public_view` gives counts, `private_view` a player'
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from games.autoplay import Chooser, play_part
 from games.crap.cards import (
     RANKS,
     SUIT_SYMBOLS,
@@ -433,11 +435,13 @@ def next_deadline(state: CrapState) -> float | None:
 
 
 def timeout(
-    state: CrapState, rng: random.Random, now: float = 0.0
+    state: CrapState, rng: random.Random, now: float = 0.0, chooser: Chooser | None = None
 ) -> tuple[CrapState, list[Event]]:
-    """The player(s) on the clock ran out of time: an absent player's turn is skipped; in a
-    challenge an absent player's cards are chosen and guesses made at random. Three timeouts
-    in a row take a player out of the game."""
+    """The player(s) on the clock ran out of time. With a `chooser` (the bot player's
+    policy) it plays an absent player's turn, cards and guesses from what that seat may know;
+    without one, or when it has no answer, an absent player's turn is skipped and in a
+    challenge their cards are chosen and guesses made at random. Three timeouts in a row take
+    a player out of the game."""
     if state.finished:
         raise IllegalMove("This game is over.")
     s = state.model_copy(deep=True)
@@ -447,42 +451,24 @@ def timeout(
     absent = waiting_for(state)
     _return_hands(s, None)
     _expire(s, now, rng, events)
+    missed: dict[int, int] = {}
+    logged = 0  # how many of `events` are in the log already
     if s.phase == "turn" and absent:
         p = s.current_player
-        p.timeouts += 1
-        events.append(
-            Event(kind="skip", player=p.id, text=f"{p.name} ran out of time: turn skipped.")
-        )
-        _end_turn(s, events)
+        missed = {p.id: p.timeouts + 1}
+        s, logged = _absent_move(s, p.id, chooser, rng, events, logged, "plays their turn", _skip)
     elif s.phase == "challenge":
-        for pid in absent:
-            s.player(pid).timeouts += 1
+        missed = {pid: s.player(pid).timeouts + 1 for pid in absent}
         # Only the absent: a present player waiting on them still makes their own choices.
         for pid in absent:
             if s.phase != "challenge":
                 break
-            p = s.player(pid)
-            c = s.challenge
-            assert c is not None
-            if str(pid) not in c.committed:
-                cards = rng.sample(p.hand, challenge_size(s, pid))
-                events.append(
-                    Event(
-                        kind="timeout",
-                        player=pid,
-                        text=f"{p.name} ran out of time: cards chosen at random.",
-                    )
-                )
-                _commit(s, p, cards, rng, events)
-            else:
-                events.append(
-                    Event(
-                        kind="timeout",
-                        player=pid,
-                        text=f"{p.name} ran out of time: a random guess.",
-                    )
-                )
-                _guess(s, p, rng.choice(RANKS), rng.choice(SUITS), rng, events)
+            s, logged = _absent_move(
+                s, pid, chooser, rng, events, logged, "chooses for them", _random_choice
+            )
+    for pid, count in missed.items():
+        if pid in _ids(s):
+            s.player(pid).timeouts = count
     for p in list(s.players):
         if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
             events.append(
@@ -493,8 +479,70 @@ def timeout(
                 )
             )
             _remove(s, p.id, events, f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+    _log(s, events[logged:])
+    return s, events
+
+
+def abandon(state: CrapState, why: str) -> tuple[CrapState, list[Event]]:
+    """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    _end_by_departure(s, why, events)
     _log(s, events)
     return s, events
+
+
+def _ids(s: CrapState) -> list[int]:
+    return [p.id for p in s.players]
+
+
+def _absent_move(
+    s: CrapState,
+    pid: int,
+    chooser: Chooser | None,
+    rng: random.Random,
+    events: list[Event],
+    logged: int,
+    what: str,
+    fixed: Callable[[CrapState, int, random.Random, list[Event]], None],
+) -> tuple[CrapState, int]:
+    """One absent player's part: the policy's move when it has one, else the fixed rule.
+    Adds to `events`; returns the state and how many of `events` are now logged (the
+    policy's moves are logged as they are made, after the events before them)."""
+    if chooser is not None:
+        start = s.model_copy(deep=True)
+        name = s.player(pid).name
+        ran_out = Event(kind="timeout", player=pid, text=f"{name} ran out of time: a bot {what}.")
+        _log(start, [*events[logged:], ran_out])
+        played = play_part(start, pid, chooser, apply, rng, lambda t: True)  # one move
+        if played is not None:
+            events += [ran_out, *played[1]]
+            return played[0], len(events)
+    fixed(s, pid, rng, events)
+    return s, logged
+
+
+def _skip(s: CrapState, pid: int, rng: random.Random, events: list[Event]) -> None:
+    p = s.player(pid)
+    events.append(Event(kind="skip", player=p.id, text=f"{p.name} ran out of time: turn skipped."))
+    _end_turn(s, events)
+
+
+def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Event]) -> None:
+    p = s.player(pid)
+    c = s.challenge
+    assert c is not None
+    if str(pid) not in c.committed:
+        cards = rng.sample(p.hand, challenge_size(s, pid))
+        events.append(
+            Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: cards chosen at random.")
+        )
+        _commit(s, p, cards, rng, events)
+    else:
+        events.append(
+            Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: a random guess.")
+        )
+        _guess(s, p, rng.choice(RANKS), rng.choice(SUITS), rng, events)
 
 
 def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
@@ -1037,13 +1085,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
     for other in s.players:
         other.seen.pop(str(user_id), None)
     if len(s.players) < 2:
-        s.phase = "over"
-        s.current = 0  # keep current_player valid for the one left
-        s.winners = []
-        s.ended_by_departure = why
-        events.append(
-            Event(kind="game_over", text=f"Game over: {why}, so the game ends with no winner.")
-        )
+        _end_by_departure(s, why, events)
         return
     if index < s.current:
         s.current -= 1
@@ -1053,6 +1095,15 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
         events.append(
             Event(kind="turn", player=s.current_player.id, text=f"{s.current_player.name}'s turn.")
         )
+
+
+def _end_by_departure(s: CrapState, why: str, events: list[Event]) -> None:
+    s.phase = "over"
+    s.current = 0  # keep current_player valid for whoever is left
+    s.winners = []
+    s.acquire = s.challenge = s.force = None
+    s.ended_by_departure = why
+    events.append(Event(kind="game_over", text=f"Game over: {why}, so the game ends with no winner."))
 
 
 def _log(s: CrapState, events: list[Event]) -> None:

@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from games.autoplay import Chooser, play_part
 from games.dice import roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
@@ -282,14 +283,53 @@ def apply(
     return s, events
 
 
-def timeout(state: FarkleState, rng: random.Random) -> tuple[FarkleState, list[Event]]:
-    """The current player ran out of time: bank if the rules allow it, else end the turn.
-    Three timeouts in a row remove the player."""
+def timeout(
+    state: FarkleState, rng: random.Random, chooser: Chooser | None = None
+) -> tuple[FarkleState, list[Event]]:
+    """The current player ran out of time. With a `chooser` (the bot player's policy) it
+    plays the rest of their turn; without one, or when it has no answer, the fixed rule:
+    bank if the rules allow it, else end the turn. Three timeouts in a row remove the player."""
     if state.finished:
         raise IllegalMove("This game is over.")
+    who = state.current_player
+    missed = who.timeouts + 1
+    played = None
+    if chooser is not None:
+        start = state.model_copy(deep=True)
+        ran_out = Event(
+            kind="timeout",
+            player=who.id,
+            text=f"{who.name} ran out of time; a bot plays their turn.",
+        )
+        _log(start, [ran_out])
+        turn = state.turn_number
+        played = play_part(
+            start, who.id, chooser, apply, rng, lambda s: s.finished or s.turn_number != turn
+        )
+    if played is not None:
+        s, events = played[0], [ran_out, *played[1]]
+    else:
+        s, events = _fixed_timeout(state)
+    player = next(p for p in s.players + s.departed if p.id == who.id)
+    player.timeouts = missed
+    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
+        removal = [
+            Event(
+                kind="removed",
+                player=player.id,
+                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and is out of the game.",
+            )
+        ]
+        _remove(s, player.id, removal, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+        _log(s, removal)
+        events += removal
+    return s, events
+
+
+def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
+    """The rule that plays a timeout without a policy: bank if allowed, else turn over."""
     s = state.model_copy(deep=True)
     player = s.current_player
-    player.timeouts += 1
     events: list[Event] = []
     banked = False
     turn = s.turn
@@ -316,15 +356,6 @@ def timeout(state: FarkleState, rng: random.Random) -> tuple[FarkleState, list[E
         )
         s.piggyback = None
         _end_turn(s, events)
-    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
-        events.append(
-            Event(
-                kind="removed",
-                player=player.id,
-                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and is out of the game.",
-            )
-        )
-        _remove(s, player.id, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
     _log(s, events)
     return s, events
 
@@ -339,6 +370,15 @@ def remove_player(
     s = state.model_copy(deep=True)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} {reason}.")]
     _remove(s, user_id, events, f"{who.name} left")
+    _log(s, events)
+    return s, events
+
+
+def abandon(state: FarkleState, why: str) -> tuple[FarkleState, list[Event]]:
+    """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    _finish(s, events, departure=why)
     _log(s, events)
     return s, events
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from games.autoplay import Chooser, play_part
 from games.dice import roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
 from games.kuriki.values import (
@@ -295,12 +296,14 @@ def apply(
 
 
 def timeout(
-    state: KurikiState, rng: random.Random, now: float = 0.0
+    state: KurikiState, rng: random.Random, now: float = 0.0, chooser: Chooser | None = None
 ) -> tuple[KurikiState, list[Event]]:
-    """The player on the clock ran out of time: a Next Guy pulls; a Roller (rolling first if
-    he had not) declares the lowest legal declaration whatever the dice, so the table learns
-    nothing of them; the first Roller plays clockwise. Three timeouts in a row take a player
-    out of the game."""
+    """The player on the clock ran out of time. With a `chooser` (the bot player's policy)
+    it makes their moves (a Roller's roll and declaration, a Next Guy's answer), deciding
+    from what that seat may know, so a timeout tells the table nothing. Without one, or when
+    it has no answer, the fixed rule: a Next Guy pulls; a Roller (rolling first if he had
+    not) declares the lowest legal declaration whatever the dice; the first Roller plays
+    clockwise. Three timeouts in a row take a player out of the game."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
     s = state.model_copy(deep=True)
@@ -309,8 +312,43 @@ def timeout(
     who = on_clock(s)
     assert who is not None
     player = s.player(who)
-    player.timeouts += 1
+    missed = player.timeouts + 1
     events.append(Event(kind="timeout", player=who, text=f"{player.name} ran out of time."))
+    played = None
+    logged = 0  # how many of `events` are in the log already
+    if chooser is not None and s.phase != "over":
+        start = s.model_copy(deep=True)
+        _log(start, events)
+
+        def done(t: KurikiState) -> bool:
+            # Their part ends when someone else is on the clock or a new point begins.
+            return t.phase in ("over", "direction", "roll") or on_clock(t) != who
+
+        played = play_part(start, who, chooser, apply, rng, done)
+    if played is not None:
+        s = played[0]
+        events += played[1]
+        logged = len(events)
+    elif s.phase != "over":
+        _fixed_timeout(s, who, rng, events)
+    player = s.player(who)
+    player.timeouts = missed
+    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
+        events.append(
+            Event(
+                kind="removed",
+                player=who,
+                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
+            )
+        )
+        _remove(s, who, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+    _log(s, events[logged:])
+    return s, events
+
+
+def _fixed_timeout(s: KurikiState, who: int, rng: random.Random, events: list[Event]) -> None:
+    """The rule that plays a timeout without a policy (see `timeout`)."""
+    player = s.player(who)
     if s.phase == "direction":
         _direction(s, "cw", events)
     elif s.phase == "respond":
@@ -326,17 +364,6 @@ def timeout(
             events[-1].text = (
                 f"{player.name} declares the lowest allowed, {name(lowest)}, whatever the dice."
             )
-    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
-        events.append(
-            Event(
-                kind="removed",
-                player=who,
-                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
-            )
-        )
-        _remove(s, who, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
-    _log(s, events)
-    return s, events
 
 
 def expire_votes(state: KurikiState, now: float) -> tuple[KurikiState, list[Event]]:
@@ -362,6 +389,15 @@ def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[E
     s = state.model_copy(deep=True)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
     _remove(s, user_id, events, f"{who.name} left")
+    _log(s, events)
+    return s, events
+
+
+def abandon(state: KurikiState, why: str) -> tuple[KurikiState, list[Event]]:
+    """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
+    s = state.model_copy(deep=True)
+    events: list[Event] = []
+    _end_by_departure(s, why, events)
     _log(s, events)
     return s, events
 

@@ -27,7 +27,14 @@ async def test_lobby_join_start(tables: Tables) -> None:
     assert not reply.ephemeral and reply.on_table and reply.update.fresh
     await tables.table_posted(CHANNEL, 555)
     labels = {label: disabled for label, disabled in buttons(reply).values()}
-    assert labels == {"Join": False, "Leave": False, "Start": True, "Cancel": False}
+    assert labels == {
+        "Join": False,
+        "Leave": False,
+        "Start": True,
+        "Cancel": False,
+        "Add bot": False,
+        "Remove bot": True,
+    }
     reply = await tables.click(BOB, find(reply, "join"), 555)
     assert reply.edit and "<@12>" in reply.embed.fields[0].value
     assert {label: d for label, d in buttons(reply).values()}["Start"] is False

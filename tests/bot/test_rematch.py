@@ -70,7 +70,14 @@ async def test_rematch_keeps_the_options_joins_the_presser_and_invites_the_other
     labels = {
         label: disabled for label, disabled in buttons(Reply.of_table(rematch.lobby)).values()
     }
-    assert labels == {"Join": False, "Leave": False, "Start": True, "Cancel": False}
+    assert labels == {
+        "Join": False,
+        "Leave": False,
+        "Start": True,
+        "Cancel": False,
+        "Add bot": False,
+        "Remove bot": True,
+    }
     (spent,) = rematch.finished_items
     assert spent.disabled and Click.parse(spent.custom_id).action == "rematch"
     # The lobby is an ordinary lobby: Alice joins from it and starts.
@@ -172,7 +179,7 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
     tables = await make_tables(path, clock, farkle_preset="on-the-table")
     assert await tables.store.schema_version() == len(MIGRATIONS) == 6
     (old,) = await tables.store.finished_games(CHANNEL)
-    assert old["lobby"] is None
+    assert old["lobby"] is None and old["bots"] == []
     rematch = await tables.rematch(BOB, Click("farkle", "rematch", CHANNEL, 0, 0, str(old["id"])))
     session = await tables.sessions.get(CHANNEL)
     assert session.lobby.options["rules"]["name"] == "On the Table"

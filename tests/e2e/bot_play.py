@@ -1,0 +1,89 @@
+"""Playing against bot players through the real client: a person presses, then waits, as a
+person would, for the table to show the bots' moves (they come over REST after the server's
+`bot_delay`, no interaction to answer)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from games.bots import FIRST_BOT_ID, LAST_BOT_ID, bot_name
+from tests.e2e.fake_discord import FakeMessage, InteractionRecord
+from tests.e2e.harness import TABLE, Driver, FakeUser, mention
+
+DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
+
+
+async def until(d: Driver, what: str, ok: Callable[[], bool], timeout: float = 15.0) -> None:
+    """Wait (polling the fake Discord) until `ok()`; fails naming `what` after `timeout`
+    (a hang, not a speed limit)."""
+    deadline = time.monotonic() + timeout
+    while not ok():
+        if time.monotonic() > deadline:
+            shown = "\n---\n".join(m.text() for m in d.fake.public(TABLE)[-3:])
+            raise AssertionError(f"waited {timeout} s for {what}; the channel ends:\n{shown}")
+        await asyncio.sleep(0.02)
+
+
+def my_move(message: FakeMessage, user: FakeUser) -> bool:
+    """The table asks `user` to move: a fresh table mentions whom it waits for."""
+    return mention(user) in (message.content or "")
+
+
+def asks(d: Driver, user: FakeUser) -> bool:
+    """The channel's table asks `user` to move."""
+    tables = d.tables(TABLE)
+    return bool(tables) and my_move(tables[-1], user)
+
+
+def live(d: Driver) -> str:
+    """The text of the channel's table, or '' while there is none."""
+    tables = d.tables(TABLE)
+    return tables[-1].text() if tables else ""
+
+
+def no_bot_is_mentioned(d: Driver, channel: int = TABLE) -> None:
+    """No message anyone can see mentions a bot id, and no message notified one; bots
+    are shown by their names."""
+    for m in d.fake.public(channel):
+        text = m.text()
+        for bot_id in range(FIRST_BOT_ID, LAST_BOT_ID + 1):
+            assert f"<@{bot_id}>" not in text, text
+        assert not any(FIRST_BOT_ID <= u <= LAST_BOT_ID for u in d.notified(m)), m.content
+
+
+def named(bot_id: int) -> str:
+    return bot_name(bot_id)
+
+
+def select_of(message: FakeMessage, action: str) -> dict[str, Any] | None:
+    """The string select of `message` whose custom_id names `action` (t:<game>:<action>:…)."""
+    return next(
+        (
+            c
+            for c in message.all_components()
+            if c.get("type") == 3 and str(c.get("custom_id", "")).split(":")[2] == action
+        ),
+        None,
+    )
+
+
+async def choose_first(
+    d: Driver, user: FakeUser, message: FakeMessage, action: str
+) -> InteractionRecord:
+    """`user` chooses the first options the select for `action` allows (as few as it takes)."""
+    comp = select_of(message, action)
+    assert comp is not None, f"no {action} select: {message.text()}"
+    values = [o["value"] for o in comp["options"]][: comp.get("min_values", 1)]
+    return await d.select(user, TABLE, values, custom_id=comp["custom_id"], message=message)
+
+
+def own_ephemeral(rec: InteractionRecord, user: FakeUser) -> FakeMessage | None:
+    """The reply only `user` sees, among an answer and its follow-ups."""
+    for m in [rec.message, *rec.followups]:
+        if m is not None and m.ephemeral:
+            assert m.visible_to == user.id
+            return m
+    return None

@@ -1,0 +1,250 @@
+"""Bot players through the real client: one person plays whole games against bots, a bot's
+pending move survives a kill -9, and an absent person's move is made by the bot policy."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from bot.settings import GuildSettings
+from tests.e2e.bot_play import (
+    DICEY,
+    ROLLY,
+    asks,
+    choose_first,
+    live,
+    named,
+    no_bot_is_mentioned,
+    own_ephemeral,
+    select_of,
+    until,
+)
+from tests.e2e.fake_discord import FakeDiscord
+from tests.e2e.farkle_play import next_press, read_table
+from tests.e2e.harness import (
+    ADMIN,
+    ALICE,
+    BOB,
+    TABLE,
+    Driver,
+    bot_process,
+    mention,
+    read_finished,
+    read_session,
+    running_bot,
+)
+from tests.e2e.hidden_info import strings_in
+
+QUICK = GuildSettings(bot_delay=0.05)
+
+
+async def play_farkle_against_dicey(d: Driver) -> tuple[int, int]:
+    """Alice plays the Farkle table against 🤖 Dicey to the end, pressing on her turns and
+    waiting, on the bot's, to be called again; returns her presses and the bot turns seen."""
+    presses = bot_turns = 0
+    while "Game over." not in d.table(TABLE).text():
+        table = d.table(TABLE)
+        view = read_table(table)
+        if view.current == ALICE.id:
+            _, button = next_press(view, bank_at=350)
+            rec = await d.click(ALICE, TABLE, custom_id=button["custom_id"], message=table)
+            assert rec.callback_type == 7, rec.text
+            presses += 1
+        else:
+            # The bot's turn: the table names it, and Alice waits for her turn (a table
+            # posted afresh that mentions her) or the end of the game.
+            assert f"**{named(DICEY)}**'s turn" in table.text(), table.text()
+            bot_turns += 1
+            await until(
+                d,
+                "the bot's turn to end",
+                lambda: "Game over." in live(d) or asks(d, ALICE),
+            )
+        assert presses < 600
+    return presses, bot_turns
+
+
+@pytest.mark.e2e(seed=11, defaults=QUICK)
+async def test_one_person_plays_farkle_against_a_bot_to_the_end(d: Driver) -> None:
+    opened = await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=1000, bots=1)
+    assert opened.message is not None and not opened.ephemeral
+    lobby = opened.message.text()
+    assert named(DICEY) in lobby and "Players (2/" in lobby
+    started = await d.click(ALICE, TABLE, label="Start", message=opened.message)  # two taps
+    assert started.callback_type == 7
+    presses, bot_turns = await play_farkle_against_dicey(d)
+    final = d.table(TABLE).text()
+    assert bot_turns > 0 and presses > 0
+    [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
+    assert json.loads(row["bots"]) == [DICEY]
+    assert {p["id"] for p in json.loads(row["players"])} == {ALICE.id, DICEY}
+    assert row["winner_id"] in (ALICE.id, DICEY)
+    winner = f"**{named(DICEY)}**" if row["winner_id"] == DICEY else f"<@{ALICE.id}>"
+    assert f"{winner} wins" in final
+    # The bot's moves read in the log as a person's do, under its name.
+    everything = "\n".join(m.text() for m in d.fake.public(TABLE))
+    assert f"{named(DICEY)} rolled" in everything
+    no_bot_is_mentioned(d)
+
+
+@pytest.mark.e2e(seed=12, defaults=QUICK)
+async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
+    opened = await d.slash(ALICE, TABLE, "kuriki start", lives=2, bots=2)
+    assert opened.message is not None
+    assert named(DICEY) in opened.message.text() and named(ROLLY) in opened.message.text()
+    await d.click(ALICE, TABLE, label="Start", message=opened.message)
+    me = mention(ALICE)
+
+    def alice_moves(text: str) -> bool:
+        return (
+            f"{me} rolled highest: first Roller" in text
+            or f"🥤 {me} holds the cup: **fresh roll**" in text
+            or f"**Next Guy: {me}**" in text
+        )
+
+    moves = 0
+    while True:
+        await until(d, "Alice's move or the end", lambda: "Game over" in live(d) or alice_moves(live(d)))
+        table = d.table(TABLE)
+        text = table.text()
+        if "Game over" in text:
+            break
+        if f"{me} rolled highest" in text:
+            await d.click(ALICE, TABLE, label="Clockwise ↻", message=table)
+        elif f"**Next Guy: {me}**" in text:
+            await d.click(ALICE, TABLE, label="Pull", message=table)
+        else:
+            rolled = await d.click(ALICE, TABLE, label="Roll", message=table)
+            secret = own_ephemeral(rolled, ALICE)
+            if secret is not None:  # a Kuriki is shown to everyone, nothing to declare
+                declared = await choose_first(d, ALICE, secret, "declare")
+                assert declared.callback_type == 7, declared.text
+        moves += 1
+        assert moves < 300
+    final = d.table(TABLE).text()
+    [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
+    assert json.loads(row["bots"]) == [DICEY, ROLLY]
+    assert row["winner_id"] in (ALICE.id, DICEY, ROLLY)
+    winner = f"<@{ALICE.id}>" if row["winner_id"] == ALICE.id else f"**{named(row['winner_id'])}**"
+    assert f"🏆 {winner} wins the Kuriki game!" in final
+    everything = "\n".join(m.text() for m in d.fake.public(TABLE))
+    # The bots' moves read as a person's: they roll and declare, and pull or take the cup.
+    assert f"{named(DICEY)} declares" in everything or f"{named(ROLLY)} declares" in everything
+    no_bot_is_mentioned(d)
+    assert [m for m in d.fake.visible(ALICE.id, TABLE) if m.ephemeral and m.visible_to != ALICE.id] == []
+
+
+def crap_asks(text: str, me: str) -> bool:
+    """The CRAP table waits for `me`: my turn, an Acquire to answer, a challenge to finish."""
+    lines = text.splitlines()
+    return f"**{me}'s turn**" in text or any(
+        me in line and line.startswith(("Still to decide", "Waiting for")) for line in lines
+    )
+
+
+@pytest.mark.e2e(seed=13, defaults=QUICK)
+async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
+    opened = await d.slash(ALICE, TABLE, "crap start", threshold=100, bots=2)
+    assert opened.message is not None and "Players (3/6)" in opened.message.text()
+    await d.click(ALICE, TABLE, label="Start", message=opened.message)
+    me = mention(ALICE)
+    moves = 0
+    while True:
+        await until(
+            d, "Alice's move or the end", lambda: "Game over" in live(d) or crap_asks(live(d), me)
+        )
+        table = d.table(TABLE)
+        text = table.text()
+        if "Game over" in text:
+            break
+        if table.find_component(label="Let it go") is not None and "Still to decide" in text:
+            await d.click(ALICE, TABLE, label="Let it go", message=table)
+        else:
+            opened_hand = await d.click(ALICE, TABLE, label="My hand", message=table)
+            hand = own_ephemeral(opened_hand, ALICE)
+            assert hand is not None, opened_hand.text
+            if select_of(hand, "commit") is not None:
+                await choose_first(d, ALICE, hand, "commit")
+            elif select_of(hand, "pickrank") is not None:
+                picked = await choose_first(d, ALICE, hand, "pickrank")
+                suits = own_ephemeral(picked, ALICE) or hand
+                await choose_first(d, ALICE, suits, "guess")
+            else:
+                await d.click(ALICE, TABLE, label="Recycle my hand", message=hand)
+        moves += 1
+        assert moves < 400
+    final = d.table(TABLE).text()
+    [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
+    assert json.loads(row["bots"]) == [DICEY, ROLLY]
+    assert "wins" in final or "win" in final
+    # Every public table the bot sent (edits included): the bots' turns were shown.
+    everything = "\n".join(
+        text for sent in d.fake.sent if sent.public for text in strings_in(sent.body)
+    )
+    assert f"{named(DICEY)}'s turn" in everything or f"**{named(DICEY)}**'s turn" in everything
+    no_bot_is_mentioned(d)
+
+
+async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path: Path) -> None:
+    """The bot's move is due like a turn deadline: the process is SIGKILLed while it waits,
+    and the next process makes that move at the stored time, then the game plays on."""
+    db = tmp_path / "e2e.sqlite3"
+    async with bot_process(db, fake, seed=41) as child:
+        await child.slash(ADMIN, TABLE, "config bots", delay=4.0)  # room to kill it in time
+        opened = await child.slash(
+            ALICE, TABLE, "farkle start", rules="classic", target=1000, bots=1
+        )
+        await child.click(ALICE, TABLE, label="Start", message=opened.message)
+        while (row := read_session(db, TABLE)) and not json.loads(row["data"])["bot_deadline"]:
+            table = child.table(TABLE)  # Alice's turn: she plays until it passes to the bot
+            _, button = next_press(read_table(table), bank_at=50)
+            await child.click(ALICE, TABLE, custom_id=button["custom_id"], message=table)
+        assert row is not None
+        shown = child.table(TABLE).text()
+        assert f"**{named(DICEY)}**'s turn" in shown, shown
+        await child.kill()
+        assert child.process is not None and child.process.returncode == -signal.SIGKILL
+    due = json.loads(row["data"])["bot_deadline"]
+    after_kill = read_session(db, TABLE)
+    assert after_kill is not None and after_kill["revision"] == row["revision"]  # not moved
+
+    async with running_bot(db, fake=fake, seed=42) as d:
+        await d.slash(ADMIN, TABLE, "config bots", delay=0.05)
+        await until(
+            d,
+            "the bot's pending move after the restart, on the table",
+            lambda: f"{named(DICEY)} rolled" in "\n".join(m.text() for m in d.fake.public(TABLE)),
+        )
+        assert time.time() >= due  # made when it was due, not before
+        await play_farkle_against_dicey(d)
+        [finished] = read_finished(db, TABLE)
+        assert json.loads(finished["bots"]) == [DICEY]
+        no_bot_is_mentioned(d)
+        assert d.problems == []
+
+
+@pytest.mark.e2e(seed=14, defaults=GuildSettings(bot_delay=0.05, turn_timer=1))
+async def test_an_absent_roller_is_played_by_the_bot_policy(d: Driver) -> None:
+    """Nobody presses: each absent player's move is the policy's, in the usual words, so an
+    absent Roller's declaration says nothing about the dice ("whatever the dice" is gone)."""
+    opened = await d.slash(ALICE, TABLE, "kuriki start", lives=3)
+    await d.click(BOB, TABLE, label="Join", message=opened.message)
+    await d.click(ALICE, TABLE, label="Start", message=opened.message)
+
+    def played_for() -> bool:
+        log = "\n".join(m.text() for m in d.fake.public(TABLE))
+        rolled = r"(?:rolls a fresh roll|takes the cup and rolls on .+?)"
+        return bool(re.search(rf"(Alice|Bob) ran out of time\.\n\1 {rolled}\.\n\1 declares", log))
+
+    await until(d, "an absent Roller's roll and declaration", played_for, timeout=30)
+    everything = "\n".join(m.text() for m in d.fake.public(TABLE))
+    assert "whatever the dice" not in everything
+    # The timeouts still count: three in a row and a player leaves the table.
+    await until(d, "the end by timeouts", lambda: "Game over" in live(d), timeout=30)
+    [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
+    assert row["winner_id"] is None and "timed out 3 times" in row["outcome"]
