@@ -217,7 +217,7 @@ async def test_a_move_committed_while_the_table_is_reposted_keeps_the_new_messag
 
     async def slow_save(row):  # type: ignore[no-untyped-def]
         await gate.wait()
-        await real_save(row)
+        return await real_save(row)
 
     tables.store.save_session = slow_save  # type: ignore[method-assign]
     move = asyncio.create_task(tables.click(mover, find(started, "roll"), old_id))
