@@ -15,7 +15,7 @@ from bot.app import default_adapters
 from bot.components import Click
 from bot.service import Actor, Reply, Tables
 from bot.settings import GuildSettings
-from bot.store import SqliteStore, Store
+from bot.store import Shards, SqliteStore, Store
 
 GUILD = 1000
 CHANNEL = 2000
@@ -35,9 +35,15 @@ class Clock:
 
 
 async def make_tables(
-    path: Path | str, clock: Clock, seed: int = 7, **settings: object
+    path: Path | str,
+    clock: Clock,
+    seed: int = 7,
+    *,
+    shards: Shards | None = None,
+    takeover_after: float = 10.0,
+    **settings: object,
 ) -> Tables:
-    store = await Store.open(path)
+    store = await Store.open(path, shards=shards, takeover_after=takeover_after)
     return Tables(
         store=store,
         adapters=default_adapters(),
