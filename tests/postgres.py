@@ -93,16 +93,18 @@ class PostgresServer:
         if out.returncode != 0:
             raise RuntimeError(f"{args[0]} failed: {out.stdout}{out.stderr}")
 
-    def start(self) -> None:
+    def start(self, *, durable: bool = False) -> None:
+        """`durable`: PostgreSQL's own defaults (fsync, synchronous commits), as in
+        production; otherwise the tests' quicker settings (nothing here must survive a crash
+        of the server itself)."""
         self._run(
             "initdb", "-D", str(self.data), "-U", "tablebot", "--auth=trust", "-E", "UTF8",
             "--no-sync", "--no-instructions",
         )  # fmt: skip
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root}"
-            " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-            " -c max_connections=300"
-        )
+        options = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root}"
+        options += " -c max_connections=300"
+        if not durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run(
             "pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-o", options,
             "-w", "-t", "60", "start",
@@ -139,6 +141,6 @@ async def drop_schema(server: PostgresServer, name: str) -> None:
         await conn.close()
 
 
-def create_database(server: PostgresServer) -> None:
-    """The tests' database (synchronous: called once, from a session fixture)."""
-    server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", "tablebot", DATABASE)
+def create_database(server: PostgresServer, name: str = DATABASE) -> None:
+    """A new database (synchronous: called once, from a session fixture or a benchmark)."""
+    server._run("createdb", "-h", "127.0.0.1", "-p", str(server.port), "-U", "tablebot", name)
