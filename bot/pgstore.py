@@ -35,6 +35,8 @@ _SESSION_COLUMNS = (
     "channel_id, guild_id, kind, data, revision, message_id, deadline, created_at, shown_revision"
 )
 
+_FINISHED_MARKS = ", ".join(f"${i}" for i in range(1, len(FINISHED_INSERT.split(",")) + 1))
+
 
 def owned_filter(shards: Shards | None) -> str:
     """SQL that is true for the session rows of `shards`' guilds (all rows without shards)."""
@@ -190,8 +192,8 @@ class PostgresStore(Store):
                     raise RevisionConflict(channel_id)
             return int(
                 await conn.fetchval(
-                    f"INSERT INTO finished_games ({FINISHED_INSERT})"
-                    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                    f"INSERT INTO finished_games ({FINISHED_INSERT}) VALUES ({_FINISHED_MARKS})"
+                    " RETURNING id",
                     *finished_values(game),
                 )
             )

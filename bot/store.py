@@ -393,7 +393,8 @@ class SqliteStore(Store):
                 if gone.rowcount != 1:
                     raise RevisionConflict(channel_id)
             cur = await self.db.execute(
-                f"INSERT INTO finished_games ({FINISHED_INSERT}) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO finished_games ({FINISHED_INSERT})"
+                f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
                 finished_values(game),
             )
             if revision is None:
@@ -462,7 +463,8 @@ class SqliteStore(Store):
         return None if row is None else finished_record(cols, row)
 
 
-#: The columns `finish_session` writes, in the order of `finished_values`.
+#: The columns `finish_session` writes, in the order of `finished_values` (both backends
+#: take their placeholders from this list: a new column is added here and there only).
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby"
