@@ -52,10 +52,14 @@ async def test_two_shard_files_are_copied_once_and_verified(
     assert "bot-shards-1.sqlite3: sessions: 1 rows, 1 copied" in out
     assert out.rstrip().endswith("done: every row is in PostgreSQL")
 
-    again = migrate("--to", pg_url, "--from", str(first), str(second))
+    # Again, the files found from the config (every per-shard file of its `database`).
+    config = tmp_path / "config.toml"
+    config.write_text(f'database = "{tmp_path}/bot{{shards}}.sqlite3"\n', encoding="utf-8")
+    again = migrate("--to", pg_url, "--config", str(config))
     assert again.returncode == 0, again.stderr
     assert "finished_games: 3 rows, 0 copied, 3 already there, 3/3 verified" in again.stderr
     assert "sessions: 1 rows, 0 copied, 1 already there, 1/1 verified" in again.stderr
+    assert "bot-shards-1.sqlite3: finished_games: 2 rows, 0 copied" in again.stderr
 
     store = await Store.open(pg_url)
     games = await store.finished_games()
