@@ -26,22 +26,30 @@ REQUIRE = os.environ.get("TABLEBOT_REQUIRE_POSTGRES") == "1"
 DATABASE = "tablebot_tests"
 
 
+NEEDED = ("initdb", "pg_ctl", "createdb")
+
+
+def _complete(bindir: Path) -> bool:
+    return all((bindir / name).exists() for name in NEEDED)
+
+
 def find_bindir() -> Path | None:
-    """Where initdb, pg_ctl and postgres are, or None."""
-    for name in ("pg_ctl",):
-        found = shutil.which(name)
-        if found and Path(found).with_name("initdb").exists():
-            return Path(found).resolve().parent
+    """Where initdb, pg_ctl and createdb are (with the server beside them), or None."""
+    candidates: list[Path] = []
+    found = shutil.which("pg_ctl")
+    if found:
+        candidates.append(Path(found).resolve().parent)
     if shutil.which("pg_config"):
         out = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
-        bindir = Path(out.stdout.strip())
-        if out.returncode == 0 and (bindir / "pg_ctl").exists():
-            return bindir
+        if out.returncode == 0:
+            candidates.append(Path(out.stdout.strip()))
     versions = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
-        key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0,
+        glob.glob("/usr/lib/postgresql/*/bin"),
+        key=lambda p: int(Path(p).parts[-2]) if Path(p).parts[-2].isdigit() else 0,
+        reverse=True,
     )
-    return Path(versions[-1]).parent if versions else None
+    candidates += [Path(v) for v in versions]
+    return next((c for c in candidates if _complete(c)), None)
 
 
 def _free_port() -> int:
