@@ -23,7 +23,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     bindir = find_bindir()
     if bindir is None:
         unavailable(
-            "no server binaries (pg_ctl, initdb) on PATH, from pg_config, or in "
+            "no server binaries (initdb, pg_ctl, createdb) on PATH, from pg_config, or in "
             "/usr/lib/postgresql/*/bin"
         )
     assert bindir is not None
