@@ -116,13 +116,10 @@ def is_postgres_url(database: str | Path) -> bool:
 @dataclass(frozen=True)
 class Shards:
     """Which guilds a process serves: those of its shard ids, as Discord assigns them
-    ((guild_id >> 22) % count; direct messages are shard 0's)."""
+    ((guild_id >> 22) % count; direct messages are shard 0's; see `pgstore.owned_filter`)."""
 
     count: int
     ids: tuple[int, ...]
-
-    def owns(self, guild_id: int | None) -> bool:
-        return ((guild_id or 0) >> 22) % self.count in self.ids
 
 
 @dataclass
