@@ -77,6 +77,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sync", action="store_true", help="sync slash commands (as production)")
     p.add_argument("--dev-guild", type=int, default=None)
     p.add_argument("--shard-count", type=int, default=None, help="default: ask /gateway/bot")
+    p.add_argument("--shard-ids", default=None, help="comma-separated: run only these shards")
     p.add_argument("--seed", type=int, default=None, help="seeded dice (default SystemRandom)")
     p.add_argument(
         "--guild-ready-timeout",
@@ -137,7 +138,10 @@ async def run(args: argparse.Namespace) -> None:
 
     loop = asyncio.get_running_loop()
     config = BotConfig(
-        database=args.database, shard_count=args.shard_count, dev_guild_id=args.dev_guild
+        database=args.database,
+        shard_count=args.shard_count,
+        shard_ids=None if args.shard_ids is None else [int(i) for i in args.shard_ids.split(",")],
+        dev_guild_id=args.dev_guild,
     )
     rng = random.Random(args.seed) if args.seed is not None else None
     bot = null_client(args) if args.null else GameBot(config, sync=args.sync, rng=rng)

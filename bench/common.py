@@ -253,10 +253,11 @@ class BotProcess:
     """`python -m bench.botproc` against `fake`: milestones by name, /proc figures, stop."""
 
     fake: FakeDiscord
-    database: Path
+    database: Path | str  # a SQLite file or a PostgreSQL URL
     sync: bool = True
     dev_guild: int | None = None
     shard_count: int | None = None
+    shard_ids: str | None = None  # "0,2": only these shards (several processes, one database)
     seed: int | None = None
     guild_ready_timeout: float | None = None
     max_seconds: float = 3600.0  # the bot stops by itself after this, whatever happens
@@ -297,6 +298,7 @@ class BotProcess:
         for flag, value in (
             ("--dev-guild", self.dev_guild),
             ("--shard-count", self.shard_count),
+            ("--shard-ids", self.shard_ids),
             ("--seed", self.seed),
             ("--guild-ready-timeout", self.guild_ready_timeout),
         ):

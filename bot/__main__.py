@@ -1,4 +1,7 @@
-"""`python -m bot [--config PATH] [--no-sync]`: run the bot with DISCORD_TOKEN from the environment."""
+"""`python -m bot [--config PATH] [--no-sync]`: run the bot with DISCORD_TOKEN from the environment.
+
+`python -m bot migrate --to postgresql://... [--from FILE ...]` copies SQLite files into
+PostgreSQL (see bot/migrate.py)."""
 
 from __future__ import annotations
 
@@ -31,6 +34,11 @@ def prepare(argv: list[str] | None = None) -> tuple[BotConfig, str, bool]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["migrate"]:
+        from bot.migrate import main as migrate
+
+        return migrate(args[1:])
     try:
         config, token, sync = prepare(argv)
     except ConfigError as exc:

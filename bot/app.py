@@ -78,7 +78,11 @@ class GameBot(commands.AutoShardedBot):
         ] = {}
 
     async def setup_hook(self) -> None:
-        self.store = await Store.open(self.config.database_path())
+        self.store = await Store.open(
+            self.config.database_path(),
+            shards=self.config.shards(),
+            takeover_after=self.config.takeover_after,
+        )
         self.tables = Tables(
             store=self.store,
             adapters=self.adapters,

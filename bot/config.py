@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.settings import GuildSettings, describe
+from bot.store import Shards, is_postgres_url
 
 #: Messages posted below a table after which it counts as pushed out of sight.
 REPOST_AFTER = 3
@@ -23,7 +24,15 @@ class BotConfig(BaseModel):
 
     database: str = Field(
         "tablebot{shards}.sqlite3",
-        description="SQLite file; {shards} becomes '-shards-0-1' when shard_ids is set.",
+        description="SQLite file ({shards} becomes '-shards-0-1' when shard_ids is set), or a "
+        "postgresql://user:password@host/dbname URL that several processes share.",
+    )
+    takeover_after: float = Field(
+        10.0,
+        ge=0.1,
+        le=3600,
+        description="On PostgreSQL: seconds a turn deadline of another process's servers may "
+        "be overdue before this process plays it (that process is presumed dead).",
     )
     dev_guild_id: int | None = Field(None, description="Sync commands to this server only.")
     shard_count: int | None = Field(None, ge=1, le=10000)
@@ -61,9 +70,18 @@ class BotConfig(BaseModel):
                 raise ValueError(f"shard_ids must be between 0 and {self.shard_count - 1}")
         return self
 
-    def database_path(self) -> Path:
+    def database_path(self) -> Path | str:
+        """The SQLite file, or the PostgreSQL URL as written."""
+        if is_postgres_url(self.database):
+            return self.database
         shards = "" if self.shard_ids is None else "-shards-" + "-".join(map(str, self.shard_ids))
         return Path(self.database.replace("{shards}", shards))
+
+    def shards(self) -> Shards | None:
+        """The guilds this process serves, when it serves only some (shard_ids is set)."""
+        if self.shard_ids is None or self.shard_count is None:
+            return None
+        return Shards(self.shard_count, tuple(self.shard_ids))
 
 
 def check_token(raw: str | None) -> str:

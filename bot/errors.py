@@ -35,6 +35,17 @@ class NoSession(UserError):
     pass
 
 
+class MovedMeanwhile(UserError):
+    """Another bot process sharing the database changed this game first (a shard moved while
+    both ran): nothing was changed here, and the next press reads the stored game afresh."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The game moved on at the same moment: nothing was changed. Look at the table "
+            "and press again."
+        )
+
+
 #: Why a stored game cannot be loaded, as the channel is told (never the row's contents).
 DAMAGE = {
     "unknown": "is a game this version of the bot does not know ({kind})",

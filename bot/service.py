@@ -446,7 +446,7 @@ class Tables:
         in the channel shows an older one (the process died between a commit and the edit)."""
         async with self.sessions.lock(channel_id):
             try:
-                session = await self.sessions.get(channel_id)
+                session = await self.sessions.get(channel_id, fresh=True)
             except CorruptSession:
                 return None
             if session is None or session.shown_revision >= session.revision:
@@ -714,10 +714,11 @@ class Tables:
 
     async def expire(self, channel_id: int) -> Reply | None:
         """Play the safe move for whoever's turn deadline passed, and close whatever else of
-        the game's ran out (votes); None when nothing was due."""
+        the game's ran out (votes); None when nothing was due. The stored game is read
+        afresh: with a shared database, another process may have moved it meanwhile."""
         async with self.sessions.lock(channel_id):
             try:
-                session = await self.sessions.get(channel_id)
+                session = await self.sessions.get(channel_id, fresh=True)
             except CorruptSession:
                 await self.store.clear_deadline(channel_id)
                 return None

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from bot.errors import CorruptSession
-from bot.store import FinishedGame, SessionRow, Store
+from bot.errors import CorruptSession, MovedMeanwhile
+from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.lobby import Lobby
 
 if TYPE_CHECKING:
@@ -117,15 +117,21 @@ class Sessions:
         """The channel's session if it is in memory (no database read)."""
         return self._cache.get(channel_id)
 
-    async def get(self, channel_id: int) -> Session | None:
-        """The channel's session, or None; raises CorruptSession when the row cannot be read."""
+    async def get(self, channel_id: int, *, fresh: bool = False) -> Session | None:
+        """The channel's session, or None; raises CorruptSession when the row cannot be read.
+        `fresh` reads the stored row even when the game is cached (a timer: another process
+        sharing the database may have moved it); the cached session stays when it is current."""
         cached = self._cache.pop(channel_id, None)
         if cached is not None:
             self._cache[channel_id] = cached  # now the most recently used
+        if cached is not None and not fresh:
             return cached
         row = await self.store.load_session(channel_id)
         if row is None:
+            self._forget(channel_id)
             return None
+        if cached is not None and cached.revision == row.revision:
+            return cached
         session = self._decode(row)
         self._keep(session)
         return session
@@ -217,7 +223,9 @@ class Sessions:
             deadline=session.deadline,
             created_at=session.created_at,
         )
-        await self.store.save_session(row)
+        if not await self.store.save_session(row):
+            self._forget(session.channel_id)  # the next read takes the stored game
+            raise MovedMeanwhile()
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
         if shown is not None and shown is not session:
@@ -228,7 +236,13 @@ class Sessions:
 
     async def finish(self, session: Session, record: FinishedGame) -> int:
         """Record the finished game and drop the session; returns the finished game's id."""
-        game_id = await self.store.finish_session(session.channel_id, record)
+        try:
+            game_id = await self.store.finish_session(
+                session.channel_id, record, revision=session.revision
+            )
+        except RevisionConflict:
+            self._forget(session.channel_id)
+            raise MovedMeanwhile() from None
         self._forget(session.channel_id)
         return game_id
 

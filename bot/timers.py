@@ -9,6 +9,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from bot.display import show_over_rest
+from bot.errors import MovedMeanwhile
 
 if TYPE_CHECKING:
     from bot.app import GameBot
@@ -43,15 +44,24 @@ class TurnTimers:
         """Expire every session whose deadline has passed; returns how many moved."""
         tables = self.bot.tables
         moved = 0
-        for channel_id in await tables.store.due_sessions(tables.clock()):
+        store = tables.store
+        for channel_id in await store.due_sessions(tables.clock()):
+            # A shared database: exactly one process plays each deadline (the claim), and
+            # the game is read afresh under it (another process may have played it already).
+            if not await store.claim(channel_id):
+                continue
             try:
                 reply = await tables.expire(channel_id)
                 if reply is not None:
                     moved += 1
                     if reply.update is not None:
                         await show_over_rest(self.bot, reply.update)
+            except MovedMeanwhile:
+                log.info("Channel %s moved on in another process; timer skipped", channel_id)
             except Exception:
                 log.exception("Turn timer failed for channel %s", channel_id)
+            finally:
+                await store.release(channel_id)
         return moved
 
     async def _run(self) -> None:
@@ -61,9 +71,8 @@ class TurnTimers:
                 self._wake.clear()
                 await self.run_due()
                 nxt = await tables.store.next_deadline()
-                delay = (
-                    MAX_SLEEP if nxt is None else min(MAX_SLEEP, max(0.05, nxt - tables.clock()))
-                )
+                longest = min(MAX_SLEEP, tables.store.max_sleep)
+                delay = longest if nxt is None else min(longest, max(0.05, nxt - tables.clock()))
                 # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a cancel
                 # that lands just as the wait ends (a move's poke), and stop() never returns.
                 with contextlib.suppress(TimeoutError):

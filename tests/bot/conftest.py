@@ -1,9 +1,11 @@
-"""Bot-layer fixtures: the real table service on a real SQLite file, a seeded RNG and a
-clock the tests move by hand."""
+"""Bot-layer fixtures: the real table service on a real database, a seeded RNG and a clock
+the tests move by hand. Every test that takes `db_path` or `tables` runs twice: on a SQLite
+file and on a real PostgreSQL server (a schema of its own)."""
 
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from bot.app import default_adapters
 from bot.components import Click
 from bot.service import Actor, Reply, Tables
 from bot.settings import GuildSettings
-from bot.store import Store
+from bot.store import Shards, SqliteStore, Store
 
 GUILD = 1000
 CHANNEL = 2000
@@ -32,8 +34,16 @@ class Clock:
         return self.now
 
 
-async def make_tables(path: Path, clock: Clock, seed: int = 7, **settings: object) -> Tables:
-    store = await Store.open(path)
+async def make_tables(
+    path: Path | str,
+    clock: Clock,
+    seed: int = 7,
+    *,
+    shards: Shards | None = None,
+    takeover_after: float = 10.0,
+    **settings: object,
+) -> Tables:
+    store = await Store.open(path, shards=shards, takeover_after=takeover_after)
     return Tables(
         store=store,
         adapters=default_adapters(),
@@ -48,9 +58,32 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture
-def db_path(tmp_path: Path) -> Path:
-    return tmp_path / "games.sqlite3"
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_path(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """The database: a SQLite file, or the URL of a PostgreSQL schema of the test's own."""
+    if request.param == "sqlite":
+        return tmp_path / "games.sqlite3"
+    return str(request.getfixturevalue("pg_url"))
+
+
+async def run_sql(store: Store, sql: str, *args: object) -> None:
+    """Change rows behind the bot's back (as an admin with a SQL shell would), on either
+    database: `sql` uses ? placeholders."""
+    if isinstance(store, SqliteStore):
+        await store.db.execute(sql, args)
+        return
+    numbers = iter(range(1, len(args) + 1))
+    await store.pool.execute(re.sub(r"\?", lambda _: f"${next(numbers)}", sql), *args)  # type: ignore[attr-defined]
+
+
+async def fetch_sql(store: Store, sql: str, *args: object) -> list[tuple[object, ...]]:
+    """Read rows behind the bot's back, on either database (`sql` uses ? placeholders)."""
+    if isinstance(store, SqliteStore):
+        async with store.db.execute(sql, args) as cur:
+            return [tuple(r) for r in await cur.fetchall()]
+    numbers = iter(range(1, len(args) + 1))
+    rows = await store.pool.fetch(re.sub(r"\?", lambda _: f"${next(numbers)}", sql), *args)  # type: ignore[attr-defined]
+    return [tuple(r) for r in rows]
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from tests.bot.conftest import (
     Clock,
     find,
     open_game,
+    run_sql,
 )
 
 OTHER = CHANNEL + 1  # a healthy channel beside the damaged one
@@ -51,8 +52,8 @@ async def damage(tables: Tables, case: str) -> str:
         row = await tables.store.load_session(CHANNEL)
         assert row is not None
         value = value(json.loads(row.data))
-    await tables.store.db.execute(
-        f"UPDATE sessions SET {column} = ? WHERE channel_id = ?", (value, CHANNEL)
+    await run_sql(
+        tables.store, f"UPDATE sessions SET {column} = ? WHERE channel_id = ?", value, CHANNEL
     )
     tables.sessions._cache.clear()
     return says
@@ -131,9 +132,11 @@ async def test_timers_and_catch_up_skip_a_damaged_row(
 ) -> None:
     await damage(tables, case)
     if case != "deadline infinite":  # overdue, and its table behind
-        await tables.store.db.execute(
+        await run_sql(
+            tables.store,
             "UPDATE sessions SET deadline = ?, shown_revision = 0 WHERE channel_id = ?",
-            (clock.now - 5, CHANNEL),
+            clock.now - 5,
+            CHANNEL,
         )
     tables.sessions._cache.clear()
     assert await tables.expire(CHANNEL) is None

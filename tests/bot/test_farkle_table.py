@@ -28,6 +28,7 @@ from tests.bot.conftest import (
     find,
     make_tables,
     open_game,
+    run_sql,
 )
 
 PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
@@ -150,8 +151,8 @@ async def test_refusals_change_nothing(tables: Tables) -> None:
 
 async def test_corrupt_row_is_refused_and_admin_can_clear_it(tables: Tables) -> None:
     reply = await open_game(tables, ALICE, BOB)
-    await tables.store.db.execute(
-        "UPDATE sessions SET data = '{\"lobby\": 7' WHERE channel_id = ?", (CHANNEL,)
+    await run_sql(
+        tables.store, "UPDATE sessions SET data = '{\"lobby\": 7' WHERE channel_id = ?", CHANNEL
     )
     tables.sessions._cache.clear()
     with pytest.raises(CorruptSession, match="damaged"):

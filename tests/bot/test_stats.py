@@ -19,9 +19,19 @@ from bot.components import Click
 from bot.errors import UserError
 from bot.records import ALL_GAMES, period_keys
 from bot.service import Actor, Tables
-from bot.store import MIGRATIONS, REBUILD_SQL, FinishedGame, Store
+from bot.store import MIGRATIONS, REBUILD_SQL, FinishedGame, SqliteStore, Store
 from games.kuriki.engine import declarations
-from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, make_tables, open_game
+from tests.bot.conftest import (
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    Clock,
+    fetch_sql,
+    make_tables,
+    open_game,
+)
 from tests.bot.test_crap_table import play, start_crap
 from tests.bot.test_farkle_table import play_move
 from tests.bot.test_kuriki_table import start_kuriki
@@ -216,8 +226,8 @@ async def test_games_against_a_bot_are_counted_apart(tables: Tables) -> None:
     # the bot is never on the leaderboard, and games against it do not count there
     _, rows = await store.leaderboard(GUILD, "farkle", "all", 0, 10)
     assert [(s.player_id, s.games, s.wins) for s in rows] == [(BOB.id, 1, 1), (ALICE.id, 1, 0)]
-    async with store.db.execute("SELECT is_bot FROM player_stats WHERE player_id = 7") as cur:
-        assert [r[0] for r in await cur.fetchall()] == [1, 1]
+    rows = await fetch_sql(store, "SELECT is_bot FROM player_stats WHERE player_id = 7")
+    assert [r[0] for r in rows] == [1, 1]
 
 
 async def test_stats_of_every_game_and_of_nobody(tables: Tables) -> None:
@@ -390,10 +400,15 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
         con.close()
 
 
-async def test_the_running_totals_match_a_rebuild_from_the_game_rows(tables: Tables) -> None:
+async def test_the_running_totals_match_a_rebuild_from_the_game_rows(
+    tmp_path: Path, clock: Clock
+) -> None:
     """What each finished game adds as it is recorded is what migration 6 (and the
-    benchmark) computes from the per-game rows."""
+    benchmark) computes from the per-game rows (SQLite's SQL: a PostgreSQL database records
+    the same way, which the other tests check on both)."""
+    tables = await make_tables(tmp_path / "rebuild.sqlite3", clock)
     store = tables.store
+    assert isinstance(store, SqliteStore)
     rng = random.Random(3)
     people = (ALICE.id, BOB.id, CAROL.id)
     for i in range(60):
@@ -421,3 +436,4 @@ async def test_the_running_totals_match_a_rebuild_from_the_game_rows(tables: Tab
     assert len(before[0]) > 20 and all(before[1])
     await store.db.executescript(REBUILD_SQL)
     assert await everything() == before
+    await store.close()

@@ -217,7 +217,7 @@ async def test_a_move_committed_while_the_table_is_reposted_keeps_the_new_messag
 
     async def slow_save(row):  # type: ignore[no-untyped-def]
         await gate.wait()
-        await real_save(row)
+        return await real_save(row)
 
     tables.store.save_session = slow_save  # type: ignore[method-assign]
     move = asyncio.create_task(tables.click(mover, find(started, "roll"), old_id))
@@ -245,14 +245,17 @@ async def test_an_absurdly_large_counter_still_renders_and_plays(tables: Tables,
 
 
 async def test_an_edited_tables_mark_is_written_with_others_and_a_lost_one_is_redrawn(
-    db_path: Path, clock: Clock
+    tmp_path: Path, clock: Clock
 ) -> None:
-    """A new table message is recorded at once; an edit of the same message is recorded
-    within SHOWN_DELAY with the other edits of that moment, and on close. A mark lost in a
-    crash costs one redraw at the restart, never a move."""
+    """SQLite: a new table message is recorded at once; an edit of the same message is
+    recorded within SHOWN_DELAY with the other edits of that moment, and on close. A mark
+    lost in a crash costs one redraw at the restart, never a move. (PostgreSQL writes every
+    mark at once: the other processes read them.)"""
     import sqlite3
 
     from bot.store import SHOWN_DELAY
+
+    db_path = tmp_path / "shown.sqlite3"
 
     def row() -> tuple[int, int, int]:
         with sqlite3.connect(db_path) as con:

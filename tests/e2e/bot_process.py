@@ -1,8 +1,8 @@
 """The real GameBot in a child process, pointed at a FakeDiscord that runs in the test's
 process, so that a test can kill it with SIGKILL like a crashed host would.
 
-    python -m tests.e2e.bot_process --api URL --gateway URL --token T --database FILE
-        [--seed N] [--guild ID]
+    python -m tests.e2e.bot_process --api URL --gateway URL --token T --database FILE|URL
+        [--seed N] [--guild ID] [--shard-count N --shard-ids I,J] [--takeover-after S]
 
 (each option may also come from the environment: TABLEBOT_E2E_API, ..._GATEWAY, ..._TOKEN,
 ..._DATABASE, ..._SEED, ..._GUILD). Prints READY on stdout once the bot is connected and its
@@ -50,6 +50,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--database", default=env("TABLEBOT_E2E_DATABASE"))
     p.add_argument("--seed", type=int, default=int(env("TABLEBOT_E2E_SEED", "1")))
     p.add_argument("--guild", type=int, default=env("TABLEBOT_E2E_GUILD"))
+    p.add_argument("--shard-count", type=int, default=1)
+    p.add_argument("--shard-ids", default=None, help="comma-separated, e.g. 0,2")
+    p.add_argument("--takeover-after", type=float, default=10.0)
     args = p.parse_args(argv)
     missing = [k for k in ("api", "gateway", "database") if not getattr(args, k)]
     if missing:
@@ -62,7 +65,9 @@ async def run(args: argparse.Namespace) -> None:
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
     config = BotConfig(
         database=args.database,
-        shard_count=1,
+        shard_count=args.shard_count,
+        shard_ids=None if args.shard_ids is None else [int(i) for i in args.shard_ids.split(",")],
+        takeover_after=args.takeover_after,
         dev_guild_id=int(args.guild) if args.guild else None,
         pictures=False,  # the tests read dice and cards as text
     )

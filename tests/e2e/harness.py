@@ -720,24 +720,39 @@ async def running_bot(
 
 @contextlib.asynccontextmanager
 async def bot_process(
-    database: Path,
+    database: Path | str,
     fake: FakeDiscord,
     *,
     seed: int = 1,
     timeout: float = 5.0,
     start_timeout: float = 60.0,
+    shards: tuple[int, list[int]] | None = None,
+    takeover_after: float | None = None,
+    log_dir: Path | None = None,
 ) -> AsyncIterator[Driver]:
-    """The real GameBot in a child process (`tests/e2e/bot_process.py`) on `database`,
-    connected to `fake` (which runs in this process). The Driver it yields has no `bot`;
-    `await d.kill()` SIGKILLs the child. The child's warnings and errors are `d.problems`."""
-    log_file = database.with_name(f"{database.stem}-bot-{len(fake.identifies)}.log")
+    """The real GameBot in a child process (`tests/e2e/bot_process.py`) on `database` (a
+    SQLite file, or a PostgreSQL URL with `log_dir` for its log), connected to `fake` (which
+    runs in this process). The Driver it yields has no `bot`; `await d.kill()` SIGKILLs the
+    child. The child's warnings and errors are `d.problems`.
+
+    `shards=(count, ids)` runs only those shards, with commands synced globally (every
+    process of a sharded bot serves several servers); otherwise one shard and GUILD's."""
+    folder = log_dir or Path(database).parent
+    stem = "bot" if log_dir else Path(database).stem
+    log_file = folder / f"{stem}-bot-{len(fake.identifies)}.log"
     args = [
         sys.executable,
         "-m",
         "tests.e2e.bot_process",
         *("--api", fake.api_url, "--gateway", fake.gateway_url, "--token", fake.token),
-        *("--database", str(database), "--seed", str(seed), "--guild", str(GUILD)),
+        *("--database", str(database), "--seed", str(seed)),
     ]
+    if shards is None:
+        args += ["--guild", str(GUILD)]
+    else:
+        args += ["--shard-count", str(shards[0]), "--shard-ids", ",".join(map(str, shards[1]))]
+    if takeover_after is not None:
+        args += ["--takeover-after", str(takeover_after)]
     with log_file.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
             *args,
@@ -747,7 +762,12 @@ async def bot_process(
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
     driver = Driver(
-        fake=fake, bot=None, timeout=timeout, process=proc, log_file=log_file, database=database
+        fake=fake,
+        bot=None,
+        timeout=timeout,
+        process=proc,
+        log_file=log_file,
+        database=database if isinstance(database, Path) else None,  # `stored` reads SQLite
     )
     try:
         assert proc.stdout is not None

@@ -1,0 +1,375 @@
+"""The PostgreSQL store: one database shared by every bot process of a sharded bot.
+
+Every session, setting and finished game is visible to all processes. A process serves the
+guilds of its shards (`Shards`): it catches up their tables after a restart and plays their
+turn deadlines; a deadline of another process's guild is played here only once it is
+`takeover_after` seconds overdue (that process is presumed dead). Each deadline is claimed
+with a PostgreSQL advisory lock held on the timer's own connection, so exactly one process
+plays it, and the claim ends with the connection when a process dies. Every change of a
+session is conditional on the revision it was made from, so two processes never both apply
+a move to the same state (the loser is told, and reads the stored game afresh)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+
+import asyncpg
+
+from bot.records import ALL_GAMES, merge, period_keys
+from bot.store import (
+    FINISHED_COLUMNS,
+    FINISHED_INSERT,
+    MIGRATIONS,
+    FinishedGame,
+    PlayerRecord,
+    RevisionConflict,
+    SessionRow,
+    Shards,
+    Standing,
+    Store,
+    finished_record,
+    finished_values,
+    migration_sql,
+)
+
+#: The advisory lock key that serialises migrations of processes starting at once
+#: (channel ids, the keys of deadline claims, are Discord snowflakes: far larger).
+MIGRATION_LOCK = 7_214_000_001
+
+_SESSION_COLUMNS = (
+    "channel_id, guild_id, kind, data, revision, message_id, deadline, created_at, shown_revision"
+)
+
+_FINISHED_MARKS = ", ".join(f"${i}" for i in range(1, len(FINISHED_INSERT.split(",")) + 1))
+
+
+def owned_filter(shards: Shards | None) -> str:
+    """SQL that is true for the session rows of `shards`' guilds (all rows without shards)."""
+    if shards is None:
+        return "TRUE"
+    ids = ", ".join(str(int(i)) for i in shards.ids)
+    return f"(((COALESCE(guild_id, 0) >> 22) % {int(shards.count)}) IN ({ids}))"
+
+
+class PostgresStore(Store):
+    """Open with `await Store.open("postgresql://...", shards=..., takeover_after=...)`."""
+
+    def __init__(
+        self, url: str, pool: asyncpg.Pool, shards: Shards | None, takeover_after: float
+    ) -> None:
+        self.url = url
+        self.pool = pool
+        self.shards = shards
+        self.takeover_after = takeover_after
+        # A foreign deadline is noticed by looking: never sleep longer than the takeover.
+        self.max_sleep = min(Store.max_sleep, takeover_after)
+        self._owned = owned_filter(shards)
+        self._claims: asyncpg.Connection | None = None
+
+    @classmethod
+    async def open_url(
+        cls, url: str, *, shards: Shards | None = None, takeover_after: float = 10.0
+    ) -> PostgresStore:
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=10)
+        store = cls(url, pool, shards, takeover_after)
+        try:
+            await store.migrate()
+        except BaseException:
+            await pool.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        if self._claims is not None:
+            await self._claims.close()
+            self._claims = None
+        await self.pool.close()
+
+    async def schema_version(self) -> int:
+        async with self.pool.acquire() as conn:
+            exists = await conn.fetchval("SELECT to_regclass('schema_version') IS NOT NULL")
+            if not exists:
+                return 0
+            return int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM schema_version"))
+
+    async def migrate(self) -> None:
+        """Apply every migration newer than the database's version, in one transaction per
+        migration, under a lock so that processes starting together apply each once."""
+        async with self.pool.acquire() as conn:
+            for number, migration in enumerate(MIGRATIONS, start=1):
+                async with conn.transaction():
+                    await conn.execute("SELECT pg_advisory_xact_lock($1)", MIGRATION_LOCK)
+                    await conn.execute(
+                        "CREATE TABLE IF NOT EXISTS schema_version ("
+                        " version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())"
+                    )
+                    done = await conn.fetchval(
+                        "SELECT COALESCE(MAX(version), 0) FROM schema_version"
+                    )
+                    if number <= done:
+                        continue
+                    for statement in migration_sql(migration, "postgresql"):
+                        await conn.execute(statement)
+                    await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", number)
+
+    # ----------------------------------------------------------------- sessions
+
+    async def load_session(self, channel_id: int) -> SessionRow | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE channel_id = $1", channel_id
+        )
+        return SessionRow(*row) if row else None
+
+    async def save_session(self, row: SessionRow) -> bool:
+        status = await self.pool.execute(
+            "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
+            " deadline, created_at, updated_at)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, extract(epoch FROM clock_timestamp()))"
+            " ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id,"
+            " kind = excluded.kind, data = excluded.data, revision = excluded.revision,"
+            " deadline = excluded.deadline, updated_at = excluded.updated_at"
+            " WHERE sessions.revision = excluded.revision - 1",
+            row.channel_id,
+            row.guild_id,
+            row.kind,
+            row.data,
+            row.revision,
+            row.message_id,
+            row.deadline,
+            row.created_at,
+        )
+        return status.endswith(" 1")
+
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+    ) -> None:
+        """Written at once (`defer` is a SQLite economy: a shared database's marks are read
+        by the other processes too)."""
+        await self.pool.execute(
+            "UPDATE sessions SET message_id = $1, shown_revision = GREATEST(shown_revision, $2)"
+            " WHERE channel_id = $3",
+            message_id,
+            revision,
+            channel_id,
+        )
+
+    async def behind_sessions(self) -> list[int]:
+        rows = await self.pool.fetch(
+            "SELECT channel_id FROM sessions WHERE shown_revision < revision"
+            f" AND {self._owned} ORDER BY updated_at"
+        )
+        return [r[0] for r in rows]
+
+    async def clear_deadline(self, channel_id: int) -> None:
+        await self.pool.execute(
+            "UPDATE sessions SET deadline = NULL WHERE channel_id = $1", channel_id
+        )
+
+    async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO damaged_sessions (channel_id, guild_id, kind, data, revision,"
+                " reason, cleared_by, moved_at) SELECT channel_id, guild_id, kind, data,"
+                " revision, $1, $2, extract(epoch FROM clock_timestamp()) FROM sessions"
+                " WHERE channel_id = $3",
+                reason,
+                cleared_by,
+                channel_id,
+            )
+            await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+
+    async def damaged_sessions(self) -> list[dict[str, object]]:
+        rows = await self.pool.fetch("SELECT * FROM damaged_sessions ORDER BY id")
+        return [dict(r) for r in rows]
+
+    async def delete_session(self, channel_id: int) -> None:
+        await self.pool.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+
+    async def finish_session(
+        self, channel_id: int, game: FinishedGame, revision: int | None = None
+    ) -> int:
+        async with self.pool.acquire() as conn, conn.transaction():
+            if revision is None:
+                await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+            else:
+                gone = await conn.execute(
+                    "DELETE FROM sessions WHERE channel_id = $1 AND revision = $2",
+                    channel_id,
+                    revision,
+                )
+                if gone != "DELETE 1":
+                    raise RevisionConflict(channel_id)
+            finished_at = time.time() if game.finished_at is None else game.finished_at
+            game_id = int(
+                await conn.fetchval(
+                    f"INSERT INTO finished_games ({FINISHED_INSERT}) VALUES ({_FINISHED_MARKS})"
+                    " RETURNING id",
+                    *finished_values(game, finished_at),
+                )
+            )
+            await self._record_players(conn, game, game_id, finished_at)
+            return game_id
+
+    async def _record_players(
+        self, conn: asyncpg.Connection, game: FinishedGame, game_id: int, finished_at: float
+    ) -> None:
+        """As `SqliteStore._record_players`, inside the caller's transaction. A player's
+        records row is locked while it is read and rewritten, so two processes finishing
+        games of the same player at once both count."""
+        rows = game.player_rows(game_id, finished_at)
+        await conn.executemany(
+            "INSERT INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,"
+            " with_bots, abandoned, finished_at, stats)"
+            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
+            [tuple(r) for r in rows],
+        )
+        for row in rows:
+            key = (row.guild_id or 0, row.player_id, row.kind)
+            await conn.execute(
+                "INSERT INTO player_records (guild_id, player_id, kind, games, wins, bot_games,"
+                " bot_wins, abandoned, best_score, records)"
+                " VALUES ($1, $2, $3, 0, 0, 0, 0, 0, NULL, '{}') ON CONFLICT DO NOTHING",
+                *key,
+            )
+            old = await conn.fetchrow(
+                "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+                " FROM player_records WHERE guild_id = $1 AND player_id = $2 AND kind = $3"
+                " FOR UPDATE",
+                *key,
+            )
+            finished = not row.abandoned
+            scores = [s for s in (old["best_score"], row.score) if s is not None]
+            await conn.execute(
+                "UPDATE player_records SET games = $4, wins = $5, bot_games = $6,"
+                " bot_wins = $7, abandoned = $8, best_score = $9, records = $10"
+                " WHERE guild_id = $1 AND player_id = $2 AND kind = $3",
+                *key,
+                old["games"] + int(finished and not row.with_bots),
+                old["wins"] + int(bool(row.won) and not row.with_bots),
+                old["bot_games"] + int(finished and bool(row.with_bots)),
+                old["bot_wins"] + int(bool(row.won) and bool(row.with_bots)),
+                old["abandoned"] + row.abandoned,
+                max(scores, default=None),
+                json.dumps(merge(row.kind, json.loads(old["records"]), json.loads(row.stats))),
+            )
+        if game.winner_id is None or game.bots:
+            return  # abandoned, or played against bots: not on the leaderboard
+        periods = period_keys(finished_at).values()
+        await conn.executemany(
+            "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+            " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (guild_id, kind, period, player_id)"
+            " DO UPDATE SET games = player_totals.games + 1,"
+            " wins = player_totals.wins + excluded.wins",
+            [
+                (game.guild_id or 0, kind, period, row.player_id, row.won)
+                for row in rows
+                for kind in (game.kind, ALL_GAMES)
+                for period in periods
+            ],
+        )
+
+    async def due_sessions(self, now: float) -> list[int]:
+        rows = await self.pool.fetch(
+            "SELECT channel_id FROM sessions WHERE deadline IS NOT NULL AND deadline <= $1"
+            f" AND ({self._owned} OR deadline <= $2) ORDER BY deadline",
+            now,
+            now - self.takeover_after,
+        )
+        return [r[0] for r in rows]
+
+    async def next_deadline(self) -> float | None:
+        return await self.pool.fetchval(
+            f"SELECT MIN(CASE WHEN {self._owned} THEN deadline ELSE deadline + $1 END)"
+            " FROM sessions WHERE deadline IS NOT NULL",
+            self.takeover_after,
+        )
+
+    async def claim(self, channel_id: int) -> bool:
+        if self._claims is None or self._claims.is_closed():
+            self._claims = await asyncpg.connect(self.url)
+        return bool(await self._claims.fetchval("SELECT pg_try_advisory_lock($1)", channel_id))
+
+    async def release(self, channel_id: int) -> None:
+        if self._claims is not None and not self._claims.is_closed():
+            await self._claims.execute("SELECT pg_advisory_unlock($1)", channel_id)
+
+    async def count_sessions(self) -> int:
+        return int(await self.pool.fetchval("SELECT COUNT(*) FROM sessions"))
+
+    # ----------------------------------------------------------------- settings
+
+    async def load_settings(self, guild_id: int) -> str | None:
+        return await self.pool.fetchval(
+            "SELECT data FROM guild_settings WHERE guild_id = $1", guild_id
+        )
+
+    async def save_settings(self, guild_id: int, data: str) -> None:
+        await self.pool.execute(
+            "INSERT INTO guild_settings (guild_id, data, updated_at)"
+            " VALUES ($1, $2, extract(epoch FROM clock_timestamp()))"
+            " ON CONFLICT (guild_id) DO UPDATE SET data = excluded.data,"
+            " updated_at = excluded.updated_at",
+            guild_id,
+            data,
+        )
+
+    async def finished_games(self, channel_id: int | None = None) -> list[dict[str, object]]:
+        if channel_id is None:
+            rows = await self.pool.fetch(
+                f"SELECT {FINISHED_COLUMNS} FROM finished_games ORDER BY id"
+            )
+        else:
+            rows = await self.pool.fetch(
+                f"SELECT {FINISHED_COLUMNS} FROM finished_games WHERE channel_id = $1 ORDER BY id",
+                channel_id,
+            )
+        return [finished_record(list(r.keys()), r.values()) for r in rows]
+
+    async def finished_game(self, game_id: int) -> dict[str, object] | None:
+        row = await self.pool.fetchrow(
+            f"SELECT {FINISHED_COLUMNS} FROM finished_games WHERE id = $1", game_id
+        )
+        return None if row is None else finished_record(list(row.keys()), row.values())
+
+    # ----------------------------------------------------------------- stats
+
+    async def player_records(
+        self, guild_id: int | None, player_id: int, kinds: Iterable[str]
+    ) -> list[PlayerRecord]:
+        wanted = list(kinds)
+        rows = await self.pool.fetch(
+            "SELECT kind, games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = $1 AND player_id = $2 AND kind = ANY($3)",
+            guild_id or 0,
+            player_id,
+            wanted,
+        )
+        found = {r["kind"]: r for r in rows}
+        return [
+            PlayerRecord(*list(found[kind].values())[:7], records=json.loads(found[kind]["records"]))
+            for kind in wanted
+            if kind in found
+        ]
+
+    async def leaderboard(
+        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+    ) -> tuple[int, list[Standing]]:
+        key = (guild_id or 0, kind, period)
+        total = await self.pool.fetchval(
+            "SELECT COUNT(*) FROM player_totals WHERE guild_id = $1 AND kind = $2 AND period = $3",
+            *key,
+        )
+        rows = await self.pool.fetch(
+            "SELECT player_id, games, wins FROM player_totals"
+            " WHERE guild_id = $1 AND kind = $2 AND period = $3"
+            " ORDER BY wins DESC, games, player_id LIMIT $4 OFFSET $5",
+            *key,
+            limit,
+            offset,
+        )
+        return int(total or 0), [
+            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
+            for i, r in enumerate(rows)
+        ]

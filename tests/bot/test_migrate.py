@@ -1,0 +1,86 @@
+"""`python -m bot migrate`: SQLite files of a sharded bot copied into one PostgreSQL database,
+with progress, idempotently, verified; and the games play on from PostgreSQL."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.store import Store
+from tests.bot.conftest import ALICE, BOB, GUILD, Clock, find, make_tables, open_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def migrate(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "migrate", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+async def shard_file(path: Path, clock: Clock, channel: int, finished: int) -> None:
+    """A file with `finished` finished games, one running game and a server's settings."""
+    tables = await make_tables(path, clock)
+    for _ in range(finished):
+        await open_game(tables, ALICE, BOB)
+        await tables.end(ALICE, 2000, "farkle")
+    settings = (await tables.settings(GUILD + channel)).model_copy(update={"turn_timer": 77})
+    await tables.save_settings(GUILD + channel, settings)
+    reply = await tables.open_lobby(ALICE, GUILD + channel, channel, "farkle", {})
+    await tables.click(BOB, find(reply, "join"), 555)
+    await tables.store.close()
+
+
+async def test_two_shard_files_are_copied_once_and_verified(
+    tmp_path: Path, pg_url: str, clock: Clock
+) -> None:
+    first, second = tmp_path / "bot-shards-0.sqlite3", tmp_path / "bot-shards-1.sqlite3"
+    await shard_file(first, clock, 3001, finished=3)
+    await shard_file(second, clock, 3002, finished=2)
+
+    done = migrate("--to", pg_url, "--from", str(first), str(second))
+    assert done.returncode == 0, done.stderr
+    out = done.stderr
+    assert "bot-shards-0.sqlite3: finished_games [" in out and "3/3" in out  # the progress bar
+    assert "bot-shards-0.sqlite3: finished_games: 3 rows, 3 copied, 0 already there, 3/3 verified" in out
+    assert "bot-shards-1.sqlite3: finished_games: 2 rows, 2 copied, 0 already there, 2/2 verified" in out
+    assert "bot-shards-1.sqlite3: sessions: 1 rows, 1 copied" in out
+    assert out.rstrip().endswith("done: every row is in PostgreSQL")
+
+    # Again, the files found from the config (every per-shard file of its `database`).
+    config = tmp_path / "config.toml"
+    config.write_text(f'database = "{tmp_path}/bot{{shards}}.sqlite3"\n', encoding="utf-8")
+    again = migrate("--to", pg_url, "--config", str(config))
+    assert again.returncode == 0, again.stderr
+    assert "finished_games: 3 rows, 0 copied, 3 already there, 3/3 verified" in again.stderr
+    assert "sessions: 1 rows, 0 copied, 1 already there, 1/1 verified" in again.stderr
+    assert "bot-shards-1.sqlite3: finished_games: 2 rows, 0 copied" in again.stderr
+
+    store = await Store.open(pg_url)
+    games = await store.finished_games()
+    assert len(games) == 5 and len({g["id"] for g in games}) == 5
+    assert sorted(g["id"] for g in games)[:3] == [1, 2, 3]  # the first file's ids are kept
+    assert await store.count_sessions() == 2
+    assert await store.load_settings(GUILD + 3002) is not None
+    await store.close()
+
+    # The bot plays on from PostgreSQL: the lobby copied from the second file starts, and a
+    # new finished game gets an id after the copied ones.
+    tables = await make_tables(pg_url, clock)
+    lobby = await tables.status(3002, "farkle")
+    await tables.click(ALICE, find(lobby, "start"), 555)
+    await tables.end(ALICE, 3002, "farkle")
+    assert max(g["id"] for g in await tables.store.finished_games()) == 6
+    await tables.store.close()
+
+
+def test_a_wrong_target_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
+    bad = migrate("--to", str(tmp_path / "x.sqlite3"), "--from", str(tmp_path / "a.sqlite3"))
+    assert bad.returncode == 2 and "must be a postgresql:// URL" in bad.stderr
+    missing = migrate("--to", "postgresql://nobody@127.0.0.1:1/x", "--from", str(tmp_path / "a"))
+    assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
