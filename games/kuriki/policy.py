@@ -74,6 +74,7 @@ def beat_chance(two_digit: bool, declared: int) -> float:
     return sum(p for v, p in _rolls(two_digit) if v >= declared)
 
 
+@lru_cache(maxsize=4096)
 def _declared_given(two_digit: bool, truth: int, minimum: int | None) -> dict[int, float]:
     """The model: what a player holding `truth` declares, with `minimum` standing."""
     legal = [v for v in declarable(two_digit) if minimum is None or v >= minimum]
