@@ -102,10 +102,10 @@ def test_decisions_do_not_depend_on_dice_the_seat_has_not_seen() -> None:
         for n, (state, _) in enumerate(positions(range(10), rules=rules)):
             for p in state.alive():
                 decision = policy.choose(state, p.id, random.Random(n))
-                for twin in twins(state, p.id)[n % 5 :: 5]:
+                for twin in twins(state, p.id)[n % 9 :: 9]:
                     assert policy.choose(twin, p.id, random.Random(n)) == decision
                     checked += 1
-    assert checked > 1000
+    assert checked > 600
 
 
 def test_the_view_shows_the_dice_only_to_who_has_seen_them() -> None:
