@@ -33,10 +33,11 @@ COPIES = 8  # two decks
 PROGRESS = (0.0, 0.08, 0.25, 0.55, 1.0, 1.1, 1.25, 1.45, 2.4)  # share of a set's worth held
 JOKER_WORTH = 12.0
 BLUFF_RATE = 0.2  # how often the bot tries a bluff it judges worth it
-CALL_PRIOR = 0.5  # how much likelier a player asks for a value they hold than one they don't
+CALL_PRIOR = 0.2  # a player asks for a value they do not hold this much less often
 BLUFF_CALLED = 0.35  # how often the bot expects its own bluff to be called
 GOOD_ACES = 60  # Aces worth at least this are scored; below, kept for a higher set
 HORIZON = 3.0  # turns of exposure a protected card is spared
+RECYCLE_MARGIN = 30.0  # a fresh hand must beat the one held by this much
 ACQUIRE_RISK = 0.06  # chance per opponent and turn that a given value is asked for
 
 
@@ -73,6 +74,7 @@ class View:
     challenge: dict | None = None
     force: dict | None = None
     card_worth: float | None = None  # computed once: see _card_worth
+    hidden: int | None = None  # computed once: see hidden_total
 
     def other(self, pid: int) -> Seen:
         return next(p for p in self.players if p.id == pid)
@@ -88,7 +90,10 @@ class View:
         return max(0, total - self.known.get(r, 0))
 
     def hidden_total(self) -> int:
-        return sum(self.unseen(r) for r in (*RANKS, JOKER))
+        """How many cards this seat cannot place (computed once)."""
+        if self.hidden is None:
+            self.hidden = sum(self.unseen(r) for r in (*RANKS, JOKER))
+        return self.hidden
 
     def in_hands(self, exclude: int | None = None) -> int:
         """Unprotected cards the opponents hold (but `exclude`)."""
@@ -363,7 +368,7 @@ def _recycle(view: View) -> float:
     now_worth = holding(view, mine)
     kept = holding(view, view.protected)
     fresh = _fresh_hand_worth()
-    return kept * (21 / 36) + fresh - now_worth
+    return kept * (21 / 36) + fresh - now_worth - RECYCLE_MARGIN
 
 
 def _hits_per_card(view: View) -> float:
