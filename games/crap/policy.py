@@ -133,7 +133,7 @@ def observe(state: CrapState, seat: int) -> View:
     count(mine["hand"] + mine["protected"])
     for rev in data["reveals"]:  # type: ignore[union-attr]
         # Shown to everyone; these went to the discard pile.
-        if any(w in rev["what"] for w in ("recycled hand", "protected cards", "discard")):
+        if rev["what"].endswith(("'s recycled hand", "'s protected cards", "'s discard")):
             count(rev["cards"])
     peeked = [c for cards in mine["seen"].values() for c in cards]
     return View(

@@ -19,11 +19,11 @@ from functools import lru_cache
 from games.kuriki.engine import Action, KurikiState, Vote, legal_actions, private_view, voters
 from games.kuriki.values import KURIKI, declarable, roll_value
 
-BLUFF_UP = 0.2  # how often a player who could tell the truth declares more
+BLUFF_UP = 0.1  # how often a player who could tell the truth declares more
 LIE_ABOVE_MINIMUM = 0.25  # how often a forced liar declares more than the minimum
 STEP = 0.5  # a bluff one value higher is this much likelier than two values higher
 PULL_ON_MINIMUM = 0.6  # how often a lie at the minimum is pulled, roughly
-OTHERS = 0.5  # a life lost by an opponent, against one lost by this seat
+OTHERS = 0.15  # a life lost by an opponent, against one lost by this seat
 ROLLER_PASSED = 0.15  # a Roller who passes their own roll on is rarely lying
 SHARPNESS = 10.0  # how firmly a sensible player follows the odds when pulling
 
