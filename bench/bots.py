@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> None:
     header(
         "bench.bots",
         f"{args.games} games per matchup, seeds {args.seed}..{args.seed + args.games - 1}",
+        argv,
     )
     for game in games:
         try:

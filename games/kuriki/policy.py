@@ -198,31 +198,20 @@ def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) 
     return max(options, key=lambda k: options[k])
 
 
-def _threat(view: KurikiState, seat: int) -> list[int]:
-    """The opponents still in, the most lives first."""
-    others = [p for p in view.alive() if p.id != seat]
-    return [p.id for p in sorted(others, key=lambda p: -p.lives)]
-
-
 def _direction(view: KurikiState, seat: int) -> str:
-    """Play towards the opponent with the most lives: the Next Guy faces the declarations
-    and pays for a Kuriki."""
-    me = view.players.index(view.player(seat))
+    """Play towards the opponent with more lives (clockwise when even): the Next Guy faces
+    this seat's declarations and pays for its Kurikis."""
+    i = [p.id for p in view.players].index(seat)
     n = len(view.players)
-    cw = view.players[(me + 1) % n]
-    ccw = view.players[(me - 1) % n]
-    threat = _threat(view, seat)
-    if not threat or cw.lives >= ccw.lives:
-        return "cw"
-    return "ccw"
+    cw, ccw = view.players[(i + 1) % n], view.players[(i - 1) % n]
+    return "ccw" if ccw.lives > cw.lives else "cw"
 
 
 def _reverse_helps(view: KurikiState, seat: int) -> bool:
     """After a Kuriki: reverse when the player behind has more lives than the one ahead."""
     ahead = view.player(view.after(seat))
-    view.direction = -view.direction
-    behind = view.player(view.after(seat))
-    view.direction = -view.direction
+    reversed_view = view.model_copy(update={"direction": -view.direction})
+    behind = view.player(reversed_view.after(seat))
     return behind.lives > ahead.lives
 
 
