@@ -26,6 +26,9 @@ PULL_ON_MINIMUM = 0.6  # how often a lie at the minimum is pulled, roughly
 OTHERS = 0.15  # a life lost by an opponent, against one lost by this seat
 ROLLER_PASSED = 0.15  # a Roller who passes their own roll on is rarely lying
 SHARPNESS = 10.0  # how firmly a sensible player follows the odds when pulling
+PASSED_ON_CAUGHT = 0.35  # at least this often a lie passed on is pulled on whoever passed it
+COMES_BACK = 0.3  # how often a truth passed on comes round to this seat again
+PULLED_BY_OTHERS = 0.2  # how often a truth passed on is pulled (and paid for) by another
 
 
 def observe(state: KurikiState, seat: int) -> KurikiState:
@@ -189,10 +192,12 @@ def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) 
         after = view.after(seat)
         if after == view.roller:  # he has seen the dice: a lie comes straight back
             caught = lie
-        else:
-            caught = lie * max(pull_chance(two, declared, view.minimum), 0.35)
-        comes_back = (1 - lie) * 0.3 * take
-        options["pass"] = -(caught + comes_back) + OTHERS * (1 - lie) * 0.2
+        else:  # the next player may pull it; failing that, the Roller will at the end
+            caught = lie * max(pull_chance(two, declared, view.minimum), PASSED_ON_CAUGHT)
+        # The truth may come round again, and then this seat must take the cup.
+        comes_back = (1 - lie) * COMES_BACK * take
+        # A truth passed on may be pulled by someone else, who then pays.
+        options["pass"] = -(caught + comes_back) + OTHERS * (1 - lie) * PULLED_BY_OTHERS
     for k in options:
         options[k] += rng.uniform(0, 0.01)
     return max(options, key=lambda k: options[k])
