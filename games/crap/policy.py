@@ -60,6 +60,7 @@ class View:
     hand: list[int]
     protected: list[int]
     peeked: list[int]  # a co-operate partner's hand, while the look lasts
+    partner: int | None  # whose hand that is
     committed: list[int]
     players: list[Seen]
     deck: int
@@ -95,9 +96,9 @@ class View:
             self.hidden = sum(self.unseen(r) for r in (*RANKS, JOKER))
         return self.hidden
 
-    def in_hands(self, exclude: int | None = None) -> int:
-        """Unprotected cards the opponents hold (but `exclude`)."""
-        return sum(p.hand for p in self.opponents if p.id != exclude)
+    def in_hands(self) -> int:
+        """Unprotected cards the opponents hold."""
+        return sum(p.hand for p in self.opponents)
 
 
 def observe(state: CrapState, seat: int) -> View:
@@ -135,12 +136,14 @@ def observe(state: CrapState, seat: int) -> View:
         # Shown to everyone; these went to the discard pile.
         if rev["what"].endswith(("'s recycled hand", "'s protected cards", "'s discard")):
             count(rev["cards"])
-    peeked = [c for cards in mine["seen"].values() for c in cards]
+    looks = mine["seen"]
+    peeked = [c for cards in looks.values() for c in cards]
     return View(
         me=seat,
         hand=list(mine["hand"]),
         protected=list(mine["protected"]),
         peeked=peeked,
+        partner=int(next(iter(looks))) if looks else None,
         committed=list(mine.get("committed", [])),
         players=players,
         deck=data["deck"],  # type: ignore[arg-type]
@@ -219,12 +222,6 @@ def _mine(view: View) -> list[int]:
 def _binomial(n: int, p: float) -> tuple[float, ...]:
     p = min(max(p, 0.0), 1.0)
     return tuple(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1))
-
-
-def _share_in_hands(view: View, exclude: int | None = None) -> float:
-    """The chance that an unseen card is in some opponent's unprotected hand."""
-    hidden = view.hidden_total()
-    return view.in_hands(exclude) / hidden if hidden else 0.0
 
 
 @lru_cache(maxsize=1)
@@ -315,17 +312,23 @@ def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, A
     unprotected, by the unseen count), less the card thrown away when nobody has any; a
     bluff (a value not held) also risks a random card if called."""
     held = counts(_mine(view))
-    share = _share_in_hands(view)
+    sure = counts(view.peeked)  # in a co-operate partner's hand: they would hand these over
+    hidden = view.hidden_total() - len(view.peeked)
+    share = (view.in_hands() - len(view.peeked)) / hidden if hidden > 0 else 0.0
     card = _card_worth(view)
     honest: list[tuple[float, Action]] = []
     bluffs: list[tuple[float, Action]] = []
     for r in RANKS:
-        k0 = held.get(r, 0)
-        probs = _binomial(view.unseen(r), share)
-        gain = probs[0] * change(view, r, k0, k0 - 1) if k0 else 0.0
-        for k, pk in enumerate(probs[1:], start=1):
-            gain += pk * change(view, r, k0, k0 + k)
-            gain += pk * k * rank_worth(view, r) * 0.05  # what the others lose
+        k0, known = held.get(r, 0), sure.get(r, 0)
+        probs = _binomial(max(view.unseen(r) - known, 0), share)
+        gain = 0.0
+        for k, pk in enumerate(probs):
+            got = k + known
+            if got == 0:
+                gain += pk * change(view, r, k0, k0 - 1) if k0 else 0.0
+                continue
+            gain += pk * change(view, r, k0, k0 + got)
+            gain += pk * got * rank_worth(view, r) * 0.05  # what the others lose
         action = Action(kind="acquire", rank=r, now=now)
         if k0:
             honest.append((gain, action))
@@ -411,6 +414,10 @@ def _call(view: View) -> bool:
     caller = view.other(a["caller"])
     held = caller.hand + caller.protected
     unseen, hidden = view.unseen(r), view.hidden_total()
+    if caller.id == view.partner:  # this seat has seen the caller's hand
+        if any(rank(c) == r for c in view.peeked):
+            return False
+        held, hidden = caller.protected, hidden - len(view.peeked)
     if unseen == 0:
         none = 1.0
     else:

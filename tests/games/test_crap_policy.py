@@ -266,6 +266,28 @@ def test_it_calls_a_bluff_it_can_count() -> None:
     assert policy.choose(t.state, BOB, random.Random(0)) == Action(kind="no_call")
 
 
+def test_what_it_saw_in_a_co_operate_counts() -> None:
+    """Ann looked at Bob's hand: he holds the one King she has not seen."""
+    kings = [c(K, "S"), c(K, "H"), c(K, "D")]
+    bob = [c(K, "C"), c(2, "S"), c(3, "S")]
+    state = build(
+        {ANN: [*kings, c(5, "H"), c(6, "H")], BOB: bob, CAT: [c(7, "D"), c(8, "D")]},
+        sets={CAT: [ScoredSet(rank=K, cards=four(K, 1))]},
+        current=BOB,
+    )
+    t = Table(state)
+    t.do(BOB, "acquire", rank=K)
+    blind = policy.choose(t.state, ANN, random.Random(0))
+    assert blind == Action(kind="call_bluff"), "the one unseen King is rarely in 3 cards"
+    t.state.player(ANN).seen = {str(BOB): list(bob)}
+    assert policy.choose(t.state, ANN, random.Random(0)) == Action(kind="no_call")
+    # On her own turn, the King she saw in Bob's hand makes her set.
+    state.current = 0
+    state.player(ANN).seen = {str(BOB): list(bob)}
+    action = policy.choose(state, ANN, random.Random(0))
+    assert action == Action(kind="acquire", rank=K)
+
+
 def test_it_protects_a_card_of_its_best_near_set() -> None:
     view_state = build(
         {ANN: [c(K, "S"), c(K, "H"), c(K, "D"), c(3, "C")], BOB: [c(2, "S")], CAT: [c(6, "D")]},
