@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 
 from games.crap import policy
 from games.crap.engine import (
@@ -43,22 +44,26 @@ def bot(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) -> Ac
     return policy.choose(state, seat, rng, now)
 
 
-def play(
-    seed: int, choosers: list[Chooser], rules: CrapRules | None = None
-) -> tuple[CrapState, list[list[float]]]:
-    """One game, seat i (player id i + 1) played by choosers[i]. Whoever the table waits
-    on is asked, in seat order from the player whose turn it is; when nobody moves (every
-    bot lets an Acquire go by waiting), the clock jumps to the window's deadline. Returns
-    the final state and each seat's decision times (seconds)."""
+def game(
+    seed: int,
+    choosers: list[Chooser],
+    rules: CrapRules | None = None,
+    times: list[list[float]] | None = None,
+) -> Iterator[tuple[CrapState, float]]:
+    """One game, seat i (player id i + 1) played by choosers[i]: yields every state it
+    passes through with the clock then, the last one finished. Whoever the table waits on
+    is asked, in seat order from the player whose turn it is; when nobody moves (every bot
+    lets an Acquire go by waiting), the clock jumps to the window's deadline. Each seat's
+    decision times (seconds) go to `times`."""
     cards = random.Random(seed)
     minds = random.Random(seed * 7919 + 1)
     seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(choosers))]
     state, _ = new_game(seats, rules or CrapRules(), cards)
-    times: list[list[float]] = [[] for _ in choosers]
     now = 0.0
     for _ in range(MAX_MOVES):
+        yield state, now
         if state.finished:
-            return state, times
+            return
         now += 0.1  # bots answer well within any window
         n = len(state.players)
         order = [state.players[(state.current + i) % n].id for i in range(n)]
@@ -67,7 +72,8 @@ def play(
                 continue
             start = time.perf_counter()
             action = choosers[pid - 1](state, pid, minds, now)
-            times[pid - 1].append(time.perf_counter() - start)
+            if times is not None:
+                times[pid - 1].append(time.perf_counter() - start)
             if action is not None:
                 state, _ = apply(state, pid, action, cards)
                 break
@@ -77,6 +83,15 @@ def play(
             now = max(now, deadline)
             state, _ = expire(state, now, cards)
     raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
+
+
+def play(
+    seed: int, choosers: list[Chooser], rules: CrapRules | None = None
+) -> tuple[CrapState, list[list[float]]]:
+    """Play `game` to the end: the final state and each seat's decision times."""
+    times: list[list[float]] = [[] for _ in choosers]
+    ((state, _),) = deque(game(seed, choosers, rules, times), maxlen=1)
+    return state, times
 
 
 def seat_match(

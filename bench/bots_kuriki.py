@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
 
 from games.kuriki import policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState, apply, new_game, on_clock
@@ -50,28 +51,41 @@ def bot(state: KurikiState, seat: int, rng: random.Random) -> Action | None:
     return policy.choose(state, seat, rng)
 
 
-def play(
-    seed: int, choosers: list[Chooser], rules: KurikiRules | None = None
-) -> tuple[KurikiState, list[list[float]]]:
-    """One game, seat i (player id i + 1) played by choosers[i]; dice and the players'
-    choices come from separate seeded generators. Returns the final state and each seat's
-    decision times (seconds)."""
+def game(
+    seed: int,
+    choosers: list[Chooser],
+    rules: KurikiRules | None = None,
+    times: list[list[float]] | None = None,
+) -> Iterator[KurikiState]:
+    """One game, seat i (player id i + 1) played by choosers[i]: yields every state it
+    passes through, the last one finished. Dice and the players' choices come from
+    separate seeded generators; each seat's decision times (seconds) go to `times`."""
     dice = random.Random(seed)
     minds = random.Random(seed * 7919 + 1)
     seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(choosers))]
     state, _ = new_game(seats, rules or KurikiRules(), dice)
-    times: list[list[float]] = [[] for _ in choosers]
     for _ in range(MAX_MOVES):
+        yield state
         if state.finished:
-            return state, times
+            return
         who = on_clock(state)
         assert who is not None
         start = time.perf_counter()
         action = choosers[who - 1](state, who, minds)
-        times[who - 1].append(time.perf_counter() - start)
+        if times is not None:
+            times[who - 1].append(time.perf_counter() - start)
         assert action is not None, f"seat {who} is on the clock but chose nothing"
         state, _ = apply(state, who, action, dice)
     raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
+
+
+def play(
+    seed: int, choosers: list[Chooser], rules: KurikiRules | None = None
+) -> tuple[KurikiState, list[list[float]]]:
+    """Play `game` to the end: the final state and each seat's decision times."""
+    times: list[list[float]] = [[] for _ in choosers]
+    (state,) = deque(game(seed, choosers, rules, times), maxlen=1)
+    return state, times
 
 
 def seat_match(

@@ -11,7 +11,7 @@ from itertools import islice
 
 import pytest
 
-from bench.bots_crap import bot, play, random_move, seat_match
+from bench.bots_crap import bot, game, play, random_move, seat_match
 from games.crap import policy
 from games.crap.cards import full_deck, rank
 from games.crap.engine import (
@@ -22,11 +22,9 @@ from games.crap.engine import (
     all_cards,
     apply,
     legal_actions,
-    new_game,
 )
 from games.crap.moves import legal_moves
 from games.errors import GameError
-from games.lobby import Seat
 from tests.games.crap_helpers import ANN, BOB, CAT, A, K, Q, Table, build, c, four
 
 FAST = CrapRules(threshold=200)
@@ -39,24 +37,10 @@ VARIANTS = [
 
 
 def positions(seed: int, choosers: list, rules: CrapRules) -> Iterator[tuple[CrapState, float]]:
-    """The states of one game as the bench plays it, each with the clock then."""
-    cards = random.Random(seed)
-    minds = random.Random(seed + 1)
-    seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(choosers))]
-    state, _ = new_game(seats, rules, cards)
-    now = 0.0
-    while not state.finished:
-        now += 0.1
-        yield state, now
-        order = [p.id for p in state.players]
-        for pid in order:
-            if legal_actions(state, pid):
-                action = choosers[pid - 1](state, pid, minds, now)
-                if action is not None:
-                    state, _ = apply(state, pid, action, cards)
-                    break
-        else:
-            raise AssertionError("nobody moved")
+    """The states of one game as the bench plays it (but the last, finished), with the clock."""
+    for state, now in game(seed, choosers, rules):
+        if not state.finished:
+            yield state, now
 
 
 # ----------------------------------------------------------------------------- legal moves

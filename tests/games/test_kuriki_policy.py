@@ -9,7 +9,7 @@ from itertools import product
 
 import pytest
 
-from bench.bots_kuriki import bot, median_roll, play, seat_match, truthful
+from bench.bots_kuriki import bot, game, median_roll, play, seat_match, truthful
 from games.kuriki import policy
 from games.kuriki.engine import (
     Action,
@@ -17,11 +17,9 @@ from games.kuriki.engine import (
     KurikiState,
     apply,
     legal_actions,
-    new_game,
     on_clock,
 )
 from games.kuriki.values import declarable, is_kuriki, roll_value
-from games.lobby import Seat
 from tests.games.kuriki_helpers import ANN, BOB, CAT, Table
 
 VARIANTS = [
@@ -57,17 +55,12 @@ def test_the_policy_mixed_with_truthful_players_plays_legally(players: int) -> N
 
 
 def positions(seeds: range, players: int = 3, rules: KurikiRules | None = None):
-    """Every state reached in bot-played games, with the seat on the clock."""
+    """Every state reached in bot-played games (but the finished ones), with the seat on
+    the clock."""
     for seed in seeds:
-        dice = random.Random(seed)
-        minds = random.Random(seed + 1)
-        seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(players)]
-        state, _ = new_game(seats, rules or KurikiRules(lives=3), dice)
-        while not state.finished:
-            who = on_clock(state)
-            assert who is not None
-            yield state, who
-            state, _ = apply(state, who, policy.choose(state, who, minds), dice)
+        for state in game(seed, [bot] * players, rules or KurikiRules(lives=3)):
+            if not state.finished:
+                yield state, on_clock(state)
 
 
 def test_only_the_seat_on_the_clock_has_something_to_do() -> None:
