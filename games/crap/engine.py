@@ -872,11 +872,7 @@ def _guess(
     c.guesses[str(me.id)] = (r, su)
     if len(c.guesses) < 2:
         events.append(
-            Event(
-                kind="guess",
-                player=me.id,
-                text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.",
-            )
+            Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
         )
         return
     events.append(
