@@ -112,15 +112,19 @@ def _reach_cells(m: TurnModel) -> int:
 
 
 def grid_for(rules: FarkleRules, budget: int = CELL_BUDGET) -> np.ndarray:
-    """The banked-score grid: every unit if the table fits `budget`, else an even coarser step.
-    The last point is goal - 1 so the scores just short of the target are exact."""
+    """The banked-score grid: every unit if the table fits `budget`, else an even coarser step."""
     m = turn_model(rules)
     per_pair = roles_of(rules) * m.cells * m.states
-    most = max(2, int((budget / per_pair) ** 0.5))
-    step = max(1, -(-(m.goal - 1) // (most - 1)))
-    points = list(range(0, m.goal, step))
-    if points[-1] != m.goal - 1:
-        points.append(m.goal - 1)
+    return _grid(m.goal, max(2, int((budget / per_pair) ** 0.5)))
+
+
+def _grid(goal: int, most: int) -> np.ndarray:
+    """At most `most` banked scores from 0 evenly to goal - 1 (units); the last is goal - 1 so
+    the scores just short of the target are exact."""
+    step = max(1, -(-(goal - 1) // (most - 1)))
+    points = list(range(0, goal, step))
+    if points[-1] != goal - 1:
+        points.append(goal - 1)
     return np.array(points, dtype=np.int64)
 
 
@@ -135,19 +139,25 @@ def solve(rules: FarkleRules, budget: int = CELL_BUDGET, tolerance: float = TOLE
     the sweeps."""
     began = time.perf_counter()
     m = turn_model(rules)
-    grid = grid_for(rules, budget)
-    roles = roles_of(rules)
-    start = np.full((roles, len(grid), len(grid)), 0.5)
-    if len(grid) > 30:
-        coarse = solve(rules, budget // 9, tolerance)
-        lo, hi, w = _interp_weights(coarse.grid, grid)
-        for role in range(roles):
-            rows = coarse.start[role][lo] * (1 - w)[:, None] + coarse.start[role][hi] * w[:, None]
-            start[role] = rows[:, lo] * (1 - w) + rows[:, hi] * w
-    roll, start, sweeps = _iterate(rules, m, grid, start, tolerance)
+    roll, start, sweeps, grid = _solve_on(rules, m, grid_for(rules, budget), tolerance)
     seconds = time.perf_counter() - began
     log.info("Farkle table for %s: %d sweeps, %.1f s", rules.name, sweeps, seconds)
     return WinTable(rules, grid, roll, start, sweeps, seconds)
+
+
+def _solve_on(
+    rules: FarkleRules, m: TurnModel, grid: np.ndarray, tolerance: float
+) -> tuple[np.ndarray, np.ndarray, int, np.ndarray]:
+    roles = roles_of(rules)
+    start = np.full((roles, len(grid), len(grid)), 0.5)
+    if len(grid) > 30:
+        _, coarse, _, cgrid = _solve_on(rules, m, _grid(m.goal, len(grid) // 3), tolerance)
+        lo, hi, w = _interp_weights(cgrid, grid)
+        for role in range(roles):
+            rows = coarse[role][lo] * (1 - w)[:, None] + coarse[role][hi] * w[:, None]
+            start[role] = rows[:, lo] * (1 - w) + rows[:, hi] * w
+    roll, start, sweeps = _iterate(rules, m, grid, start, tolerance)
+    return roll, start, sweeps, grid
 
 
 def _iterate(

@@ -57,18 +57,27 @@ def observe(state: FarkleState, seat: int) -> FarkleState:
 def choose(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
     """The move `seat` makes now, or None when it is not that seat's turn. A throw takes a few
     moves (toggles, then roll or bank); each call gives the next one, so call until the throw
-    or turn is done."""
+    or turn is done. Uses the rule set's table when it is built, never waits for it."""
+    return _choose(state, seat, tables=True)
+
+
+def fallback(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
+    """`choose` as it plays while no table is built (the benchmark measures what that costs)."""
+    return _choose(state, seat, tables=False)
+
+
+def _choose(state: FarkleState, seat: int, tables: bool) -> Action | None:
     if state.finished or state.current_player.id != seat:
         return None
     view = observe(state, seat)
     turn = view.turn
     if not turn.dice:
-        if can_piggyback(view) and _judge(view).piggyback_better(view):
+        if can_piggyback(view) and _judge(view, tables).piggyback_better(view):
             return Action(kind="piggyback")
         return Action(kind="roll")
     if must_reroll_last_die(view):
         return Action(kind="roll")
-    keep, kind = plan(view)
+    keep, kind = plan(view, tables)
     return _next_move(view, keep, kind)
 
 
@@ -87,11 +96,11 @@ def baseline(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0
 # --------------------------------------------------------------------------- planning
 
 
-def plan(view: FarkleState) -> tuple[Counts, str]:
+def plan(view: FarkleState, tables: bool = True) -> tuple[Counts, str]:
     """The dice to keep from the throw on the table (as face counts) and whether to then
     "roll" or "bank": the choice with the best value under the judge for this position."""
     turn, rules = view.turn, view.rules
-    judge = _judge(view)
+    judge = _judge(view, tables)
     ext = frozenset(turn.extended)
     best: tuple[float, Counts, str] | None = None
     for sub, points in sorted(selections(counts_of(turn.dice), rules, ext)):
@@ -329,13 +338,13 @@ def _reaches(rules: FarkleRules, score: int) -> bool:
     return score >= rules.target if rules.target_inclusive else score > rules.target
 
 
-def _judge(view: FarkleState) -> _Judge:
+def _judge(view: FarkleState, tables: bool = True) -> _Judge:
     """Final turn: beat the leader. Otherwise the table when it is ready, else the expectation."""
     me = view.current_player
     others = [p for p in view.players if p.id != me.id]
     if any(_reaches(view.rules, p.score) for p in others):
         return _Final(view)
-    table = optimal.cached(view.rules)
+    table = optimal.cached(view.rules) if tables else None
     if table is None or _reaches(view.rules, me.score):
         return _Expected(view)
     return _Optimal(view, table)

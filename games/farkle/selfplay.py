@@ -8,9 +8,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from games.farkle.engine import Action, FarkleState, apply, new_game
+from games.farkle.engine import Action, FarklePlayer, FarkleState, apply
 from games.farkle.rules import FarkleRules
-from games.lobby import Seat
 
 Chooser = Callable[[FarkleState, int, random.Random, float], Action | None]
 
@@ -34,10 +33,11 @@ class Played:
 
 
 def play(rules: FarkleRules, choosers: list[Chooser], seed: int) -> Played:
-    """Play one seeded game, seat k (in join order) played by choosers[k]."""
+    """Play one seeded game; choosers[k] plays the k-th seat in turn order (no seating roll,
+    so a benchmark can put a policy first or second)."""
     rng = random.Random(seed)
-    seats = [Seat(id=k + 1, name=f"P{k + 1}") for k in range(len(choosers))]
-    state, _ = new_game(seats, rules, rng)
+    players = [FarklePlayer(id=k + 1, name=f"P{k + 1}") for k in range(len(choosers))]
+    state = FarkleState(rules=rules, players=players)
     times: dict[int, list[float]] = {k: [] for k in range(len(choosers))}
     moves = 0
     while not state.finished:
