@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -170,7 +172,9 @@ def _iterate(
     reach = reach_table(rules, _reach_cells(m))
     need = np.where(grid > 0, m.need_on, m.need_off)
     top_h = [m.state(n, m.h_top) for n in range(1, 7)]
-    succ = [[np.stack([m.successors(k, h) for h in range(m.h_top + 1)]) for k in ks] for ks in m.keeps]
+    succ = [
+        [np.stack([m.successors(k, h) for h in range(m.h_top + 1)]) for k in ks] for ks in m.keeps
+    ]
     probs = [[k.probs.astype(np.float32) for k in ks] for ks in m.keeps]
     penalty_every = rules.farkle_penalty_every
     penalty = m.units(rules.farkle_penalty) if penalty_every else 0
@@ -251,7 +255,11 @@ _lock = threading.Lock()
 
 
 def _key(rules: FarkleRules, budget: int) -> str:
-    text = f"v{VERSION}:{budget}:" + rules.model_dump_json(exclude={"name", "max_players"})
+    """Names a table: the rules that matter, the budget and how turns are modelled."""
+    m = turn_model(rules)
+    text = f"v{VERSION}:{budget}:{m.unit}:{m.cells}:" + rules.model_dump_json(
+        exclude={"name", "max_players"}
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -282,8 +290,10 @@ def prepare(
 def warm(
     rules: FarkleRules, cache_dir: Path | str | None = None, budget: int = CELL_BUDGET
 ) -> threading.Thread | None:
-    """Start preparing the table in a background thread (once per rule set); returns the
-    thread, or None when the table is already in memory."""
+    """Start preparing the table in the background (once per rule set); returns the thread
+    (join it to wait), or None when the table is already in memory. With a cache_dir the
+    solving runs in a child process, so the caller's interpreter (the bot's event loop) is
+    not slowed by it, and the thread then loads the saved table."""
     key = _key(rules, budget)
     with _lock:
         if key in _tables:
@@ -291,11 +301,36 @@ def warm(
         thread = _building.get(key)
         if thread is None or not thread.is_alive():
             thread = threading.Thread(
-                target=prepare, args=(rules, cache_dir, budget), daemon=True, name="farkle-table"
+                target=_warm, args=(rules, cache_dir, budget), daemon=True, name="farkle-table"
             )
             _building[key] = thread
             thread.start()
     return thread
+
+
+def _warm(rules: FarkleRules, cache_dir: Path | str | None, budget: int) -> None:
+    if cache_dir is not None:
+        path = Path(cache_dir) / f"farkle-{_key(rules, budget)}.npz"
+        if not path.exists():
+            child = multiprocessing.get_context("spawn").Process(
+                target=_solve_to_file,
+                args=(rules.model_dump_json(), str(path), budget),
+                name="farkle-table",
+                daemon=True,
+            )
+            child.start()
+            child.join()
+            if child.exitcode != 0:
+                log.warning(
+                    "Building the Farkle table in a child process failed (%s)", child.exitcode
+                )
+    prepare(rules, cache_dir, budget)
+
+
+def _solve_to_file(rules_json: str, path: str, budget: int) -> None:
+    """The child process of warm(): solve and save."""
+    rules = FarkleRules.model_validate_json(rules_json)
+    _save(solve(rules, budget), Path(path))
 
 
 def forget() -> None:
@@ -306,7 +341,7 @@ def forget() -> None:
 
 def _save(table: WinTable, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
+    tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
     np.savez(
         tmp,
         grid=table.grid,

@@ -37,13 +37,22 @@ cache_dir: Path | None = None
 
 
 def warm(rules: FarkleRules) -> None:
-    """Start building the table for these rules in the background (no-op once built)."""
+    """Start building the table for these rules in the background (a child process when
+    `cache_dir` is set); no-op once built. `choose` plays without it until it is ready."""
+    turn_model(rules)
+    expected_table(rules, True)
+    expected_table(rules, False)
     optimal.warm(rules, cache_dir)
 
 
 def prepare(rules: FarkleRules) -> optimal.WinTable:
     """Build (or load from `cache_dir`) the table for these rules now. Blocking."""
     return optimal.prepare(rules, cache_dir)
+
+
+def ready(rules: FarkleRules) -> bool:
+    """True when `choose` plays these rules from the table (else from the fallback)."""
+    return optimal.cached(rules) is not None
 
 
 def observe(state: FarkleState, seat: int) -> FarkleState:

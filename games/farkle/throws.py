@@ -36,9 +36,9 @@ def throw_probability(counts: Counts) -> Fraction:
     return Fraction(ways, 6**n)
 
 
-def selections(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> Iterator[
-    tuple[Counts, int]
-]:
+def selections(
+    counts: Counts, rules: FarkleRules, extended: frozenset[int]
+) -> Iterator[tuple[Counts, int]]:
     """Every scoring selection (as face counts) of a throw worth more than nothing, with its
     points. A selection worth 0 is never better than a scoring one and is left out."""
     for sub in product(*(range(c + 1) for c in counts)):
@@ -58,9 +58,9 @@ def pareto(keeps: list[Keep]) -> tuple[Keep, ...]:
     return tuple(sorted(((p, left) for left, p in best.items()), key=lambda k: k[1]))
 
 
-def keeps_of(counts: Counts, rules: FarkleRules, extended: frozenset[int] = frozenset()) -> tuple[
-    Keep, ...
-]:
+def keeps_of(
+    counts: Counts, rules: FarkleRules, extended: frozenset[int] = frozenset()
+) -> tuple[Keep, ...]:
     """The keeps worth considering for a throw: the most points for each number of dice left."""
     n = sum(counts)
     return pareto([(value, n - sum(sub)) for sub, value in selections(counts, rules, extended)])

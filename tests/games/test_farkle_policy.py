@@ -62,11 +62,21 @@ SMALL = short(PRESETS["classic"], 600)
 SMALL_CM = short(PRESETS["crappy-malappy"], 600)
 
 
+def clear_models() -> None:
+    turnvalues.turn_model.cache_clear()
+    turnvalues.reach_table.cache_clear()
+    turnvalues.expected_table.cache_clear()
+
+
 @pytest.fixture(autouse=True)
-def fresh_tables() -> Iterator[None]:
+def fresh_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Turns here are followed to 1500 points (the bot: 8000), so the small tables solve fast."""
+    monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", 1500)
     optimal.forget()
+    clear_models()
     yield
     optimal.forget()
+    clear_models()
 
 
 @lru_cache(maxsize=8)
@@ -247,6 +257,17 @@ def test_table_is_a_fixed_point_of_the_turn(monkeypatch: pytest.MonkeyPatch) -> 
     def bank(total: int) -> float:
         return table.bank(0, mine, theirs, total, True)
 
+    menus = {}  # dice -> [(probability, {dice left: the most points leaving that many})]
+    for dice in range(1, 7):
+        menus[dice] = []
+        for faces in combinations_with_replacement(range(1, 7), dice):
+            counts = counts_of(faces)
+            most: dict[int, int] = {}
+            for sub, points in selections(counts, rules, frozenset()):
+                left = dice - sum(sub)
+                most[left] = max(most.get(left, 0), points)
+            menus[dice].append((float(throw_probability(counts)), most))
+
     def keep_value(total: int, left: int) -> float:
         if total >= m.cells:
             return bank(total)
@@ -256,27 +277,16 @@ def test_table_is_a_fixed_point_of_the_turn(monkeypatch: pytest.MonkeyPatch) -> 
     @cache
     def throw_on(total: int, dice: int) -> float:
         hit = miss = 0.0
-        for faces in combinations_with_replacement(range(1, 7), dice):
-            counts = counts_of(faces)
-            p = float(throw_probability(counts))
-            most: dict[int, int] = {}  # dice left -> the most points leaving that many
-            for sub, points in selections(counts, rules, frozenset()):
-                left = dice - sum(sub)
-                most[left] = max(most.get(left, 0), points)
-            options = [keep_value(total + points // 50, left) for left, points in most.items()]
-            if options:
-                hit += p * max(options)
+        for p, most in menus[dice]:
+            if most:
+                hit += p * max(keep_value(total + pts // 50, left) for left, pts in most.items())
             else:
                 miss += p
         if dice == 1:  # classic: three throws with the last die
             return hit * (1 + miss + miss**2) + miss**3 * farkle
         return hit + miss * farkle
 
-    try:
-        assert table.start[0, mine, theirs] == pytest.approx(throw_on(0, 6), abs=1e-4)
-    finally:
-        turn_model.cache_clear()
-        turnvalues.reach_table.cache_clear()
+    assert table.start[0, mine, theirs] == pytest.approx(throw_on(0, 6), abs=1e-4)
 
 
 def brute_force_reach(rules: FarkleRules, need: int, dice: int = 6) -> float:
@@ -310,8 +320,11 @@ def test_final_turn_chance_matches_brute_force() -> None:
     assert final_turn_chance(rules, 50, True) == pytest.approx(1 - (360 + 1080) / 6**6)
 
 
-def test_prepare_saves_the_table_and_loads_it_again(tmp_path) -> None:
-    rules = short(PRESETS["classic"], 500)
+def test_prepare_saves_the_table_and_loads_it_again(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = SMALL
+    monkeypatch.setattr(optimal, "solve", lambda rules, budget: solved(rules))
     built = optimal.prepare(rules, tmp_path)
     files = list(tmp_path.glob("farkle-*.npz"))
     assert len(files) == 1
@@ -320,6 +333,22 @@ def test_prepare_saves_the_table_and_loads_it_again(tmp_path) -> None:
     assert loaded is not built
     assert np.array_equal(loaded.roll, built.roll) and loaded.sweeps == built.sweeps
     assert optimal.cached(rules) is loaded
+
+
+def test_warm_builds_in_a_child_process_and_the_policy_then_uses_the_table(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", 8000)  # as in the child process
+    clear_models()
+    rules = short(PRESETS["classic"], 500)
+    monkeypatch.setattr(policy, "cache_dir", tmp_path)
+    assert not policy.ready(rules)
+    policy.warm(rules)
+    thread = optimal._building[optimal._key(rules, optimal.CELL_BUDGET)]
+    thread.join(timeout=120)
+    assert policy.ready(rules)
+    assert len(list(tmp_path.glob("farkle-*.npz"))) == 1  # saved by the child process
+    assert optimal.warm(rules, tmp_path) is None  # nothing more to do
 
 
 # --------------------------------------------------------------------------- strength
@@ -336,9 +365,11 @@ def win_rate(rules: FarkleRules, games: int) -> float:
 
 
 def test_beats_the_simple_bot_without_a_table() -> None:
-    assert win_rate(short(PRESETS["classic"], 3000), 120) > 0.6
+    # An equal policy would win about half; the measured rate over these seeds is 80%.
+    assert win_rate(short(PRESETS["classic"], 3000), 60) > 0.65
 
 
 def test_beats_the_simple_bot_with_the_table() -> None:
     with_table(SMALL_CM)
-    assert win_rate(SMALL_CM, 200) > 0.55
+    # A 600-point game is mostly luck; the measured rate over these seeds is 66%.
+    assert win_rate(SMALL_CM, 100) > 0.58
