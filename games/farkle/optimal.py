@@ -19,7 +19,8 @@ import multiprocessing
 import os
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,7 @@ class WinTable:
     start: np.ndarray  # [role, i, j]: chance to win at the start of a turn
     sweeps: int
     seconds: float
+    _seen: dict[tuple[int, float, float, bool], Seen] = field(default_factory=dict, repr=False)
 
     @property
     def model(self) -> TurnModel:
@@ -95,6 +97,62 @@ class WinTable:
             return 1.0 - _final_chance(m, self.rules, need, their_table)
         other = (role + 1) % roles_of(self.rules)
         return 1.0 - self.turn_start(other, theirs, after)
+
+    def at(self, role: int, mine: float, theirs: float, their_table: bool) -> Seen:
+        """Every chance one decision may ask for, for these banked scores: read once from the
+        table (interpolated between grid points), then looked up in plain lists. A turn's
+        decisions share one read."""
+        key = (role, mine, theirs, their_table)
+        seen = self._seen.get(key)
+        if seen is None:
+            if len(self._seen) > 64:
+                self._seen.clear()
+            seen = self._seen[key] = self._read(role, mine, theirs, their_table)
+        return seen
+
+    def _read(self, role: int, mine: float, theirs: float, their_table: bool) -> Seen:
+        m = self.model
+        i0, i1, wi = self._corners(mine)
+        j0, j1, wj = self._corners(theirs)
+        r = self.roll[role]
+        plane = (1 - wi) * ((1 - wj) * r[:, :, i0, j0] + wj * r[:, :, i0, j1]) + wi * (
+            (1 - wj) * r[:, :, i1, j0] + wj * r[:, :, i1, j1]
+        )
+        totals = np.arange(self.roll.shape[1] + m.most + 1)
+        after = mine + totals
+        bank = np.empty(len(totals))
+        below = after < m.goal
+        other = self.start[(role + 1) % roles_of(self.rules)]
+        row = other[j0] * (1 - wj) + other[j1] * wj  # their start, over my score after banking
+        bank[below] = 1.0 - np.interp(after[below], self.grid, row)
+        if role == 1:
+            bank[~below] = 1.0
+        else:
+            q = reach_table(self.rules, _reach_cells(m))
+            floor = max(m.need_on if their_table else m.need_off, 1)
+            need = np.maximum(np.floor(after[~below] - theirs).astype(int) + 1, floor)
+            chance = np.where(
+                need < q.shape[0], q[np.minimum(need, q.shape[0] - 1), m.state(6, 0)], 0
+            )
+            bank[~below] = 1.0 - chance
+        farkle = 1.0 - float(np.interp(mine, self.grid, row))
+        return Seen(plane.tolist(), bank.tolist(), farkle)
+
+
+@dataclass
+class Seen:
+    """The table read for one position: roll[t][state], bank[t] (turn total t in units) and
+    the chance to win after a farkle."""
+
+    roll: list[list[float]]
+    bank: list[float]
+    farkle: float
+
+    def throw_on(self, total: int, state: int) -> float:
+        return self.roll[min(total, len(self.roll) - 1)][state]
+
+    def banked(self, total: int) -> float:
+        return self.bank[min(total, len(self.bank) - 1)]
 
 
 def roles_of(rules: FarkleRules) -> int:
@@ -254,6 +312,7 @@ _building: dict[str, threading.Thread] = {}
 _lock = threading.Lock()
 
 
+@lru_cache(maxsize=64)
 def _key(rules: FarkleRules, budget: int) -> str:
     """Names a table: the rules that matter, the budget and how turns are modelled."""
     m = turn_model(rules)
@@ -282,6 +341,7 @@ def prepare(
         table = solve(rules, budget)
         if path is not None:
             _save(table, path)
+    reach_table(rules, _reach_cells(turn_model(rules)))  # decisions read it: have it ready
     with _lock:
         _tables[key] = table
     return table
@@ -337,6 +397,7 @@ def forget() -> None:
     """Drop every table from memory (tests)."""
     with _lock:
         _tables.clear()
+    _key.cache_clear()
 
 
 def _save(table: WinTable, path: Path) -> None:

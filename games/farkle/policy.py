@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from games.farkle.engine import (
 )
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import FACES, Counts, best_selection, counts_of, triples_in
-from games.farkle.throws import selections, throw_probability
+from games.farkle.throws import scoring_keeps, throw_probability
 from games.farkle.turnvalues import expected_table, reach_table, turn_model
 
 #: Where prepared tables are saved (None: memory only). The bot sets it from its settings.
@@ -55,12 +56,16 @@ def ready(rules: FarkleRules) -> bool:
     return optimal.cached(rules) is not None
 
 
+def forget() -> None:
+    """Drop every table and remembered plan (tests that swap tables)."""
+    optimal.forget()
+    _plan.cache_clear()
+
+
 def observe(state: FarkleState, seat: int) -> FarkleState:
     """What `seat` knows: the whole table (Farkle has no hidden information) but not the log,
     which only repeats it in words."""
-    view = state.model_copy(deep=True)
-    view.log = []
-    return view
+    return state.model_copy(update={"log": []})  # shallow: the policy never changes it
 
 
 def choose(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
@@ -107,12 +112,21 @@ def baseline(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0
 
 def plan(view: FarkleState, tables: bool = True) -> tuple[Counts, str]:
     """The dice to keep from the throw on the table (as face counts) and whether to then
-    "roll" or "bank": the choice with the best value under the judge for this position."""
-    turn, rules = view.turn, view.rules
+    "roll" or "bank": the choice with the best value under the judge for this position.
+    Remembered per position, so the toggles that carry a plan out cost nothing."""
+    table = optimal.cached(view.rules) if tables else None
+    key = view.model_dump_json(exclude={"log": True, "turn": {"selected"}})
+    return _plan(key, view.rules, table is not None)
+
+
+@lru_cache(maxsize=256)
+def _plan(key: str, rules: FarkleRules, tables: bool) -> tuple[Counts, str]:
+    view = FarkleState.model_validate_json(key)
+    turn = view.turn
     judge = _judge(view, tables)
     ext = frozenset(turn.extended)
     best: tuple[float, Counts, str] | None = None
-    for sub, points in sorted(selections(counts_of(turn.dice), rules, ext)):
+    for sub, points in scoring_keeps(counts_of(turn.dice), rules, ext):
         left = len(turn.dice) - sum(sub)
         hot = left == 0
         options = []  # banking first: it wins ties, being the sure thing
@@ -269,17 +283,15 @@ class _Optimal(_Judge):
 
     def __init__(self, view: FarkleState, table: optimal.WinTable) -> None:
         super().__init__(view)
-        self.table = table
         u = self.m.unit
-        self.i, self.j = self.pos.mine / u, self.pos.theirs / u
+        pos = self.pos
+        self.seen = table.at(pos.role, pos.mine / u, pos.theirs / u, pos.their_table)
 
     def _roll(self, total: int, state: int) -> float:
-        return self.table.throw_on(self.pos.role, self.i, self.j, total, state)
+        return self.seen.throw_on(total, state)
 
     def _bank(self, total_points: int) -> float:
-        return self.table.bank(
-            self.pos.role, self.i, self.j, self.m.units(total_points), self.pos.their_table
-        )
+        return self.seen.banked(self.m.units(total_points))
 
     def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
         left = len(view.turn.dice) - sum(keep)
@@ -302,25 +314,19 @@ class _Optimal(_Judge):
         the dice left, exactly, then the table."""
         total = self.pos.total + points
         since = self.pos.since_hot + points
-        farkle = 1.0 - self.table.turn_start(
-            (self.pos.role + 1) % optimal.roles_of(self.rules), self.j, self.i
-        )
+        farkle = self.seen.farkle
+        m = self.m
         value = 0.0
-        for faces in combinations_with_replacement(FACES, left):
-            counts = counts_of(faces)
-            p = float(throw_probability(counts))
-            best = None
-            for sub, more in selections(counts, self.rules, extended):
-                rest = left - sum(sub)
+        for p, keeps in _menu(self.rules, left, extended):
+            best = farkle if not keeps else 0.0
+            for rest, more in keeps:
                 hot = rest == 0
-                m = self.m
-                t_units = m.units(total + more)
                 h = 0 if hot else m.units(since + more)
-                v = self._roll(t_units, m.state(6 if hot else rest, h))
-                if _may_bank(view, total + more, since + more, hot):
+                v = self._roll(m.units(total + more), m.state(rest or 6, h))
+                if v < 1.0 and _may_bank(view, total + more, since + more, hot):
                     v = max(v, self._bank(total + more))
-                best = v if best is None else max(best, v)
-            value += p * (farkle if best is None else best)
+                best = max(best, v)
+            value += p * best
         return value
 
     def bank(self, view: FarkleState, points: int) -> float:
@@ -332,6 +338,21 @@ class _Optimal(_Judge):
         m = self.m
         state = m.state(offer.dice, m.units(offer.points))
         return self._roll(m.units(offer.points), state) > self._roll(0, m.state(6, 0))
+
+
+@lru_cache(maxsize=64)
+def _menu(
+    rules: FarkleRules, dice: int, extended: frozenset[int]
+) -> tuple[tuple[float, tuple[tuple[int, int], ...]], ...]:
+    """Every throw of `dice` dice: its probability and its keeps as (dice left, points)."""
+    out = []
+    for faces in combinations_with_replacement(FACES, dice):
+        counts = counts_of(faces)
+        keeps = tuple(
+            (dice - sum(sub), points) for sub, points in scoring_keeps(counts, rules, extended)
+        )
+        out.append((float(throw_probability(counts)), keeps))
+    return tuple(out)
 
 
 def _may_bank(view: FarkleState, total: int, since_hot: int, hot: bool) -> bool:

@@ -48,6 +48,15 @@ def selections(
                 yield sub, value  # type: ignore[misc]
 
 
+@lru_cache(maxsize=8192)
+def scoring_keeps(
+    counts: Counts, rules: FarkleRules, extended: frozenset[int]
+) -> tuple[tuple[Counts, int], ...]:
+    """selections(), remembered and in a fixed order: the policy asks for the same throws
+    again and again."""
+    return tuple(sorted(selections(counts, rules, extended)))
+
+
 def pareto(keeps: list[Keep]) -> tuple[Keep, ...]:
     """For each number of dice left, the keep with the most points. (Fewer dice are not
     always worse: one last die with three throws can beat two dice, so no count of dice is

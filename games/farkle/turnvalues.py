@@ -144,13 +144,16 @@ def reach_table(rules: FarkleRules, needed_cells: int) -> np.ndarray:
     q = np.zeros((needed_cells, m.states))
     succ = _successors(m)
 
+    stacked = [[np.stack(per_h) for per_h in ks] for ks in succ]  # [n][bucket]: (h, G, O)
+
     def roll(r: int) -> np.ndarray:
         out = np.zeros(m.states)
         for n in range(1, 7):
+            first = m.state(n, 0)
             for b, k in enumerate(m.keeps[n - 1]):
                 rows = np.maximum(r - k.points, 0)
-                for h in range(m.h_top + 1):
-                    out[m.state(n, h)] += k.probs @ q[rows, succ[n - 1][b][h]].max(axis=1)
+                best = q[rows, stacked[n - 1][b]].max(axis=2)  # (h, G)
+                out[first : first + m.h_top + 1] += best @ k.probs
         return out
 
     done = np.zeros(m.states)

@@ -72,10 +72,10 @@ def clear_models() -> None:
 def fresh_tables(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Turns here are followed to 1500 points (the bot: 8000), so the small tables solve fast."""
     monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", 1500)
-    optimal.forget()
+    policy.forget()
     clear_models()
     yield
-    optimal.forget()
+    policy.forget()
     clear_models()
 
 
@@ -340,6 +340,7 @@ def test_warm_builds_in_a_child_process_and_the_policy_then_uses_the_table(
 ) -> None:
     monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", 8000)  # as in the child process
     clear_models()
+    policy.forget()
     rules = short(PRESETS["classic"], 500)
     monkeypatch.setattr(policy, "cache_dir", tmp_path)
     assert not policy.ready(rules)
