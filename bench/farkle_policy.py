@@ -133,12 +133,14 @@ def main(argv: list[str] | None = None) -> int:
 
     all_times: list[float] = []
     for name, run, equal in matchups(rules, args.cache_dir):
-        wins, times = 0.0, []
+        wins, times, first_won = 0.0, [], 0.0
         start = time.perf_counter()
         for seed in range(args.seed, args.seed + args.games):
             result, spent = run(seed)
             wins += result
             times += spent
+            if "itself" in name:  # seats swapped: the first seat won when...
+                first_won += result if seed % 2 == 0 else 1 - result
         elapsed = time.perf_counter() - start
         lo, hi = wilson(wins, args.games)
         all_times += times
@@ -147,6 +149,12 @@ def main(argv: list[str] | None = None) -> int:
             f", {args.games / elapsed:.1f} games/s, decision p50 {ms(percentile(times, 50))}"
             f" p99 {ms(percentile(times, 99))} max {ms(max(times))}"
         )
+        if "itself" in name:
+            lo, hi = wilson(first_won, args.games)
+            print(
+                f"  the first seat won {first_won / args.games:.1%} (95% CI {lo:.1%}-{hi:.1%}); "
+                f"the table predicts {table.start[0, 0, 0]:.1%} with both playing it"
+            )
     print(
         f"all policy decisions ({len(all_times)}): p50 {ms(percentile(all_times, 50))}, "
         f"p99 {ms(percentile(all_times, 99))}, max {ms(max(all_times))}, "
