@@ -31,7 +31,7 @@ from games.farkle.engine import (
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import FACES, Counts, best_selection, counts_of, triples_in
 from games.farkle.throws import scoring_keeps, throw_probability
-from games.farkle.turnvalues import expected_table, reach_table, turn_model
+from games.farkle.turnvalues import TurnModel, expected_table, reach_table, turn_model
 
 #: Where prepared tables are saved (None: memory only). The bot sets it from its settings.
 cache_dir: Path | None = None
@@ -40,9 +40,10 @@ cache_dir: Path | None = None
 def warm(rules: FarkleRules) -> None:
     """Start building the table for these rules in the background (a child process when
     `cache_dir` is set); no-op once built. `choose` plays without it until it is ready."""
-    turn_model(rules)
+    m = turn_model(rules)
     expected_table(rules, True)
     expected_table(rules, False)
+    reach_table(rules, _reach_cells(m))
     optimal.warm(rules, cache_dir)
 
 
@@ -171,7 +172,7 @@ def _indexes(dice: list[int], keep: Counts) -> set[int]:
 
 @dataclass
 class _Position:
-    """The numbers every judge needs, in scoring units."""
+    """The numbers every judge needs (points, as the engine counts them)."""
 
     mine: int
     theirs: int  # the strongest opponent's score
@@ -193,113 +194,42 @@ def _position(view: FarkleState) -> _Position:
 
 
 class _Judge:
-    """Values a keep followed by throwing on, a keep followed by banking, a piggyback."""
+    """Values a keep followed by throwing on, a keep followed by banking, a piggyback. Each
+    judge reads its own table through _roll (turn total in units, turn state) and _bank
+    (turn total in points); `farkle` is what a farkle is worth, `sure` the best there is."""
+
+    farkle: float = 0.0
+    sure: float = 1.0
 
     def __init__(self, view: FarkleState) -> None:
         self.rules = view.rules
         self.m = turn_model(view.rules)
         self.pos = _position(view)
 
-    def _after(self, view: FarkleState, points: int, hot: bool, dice: int) -> tuple[int, int]:
-        """(turn total in units, turn state) after keeping `points` leaving `dice`."""
-        m = self.m
-        total = m.units(self.pos.total + points)
-        h = 0 if hot else m.units(self.pos.since_hot + points)
-        return total, m.state(6 if hot else dice, h)
-
-    def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
-        raise NotImplementedError
-
-    def bank(self, view: FarkleState, points: int) -> float:
-        raise NotImplementedError
-
-    def piggyback_better(self, view: FarkleState) -> bool:
-        raise NotImplementedError
-
-
-class _Expected(_Judge):
-    """No table: the most points the turn can expect; banking that reaches the target wins."""
-
-    def __init__(self, view: FarkleState) -> None:
-        super().__init__(view)
-        self.w, self.r = expected_table(view.rules, view.current_player.on_table)
-
     def _roll(self, total: int, state: int) -> float:
-        return float(self.r[min(total, self.r.shape[0] - 1), state])
+        raise NotImplementedError
 
-    def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
-        left = len(view.turn.dice) - sum(keep)
-        return self._roll(*self._after(view, points, hot, left))
-
-    def bank(self, view: FarkleState, points: int) -> float:
-        total = self.pos.total + points
-        if _reaches(self.rules, self.pos.mine + total):
-            return float("inf")
-        return float(self.m.units(total))
-
-    def piggyback_better(self, view: FarkleState) -> bool:
-        offer = view.piggyback
-        assert offer is not None
-        m = self.m
-        h = m.units(offer.points)
-        return self._roll(m.units(offer.points), m.state(offer.dice, h)) > self._roll(
-            0, m.state(6, 0)
-        )
-
-
-class _Final(_Judge):
-    """A final turn: only beating the leader counts."""
-
-    def __init__(self, view: FarkleState) -> None:
-        super().__init__(view)
-        me = view.current_player
-        best = max(p.score for p in view.players if p.id != me.id)
-        self.need = best - me.score + 1  # points this turn must reach
-        m = self.m
-        self.q = reach_table(view.rules, m.cells + m.goal + m.most + 2)
-
-    def _chance(self, total_points: int, state: int) -> float:
-        r = max(0, self.m.units(self.need - total_points))
-        return float(self.q[r, state]) if r < self.q.shape[0] else 0.0
-
-    def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
-        left = len(view.turn.dice) - sum(keep)
-        _, state = self._after(view, points, hot, left)
-        return self._chance(self.pos.total + points, state)
+    def _bank(self, total_points: int) -> float:
+        raise NotImplementedError
 
     def bank(self, view: FarkleState, points: int) -> float:
-        return 1.0 if self.pos.total + points >= self.need else 0.0
+        return self._bank(self.pos.total + points)
+
+    def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
+        m = self.m
+        left = len(view.turn.dice) - sum(keep)
+        extended = self._extended(view, keep, hot)
+        if extended and left <= 3:
+            return self._look_ahead(view, points, left, extended)
+        h = 0 if hot else m.units(self.pos.since_hot + points)
+        return self._roll(m.units(self.pos.total + points), m.state(left or 6, h))
 
     def piggyback_better(self, view: FarkleState) -> bool:
         offer = view.piggyback
         assert offer is not None
         m = self.m
         state = m.state(offer.dice, m.units(offer.points))
-        return self._chance(offer.points, state) > self._chance(0, m.state(6, 0))
-
-
-class _Optimal(_Judge):
-    """The two-player table: the chance to win."""
-
-    def __init__(self, view: FarkleState, table: optimal.WinTable) -> None:
-        super().__init__(view)
-        u = self.m.unit
-        pos = self.pos
-        self.seen = table.at(pos.role, pos.mine / u, pos.theirs / u, pos.their_table)
-
-    def _roll(self, total: int, state: int) -> float:
-        return self.seen.throw_on(total, state)
-
-    def _bank(self, total_points: int) -> float:
-        return self.seen.banked(self.m.units(total_points))
-
-    def throw_on(self, view: FarkleState, keep: Counts, points: int, hot: bool) -> float:
-        left = len(view.turn.dice) - sum(keep)
-        total, state = self._after(view, points, hot, left)
-        extended = self._extended(view, keep, hot)
-        if extended and left <= 3:
-            return self._look_ahead(view, points, left, extended)
-        return self._roll(total, state)
+        return self._roll(m.units(offer.points), state) > self._roll(0, m.state(6, 0))
 
     def _extended(self, view: FarkleState, keep: Counts, hot: bool) -> frozenset[int]:
         if not self.rules.extend_triple_across_throws or hot:
@@ -310,34 +240,79 @@ class _Optimal(_Judge):
     def _look_ahead(
         self, view: FarkleState, points: int, left: int, extended: frozenset[int]
     ) -> float:
-        """Throwing on with extended triples (which the table does not follow): every throw of
-        the dice left, exactly, then the table."""
+        """Throwing on with extended triples (which the tables do not follow): every throw of
+        the dice left, exactly, then the tables."""
         total = self.pos.total + points
         since = self.pos.since_hot + points
-        farkle = self.seen.farkle
         m = self.m
         value = 0.0
         for p, keeps in _menu(self.rules, left, extended):
-            best = farkle if not keeps else 0.0
+            best = self.farkle if not keeps else -float("inf")
             for rest, more in keeps:
                 hot = rest == 0
                 h = 0 if hot else m.units(since + more)
                 v = self._roll(m.units(total + more), m.state(rest or 6, h))
-                if v < 1.0 and _may_bank(view, total + more, since + more, hot):
+                if v < self.sure and _may_bank(view, total + more, since + more, hot):
                     v = max(v, self._bank(total + more))
                 best = max(best, v)
             value += p * best
         return value
 
-    def bank(self, view: FarkleState, points: int) -> float:
-        return self._bank(self.pos.total + points)
 
-    def piggyback_better(self, view: FarkleState) -> bool:
-        offer = view.piggyback
-        assert offer is not None
-        m = self.m
-        state = m.state(offer.dice, m.units(offer.points))
-        return self._roll(m.units(offer.points), state) > self._roll(0, m.state(6, 0))
+class _Expected(_Judge):
+    """No table: the most points the turn can expect; banking that reaches the target wins."""
+
+    sure = float("inf")
+
+    def __init__(self, view: FarkleState) -> None:
+        super().__init__(view)
+        self.r = expected_table(view.rules, view.current_player.on_table)[1]
+        rules = view.rules
+        every = rules.farkle_penalty_every
+        self.farkle = -self.m.units(rules.farkle_penalty) / every if every else 0.0
+
+    def _roll(self, total: int, state: int) -> float:
+        return float(self.r[min(total, self.r.shape[0] - 1), state])
+
+    def _bank(self, total_points: int) -> float:
+        if _reaches(self.rules, self.pos.mine + total_points):
+            return self.sure
+        return float(self.m.units(total_points))
+
+
+class _Final(_Judge):
+    """A final turn: only beating the leader counts."""
+
+    def __init__(self, view: FarkleState) -> None:
+        super().__init__(view)
+        me = view.current_player
+        best = max(p.score for p in view.players if p.id != me.id)
+        self.need = best - me.score + 1  # points this turn must reach
+        self.q = reach_table(view.rules, _reach_cells(self.m))
+
+    def _roll(self, total: int, state: int) -> float:
+        r = max(0, -(-self.need // self.m.unit) - total)
+        return float(self.q[r, state]) if r < self.q.shape[0] else 0.0
+
+    def _bank(self, total_points: int) -> float:
+        return 1.0 if total_points >= self.need else 0.0
+
+
+class _Optimal(_Judge):
+    """The two-player table: the chance to win."""
+
+    def __init__(self, view: FarkleState, table: optimal.WinTable) -> None:
+        super().__init__(view)
+        u = self.m.unit
+        pos = self.pos
+        self.seen = table.at(pos.role, pos.mine / u, pos.theirs / u, pos.their_table)
+        self.farkle = self.seen.farkle
+
+    def _roll(self, total: int, state: int) -> float:
+        return self.seen.throw_on(total, state)
+
+    def _bank(self, total_points: int) -> float:
+        return self.seen.banked(self.m.units(total_points))
 
 
 @lru_cache(maxsize=64)
@@ -362,6 +337,11 @@ def _may_bank(view: FarkleState, total: int, since_hot: int, hot: bool) -> bool:
         return False
     afresh = rules.min_bank_after_hot_dice and rules.min_bank
     return not afresh or (not hot and since_hot >= rules.min_bank)
+
+
+def _reach_cells(m: TurnModel) -> int:
+    """How far the final-turn table reaches (the same one the value table uses)."""
+    return optimal._reach_cells(m)
 
 
 def _reaches(rules: FarkleRules, score: int) -> bool:
