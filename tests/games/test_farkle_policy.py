@@ -108,7 +108,11 @@ def test_policy_plays_only_legal_moves_and_games_end(name: str) -> None:
         assert game.winner is not None
 
 
-@pytest.mark.parametrize("rules", [SMALL, SMALL_CM], ids=["classic", "crappy-malappy"])
+@pytest.mark.parametrize(
+    "rules",
+    [SMALL, SMALL_CM, short(HOUSE["everything on"], 700)],
+    ids=["classic", "crappy-malappy", "everything on"],
+)
 def test_policy_with_table_plays_legally(rules: FarkleRules) -> None:
     with_table(rules)
     for seed in range(10):
