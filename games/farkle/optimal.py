@@ -69,34 +69,10 @@ class WinTable:
         lo = hi - 1
         return lo, hi, (x - g[lo]) / (g[hi] - g[lo])
 
-    def _interp(self, plane: np.ndarray, mine: float, theirs: float) -> float:
-        i0, i1, wi = self._corners(mine)
-        j0, j1, wj = self._corners(theirs)
-        return float(
-            (1 - wi) * ((1 - wj) * plane[i0, j0] + wj * plane[i0, j1])
-            + wi * ((1 - wj) * plane[i1, j0] + wj * plane[i1, j1])
-        )
-
-    def turn_start(self, role: int, mine: float, theirs: float) -> float:
-        return self._interp(self.start[role], mine, theirs)
-
-    def throw_on(self, role: int, mine: float, theirs: float, total: int, state: int) -> float:
-        """Chance to win throwing on from turn total `total` (units) in turn state `state`."""
-        t = min(total, self.roll.shape[1] - 1)
-        return self._interp(self.roll[role, t, state], mine, theirs)
-
     def bank(self, role: int, mine: float, theirs: float, total: int, their_table: bool) -> float:
         """Chance to win banking `total` (units) now: at the goal the game ends (second seat,
         finish the round) or the opponent gets one last turn to beat us."""
-        m = self.model
-        after = mine + total
-        if after >= m.goal:
-            if role == 1:
-                return 1.0
-            need = int(np.floor(after - theirs)) + 1
-            return 1.0 - _final_chance(m, self.rules, need, their_table)
-        other = (role + 1) % roles_of(self.rules)
-        return 1.0 - self.turn_start(other, theirs, after)
+        return self.at(role, mine, theirs, their_table).banked(total)
 
     def at(self, role: int, mine: float, theirs: float, their_table: bool) -> Seen:
         """Every chance one decision may ask for, for these banked scores: read once from the
@@ -158,13 +134,6 @@ class Seen:
 def roles_of(rules: FarkleRules) -> int:
     """Finish-the-round games need to know whether the mover is the first or second seat."""
     return 2 if rules.end_rule == "finish_round" else 1
-
-
-def _final_chance(m: TurnModel, rules: FarkleRules, need: int, on_table: bool) -> float:
-    """Chance of banking at least `need` units in one whole turn."""
-    need = max(need, m.need_on if on_table else m.need_off, 1)
-    q = reach_table(rules, _reach_cells(m))
-    return float(q[need, m.state(6, 0)]) if need < q.shape[0] else 0.0
 
 
 def _reach_cells(m: TurnModel) -> int:
