@@ -137,7 +137,10 @@ async def run(args: argparse.Namespace) -> None:
 
     loop = asyncio.get_running_loop()
     config = BotConfig(
-        database=args.database, shard_count=args.shard_count, dev_guild_id=args.dev_guild
+        database=args.database,
+        shard_count=args.shard_count,
+        dev_guild_id=args.dev_guild,
+        farkle_tables="",
     )
     rng = random.Random(args.seed) if args.seed is not None else None
     bot = null_client(args) if args.null else GameBot(config, sync=args.sync, rng=rng)
