@@ -142,6 +142,7 @@ async def run(args: argparse.Namespace) -> None:
         shard_count=args.shard_count,
         shard_ids=None if args.shard_ids is None else [int(i) for i in args.shard_ids.split(",")],
         dev_guild_id=args.dev_guild,
+        farkle_tables="",
     )
     rng = random.Random(args.seed) if args.seed is not None else None
     bot = null_client(args) if args.null else GameBot(config, sync=args.sync, rng=rng)

@@ -42,8 +42,8 @@ ARTEFACT = re.compile(
 # ---------------------------------------------------------------------- the header
 
 
-def command_line(module: str) -> str:
-    return f"python -m {module} " + shlex.join(sys.argv[1:])
+def command_line(module: str, argv: list[str] | None = None) -> str:
+    return f"python -m {module} " + shlex.join(sys.argv[1:] if argv is None else argv)
 
 
 def machine_info() -> list[str]:
@@ -91,8 +91,8 @@ def code_version() -> str:
     return f"code: commit {commit}" + (" + uncommitted changes in bot/ or games/" if dirty else "")
 
 
-def header(module: str, layout: str) -> None:
-    print(f"$ {command_line(module)}")
+def header(module: str, layout: str, argv: list[str] | None = None) -> None:
+    print(f"$ {command_line(module, argv)}")
     for line in machine_info():
         print(f"  {line}")
     print(f"  {code_version()}")

@@ -8,6 +8,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -27,6 +28,7 @@ from bot.tables.crap import CrapTable
 from bot.tables.farkle import FarkleTable
 from bot.tables.kuriki import KurikiTable
 from bot.timers import TurnTimers
+from games.farkle import policy as farkle_policy
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,9 @@ class GameBot(commands.AutoShardedBot):
         ] = {}
 
     async def setup_hook(self) -> None:
+        if self.config.farkle_tables:  # games with a Farkle bot build its win tables there
+            farkle_policy.cache_dir = Path(self.config.farkle_tables)
+            self.adapters["farkle"].build_tables = True  # type: ignore[attr-defined]
         self.store = await Store.open(
             self.config.database_path(),
             shards=self.config.shards(),

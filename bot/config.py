@@ -51,6 +51,12 @@ class BotConfig(BaseModel):
         description="Running games kept in memory; the least recently played idle ones are "
         "dropped and read again from the database on their next move.",
     )
+    farkle_tables: str = Field(
+        "farkle-tables",
+        description="Folder where the Farkle bot's win tables are built (a few minutes of one "
+        "core per rule set, once, in a child process) and kept; empty: the bot plays its "
+        "expected-score policy without them.",
+    )
     pictures: bool = Field(
         True,
         description="Show dice and cards as pictures: the bot uploads them once as its "

@@ -186,9 +186,24 @@ class Tables:
         # channel -> (stamp, user, action) of the click that last closed a decision there,
         # so the same player's second tap of that button (a double tap) is not refused.
         self._closed: dict[int, tuple[int, int, str]] = {}
+        self._background: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------ settings
 
+
+    def _prepare_bots(self, adapter: TableAdapter, state: Any) -> None:
+        """Let the adapter ready its bots' policy off the event loop (a failure is logged:
+        the bots then play without what it prepares)."""
+
+        async def prepare() -> None:
+            try:
+                await asyncio.to_thread(adapter.prepare_bots, state)
+            except Exception:
+                log.exception("Could not prepare the %s bot players", adapter.kind)
+
+        task = asyncio.create_task(prepare(), name=f"prepare-bots-{adapter.kind}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _evicted(self, channel_id: int) -> None:
         """A game left the memory cache: forget the per-channel things that grow with the
@@ -601,6 +616,7 @@ class Tables:
             lobby.check_start(actor.id, actor.is_admin)
             work.state = adapter.new_game(lobby, settings, self.rng)
             rendered = await self._commit(work, adapter, settings)
+            self._prepare_bots(adapter, work.state)
             return self._on_table(work, rendered, clicked=message_id)
         await self.sessions.save(work)
         return self._on_table(work, adapter.render_lobby(work, settings), clicked=message_id)

@@ -103,6 +103,10 @@ class TableAdapter(ABC):
         differs from the current one, so other players' moves never invalidate it."""
         return 0
 
+    def prepare_bots(self, state: Any) -> None:  # noqa: B027 (most games need nothing)
+        """Get the bot players' policy ready for this game (may block for a moment: the
+        service calls it in a thread when a game starts). Default: nothing to prepare."""
+
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """The most players a lobby with these (validated) options takes."""
         return self.max_players

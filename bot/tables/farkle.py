@@ -16,6 +16,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.autoplay import Chooser
+from games.bots import bot_seats
 from games.errors import IllegalMove
 from games.farkle import engine, policy
 from games.farkle.engine import Action, FarklePlayer, FarkleState
@@ -156,6 +157,9 @@ class FarkleTable(TableAdapter):
     max_players = 10
     engine = engine
     policy = policy
+    #: Whether a game with a bot seat starts building its rules' win table (a child
+    #: process of a few minutes per rule set; the bot sets it from `farkle_tables`).
+    build_tables = False
     quick_bot_actions = frozenset({"toggle"})
     state_model = FarkleState
 
@@ -167,6 +171,12 @@ class FarkleTable(TableAdapter):
         except SettingsError as exc:
             raise UserError(str(exc)) from None
         return {"rules": rules.model_dump(mode="json")}
+
+    def prepare_bots(self, state: FarkleState) -> None:
+        """A game with a bot seat: start building the rules' win table in the background
+        (the bot plays the expected-score fallback until it is ready)."""
+        if self.build_tables and bot_seats(p.id for p in state.players):
+            policy.warm(state.rules)
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""

@@ -1,35 +1,488 @@
-"""Interim CRAP policy (replaced by the real one at merge): score a set when it can, else
-recycle; never calls a bluff; commits its first cards and guesses the first value and suit."""
+"""A CRAP bot player: it scores sets, acquires the values it holds (bluffing now and then),
+protects its most valuable cards, calls bluffs by counting the cards it has seen, guesses in
+challenges by what is still unseen, and answers every window the engine opens.
+
+It decides only from what its seat may know: `observe` keeps the seat's own cards, what it
+saw in a co-operate, its challenge cards, and the public table (card counts, scored sets,
+the cards revealed). Every choice is made from that view.
+
+Cards are weighed by what they bring to sets: a value's cards are worth more the closer
+they are to four (a set scores ten times the face value), so a move is judged by how it
+changes that worth, in expectation over where the unseen cards may be."""
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass, field
+from functools import lru_cache
 
-from games.crap import engine
-from games.crap.cards import RANKS, SUITS, is_joker, rank
-from games.crap.engine import Action, CrapState
+from games.crap.cards import JOKER, RANKS, SUITS, is_joker, rank, suit
+from games.crap.engine import (
+    Action,
+    CPlayer,
+    CrapState,
+    ScoredSet,
+    legal_actions,
+    next_deadline,
+    private_view,
+)
+from games.crap.moves import set_cards
+
+COPIES = 8  # two decks
+PROGRESS = (0.0, 0.08, 0.25, 0.55, 1.0, 1.1, 1.25, 1.45, 2.4)  # share of a set's worth held
+JOKER_WORTH = 12.0
+BLUFF_RATE = 0.2  # how often the bot tries a bluff it judges worth it
+CALL_PRIOR = 0.2  # a player asks for a value they do not hold this much less often
+BLUFF_CALLED = 0.35  # how often the bot expects its own bluff to be called
+GOOD_ACES = 60  # Aces worth at least this are scored; below, kept for a higher set
+HORIZON = 3.0  # turns of exposure a protected card is spared
+RECYCLE_MARGIN = 30.0  # a fresh hand must beat the one held by this much
+ACQUIRE_RISK = 0.06  # chance per opponent and turn that a given value is asked for
+
+
+@dataclass
+class Seen:
+    """One player as the seat sees them."""
+
+    id: int
+    hand: int
+    protected: int
+    set_points: int
+    score: int
+
+
+@dataclass
+class View:
+    """What `me` may know: own cards, what it saw, and the public table."""
+
+    me: int
+    hand: list[int]
+    protected: list[int]
+    peeked: list[int]  # a co-operate partner's hand, while the look lasts
+    partner: int | None  # whose hand that is
+    committed: list[int]
+    players: list[Seen]
+    deck: int
+    discard: int
+    jokers: bool
+    phase: str
+    current: int
+    top_set: int | None  # the highest set's value on the table
+    known: dict[int, int] = field(default_factory=dict)  # rank -> copies out of play or mine
+    known_suits: dict[str, int] = field(default_factory=dict)
+    acquire: dict | None = None
+    challenge: dict | None = None
+    force: dict | None = None
+    card_worth: float | None = None  # computed once: see _card_worth
+    hidden: int | None = None  # computed once: see hidden_total
+
+    def other(self, pid: int) -> Seen:
+        return next(p for p in self.players if p.id == pid)
+
+    @property
+    def opponents(self) -> list[Seen]:
+        return [p for p in self.players if p.id != self.me]
+
+    def unseen(self, r: int) -> int:
+        total = 4 if r == JOKER else COPIES
+        if r == JOKER and not self.jokers:
+            return 0
+        return max(0, total - self.known.get(r, 0))
+
+    def hidden_total(self) -> int:
+        """How many cards this seat cannot place (computed once)."""
+        if self.hidden is None:
+            self.hidden = sum(self.unseen(r) for r in (*RANKS, JOKER))
+        return self.hidden
+
+    def in_hands(self) -> int:
+        """Unprotected cards the opponents hold."""
+        return sum(p.hand for p in self.opponents)
+
+
+def observe(state: CrapState, seat: int) -> View:
+    """The seat's view, built from its private view alone."""
+    data = private_view(state, seat)
+    mine = data["me"]
+    players = []
+    top: int | None = None
+    known: dict[int, int] = {}
+    known_suits: dict[str, int] = {}
+
+    def count(cards: list[int]) -> None:
+        for c in cards:
+            known[rank(c)] = known.get(rank(c), 0) + 1
+            s = suit(c)
+            if s is not None:
+                known_suits[s] = known_suits.get(s, 0) + 1
+
+    for pv in data["players"]:  # type: ignore[union-attr]
+        sets = [ScoredSet.model_validate(sv) for sv in pv["sets"]]
+        for st in sets:
+            count(st.all_cards())
+            top = st.value() if top is None else max(top, st.value())
+        players.append(
+            Seen(
+                id=pv["id"],
+                hand=pv["hand"],
+                protected=pv["protected"],
+                set_points=sum(st.points() for st in sets),
+                score=pv["score"],
+            )
+        )
+    count(mine["hand"] + mine["protected"])
+    for rev in data["reveals"]:  # type: ignore[union-attr]
+        # Shown to everyone; these went to the discard pile.
+        if rev["what"].endswith(("'s recycled hand", "'s protected cards", "'s discard")):
+            count(rev["cards"])
+    looks = mine["seen"]
+    peeked = [c for cards in looks.values() for c in cards]
+    return View(
+        me=seat,
+        hand=list(mine["hand"]),
+        protected=list(mine["protected"]),
+        peeked=peeked,
+        partner=int(next(iter(looks))) if looks else None,
+        committed=list(mine.get("committed", [])),
+        players=players,
+        deck=data["deck"],  # type: ignore[arg-type]
+        discard=data["discard"],  # type: ignore[arg-type]
+        jokers=data["rules"]["jokers"],  # type: ignore[index]
+        phase=data["phase"],  # type: ignore[arg-type]
+        current=players[data["current"]].id,  # type: ignore[index]
+        top_set=top,
+        known=known,
+        known_suits=known_suits,
+        acquire=data["acquire"],  # type: ignore[arg-type]
+        challenge=data["challenge"],  # type: ignore[arg-type]
+        force=data["force"],  # type: ignore[arg-type]
+    )
 
 
 def choose(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
-    """The move `seat` makes now; None when it has nothing to do."""
-    legal = engine.legal_actions(state, seat)
-    me = next((p for p in state.players if p.id == seat), None)
-    if not legal or me is None:
-        return None
-    if "score" in legal:
-        r = engine.scorable_ranks(me)[0]
-        cards = me.hand + me.protected
-        natural = [c for c in cards if not is_joker(c) and rank(c) == r]
-        jokers = [c for c in cards if is_joker(c)]
-        return Action(kind="score", cards=(natural + jokers)[:4], now=now)
-    if "recycle" in legal:
-        return Action(kind="recycle", now=now)
-    if "no_call" in legal:
-        return Action(kind="no_call", now=now)
-    if "commit" in legal:
-        return Action(kind="commit", cards=me.hand[: engine.challenge_size(state, seat)], now=now)
-    if "guess" in legal:
-        return Action(kind="guess", rank=RANKS[0], suit=SUITS[0], now=now)
-    if "vote" in legal:
-        return Action(kind="vote", value="no", now=now)
-    return None
+    """The move `seat` makes now, or None when the table is not waiting on it."""
+    acts = legal_actions(state, seat)
+    deadline = next_deadline(state)
+    if not acts or (deadline is not None and deadline <= now):
+        return None  # nothing to do, or the window closes before this answer counts
+    view = observe(state, seat)
+    if "call_bluff" in acts:
+        return Action(kind="call_bluff" if _call(view) else "no_call", now=now)
+    if "commit" in acts:
+        need = min(view.challenge["die"], len(view.hand))  # type: ignore[index]
+        return Action(kind="commit", cards=_commit(view, need), now=now)
+    if "guess" in acts:
+        r, s = _guess(view, rng)
+        return Action(kind="guess", rank=r, suit=s, now=now)
+    if "vote" in acts:
+        return Action(kind="vote", value="yes" if _force_fair(view) else "no", now=now)
+    return _turn(view, acts, rng, now)
+
+
+# ----------------------------------------------------------------------------- worth
+
+
+def rank_worth(view: View, r: int) -> float:
+    """What a set of this value would score: Aces the highest set plus ten (as things
+    stand, and at least a middling set's worth, since more sets will come)."""
+    if r == 14:
+        return max(view.top_set or 0, 70) + 10
+    return r * 10.0
+
+
+def counts(cards: list[int]) -> dict[int, int]:
+    """How many of each value (jokers under 0)."""
+    out: dict[int, int] = {}
+    for c in cards:
+        out[rank(c)] = out.get(rank(c), 0) + 1
+    return out
+
+
+def holding(view: View, cards: list[int]) -> float:
+    """The worth of these cards towards sets; a joker is worth a fixed amount."""
+    total = 0.0
+    for r, k in counts(cards).items():
+        total += JOKER_WORTH * k if r == JOKER else rank_worth(view, r) * PROGRESS[min(k, 8)]
+    return total
+
+
+def change(view: View, r: int, before: int, after: int) -> float:
+    """The worth gained when this seat's count of value r goes from `before` to `after`."""
+    if r == JOKER:
+        return JOKER_WORTH * (after - before)
+    return rank_worth(view, r) * (PROGRESS[min(after, 8)] - PROGRESS[min(before, 8)])
+
+
+def _mine(view: View) -> list[int]:
+    return view.hand + view.protected
+
+
+@lru_cache(maxsize=64)
+def _binomial(n: int, p: float) -> tuple[float, ...]:
+    p = min(max(p, 0.0), 1.0)
+    return tuple(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1))
+
+
+@lru_cache(maxsize=1)
+def _fresh_hand_worth() -> float:
+    """The expected worth of a fresh hand of 2d6 random cards (face values at ten each)."""
+    total = 0.0
+    for a in range(1, 7):
+        for b in range(1, 7):
+            n = a + b
+            probs = _binomial(n, 1 / 13)
+            per_rank = sum(pk * PROGRESS[min(k, 8)] for k, pk in enumerate(probs))
+            total += per_rank * sum(r * 10 for r in RANKS[:-1]) + per_rank * 80
+    return total / 36
+
+
+def _card_worth(view: View) -> float:
+    """What one more unseen card adds, on average (a random draw)."""
+    if view.card_worth is None:
+        held = counts(_mine(view))
+        total = sum(
+            view.unseen(r) * change(view, r, held.get(r, 0), held.get(r, 0) + 1) for r in RANKS
+        )
+        hidden = view.hidden_total()
+        view.card_worth = total / hidden if hidden else 0.0
+    return view.card_worth
+
+
+# ----------------------------------------------------------------------------- the turn
+
+
+def _turn(view: View, acts: set[str], rng: random.Random, now: float) -> Action:
+    """Score a good set if there is one; otherwise the move worth most by the estimates."""
+    if "score" in acts:
+        cards = _best_set(view)
+        if cards is not None:
+            return Action(kind="score", cards=cards, now=now)
+    options: list[tuple[float, Action]] = []
+    options += _acquires(view, rng, now)
+    if "protect" in acts:
+        worth, card = _protect(view)
+        if card is not None:
+            options.append((worth, Action(kind="protect", cards=[card], now=now)))
+    options.append((_recycle(view), Action(kind="recycle", now=now)))
+    for p in view.opponents:
+        options.append((_challenge(view, p), Action(kind="challenge", target=p.id, now=now)))
+    weakest = min(view.opponents, key=lambda p: p.score + p.set_points)
+    options.append((_cooperate(view), Action(kind="cooperate", target=weakest.id, now=now)))
+    if "force" in acts:
+        target = max(view.opponents, key=lambda p: p.hand)
+        worth = 0.5 * max(0, target.hand - 8) * _card_worth(view)
+        options.append((worth, Action(kind="force", target=target.id, now=now)))
+    best_worth, best = max(options, key=lambda o: o[0])
+    if best_worth <= 0 and "score" in acts:  # nothing better: even weak Aces count
+        cards = _best_set(view, weak_aces=True)
+        if cards is not None:
+            return Action(kind="score", cards=cards, now=now)
+    return best
+
+
+def _best_set(view: View, weak_aces: bool = False) -> list[int] | None:
+    """The set scoring most now (a double set when eight are held); Aces only when they are
+    worth it, or when the deck is nearly out and they would not count otherwise."""
+    me = _as_player(view)
+    best: tuple[float, list[int]] | None = None
+    for r in RANKS:
+        for size in (8, 4):
+            cards = set_cards(me, r, size)
+            if cards is None:
+                continue
+            jokers = sum(1 for c in cards if is_joker(c))
+            base = (view.top_set or 0) + 10 if r == 14 else r * 10
+            if r == 14 and base < GOOD_ACES and not weak_aces and view.deck > 8:
+                continue
+            points = (2 * (base + 10) if size == 8 else base) - jokers
+            if best is None or points > best[0]:
+                best = (points, cards)
+            break
+    return best[1] if best else None
+
+
+def _as_player(view: View) -> CPlayer:
+    """This seat's cards as the engine's player, for `set_cards`."""
+    return CPlayer(id=view.me, name="", hand=list(view.hand), protected=list(view.protected))
+
+
+def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, Action]]:
+    """Every value worth asking for: the expected gain in worth (the cards the others hold
+    unprotected, by the unseen count), less the card thrown away when nobody has any; a
+    bluff (a value not held) also risks a random card if called."""
+    held = counts(_mine(view))
+    sure = counts(view.peeked)  # in a co-operate partner's hand: they would hand these over
+    hidden = view.hidden_total() - len(view.peeked)
+    share = (view.in_hands() - len(view.peeked)) / hidden if hidden > 0 else 0.0
+    card = _card_worth(view)
+    honest: list[tuple[float, Action]] = []
+    bluffs: list[tuple[float, Action]] = []
+    for r in RANKS:
+        k0, known = held.get(r, 0), sure.get(r, 0)
+        probs = _binomial(max(view.unseen(r) - known, 0), share)
+        gain = 0.0
+        for k, pk in enumerate(probs):
+            got = k + known
+            if got == 0:
+                gain += pk * change(view, r, k0, k0 - 1) if k0 else 0.0
+                continue
+            gain += pk * change(view, r, k0, k0 + got)
+            gain += pk * got * rank_worth(view, r) * 0.05  # what the others lose
+        action = Action(kind="acquire", rank=r, now=now)
+        if k0:
+            honest.append((gain, action))
+        else:
+            bluffs.append(((1 - BLUFF_CALLED) * gain - BLUFF_CALLED * card, action))
+    out = honest
+    if bluffs and rng.random() < BLUFF_RATE:
+        out.append(max(bluffs, key=lambda o: o[0]))
+    return out
+
+
+def _exposure(view: View, r: int) -> float:
+    """The chance a value is asked for before this seat's next turn or two."""
+    return min(1.0, HORIZON * ACQUIRE_RISK * len(view.opponents))
+
+
+def _protect(view: View) -> tuple[float, int | None]:
+    """The card whose protection saves most: Acquire takes every unprotected card of the
+    value asked for, so a card of the best near-set is the one to keep face down."""
+    held = counts(_mine(view))
+    loose = counts(view.hand)
+    best: tuple[float, int | None] = (-1.0, None)
+    for c in view.hand:
+        if is_joker(c):
+            continue  # never asked for; only a random discard takes it
+        r = rank(c)
+        k, exposed = held[r], loose[r]
+        lost = -change(view, r, k, k - exposed)
+        kept = -change(view, r, k, k - exposed + 1)
+        worth = _exposure(view, r) * (lost - kept)
+        if worth > best[0]:
+            best = (worth, c)
+    return best
+
+
+def _recycle(view: View) -> float:
+    """A fresh hand of 2d6 cards for the unprotected hand (shown to all); protected cards
+    go too if the next player rolls higher (15 in 36)."""
+    mine = _mine(view)
+    now_worth = holding(view, mine)
+    kept = holding(view, view.protected)
+    fresh = _fresh_hand_worth()
+    return kept * (21 / 36) + fresh - now_worth - RECYCLE_MARGIN
+
+
+def _hits_per_card(view: View) -> float:
+    """Matches a good guess expects per face-down card: the most common unseen value and
+    the most common unseen suit."""
+    hidden = view.hidden_total() or 1
+    best_rank = max(view.unseen(r) for r in RANKS) / hidden
+    suits = [26 - view.known_suits.get(s, 0) for s in SUITS]
+    return best_rank + max(suits) / hidden
+
+
+def _challenge(view: View, target) -> float:
+    """Cards each side expects to draw: the target places min(die, their hand) cards,
+    this seat min(die, its hand); each card drawn is worth about a random card."""
+    per = _hits_per_card(view)
+    mine = sum(min(d, target.hand) for d in range(1, 7)) / 6 * per
+    theirs = sum(min(d, len(view.hand)) for d in range(1, 7)) / 6 * (1 / 13 + 1 / 4)
+    return (mine - theirs) * _card_worth(view) + 0.2 * mine * _card_worth(view)
+
+
+def _cooperate(view: View) -> float:
+    """One card each, and the partner sees this seat's unprotected hand until their next
+    move (this seat's own look ends with the next move at the table, so it is of no use):
+    worth it with little to show, towards the player furthest behind."""
+    card = _card_worth(view)
+    shown = holding(view, view.hand)
+    return card - 0.5 * card - 0.15 * shown
+
+
+# ----------------------------------------------------------------------------- windows
+
+
+def _call(view: View) -> bool:
+    """Call an Acquire bluff when the chance the caller holds none of the value (counting
+    the copies this seat has seen) makes it pay: a right call saves this seat's cards of
+    that value and costs the caller a random card; a wrong one costs this seat a card."""
+    a = view.acquire
+    assert a is not None
+    r = a["rank"]
+    caller = view.other(a["caller"])
+    held = caller.hand + caller.protected
+    unseen, hidden = view.unseen(r), view.hidden_total()
+    if caller.id == view.partner:  # this seat has seen the caller's hand
+        if any(rank(c) == r for c in view.peeked):
+            return False
+        held, hidden = caller.protected, hidden - len(view.peeked)
+    if unseen == 0:
+        none = 1.0
+    else:
+        none = (
+            math.comb(max(hidden - unseen, 0), held) / math.comb(hidden, held)
+            if hidden >= held
+            else 0.0
+        )
+    bluff = none * CALL_PRIOR / (none * CALL_PRIOR + (1 - none))
+    k = counts(_mine(view)).get(r, 0)
+    saved = -change(view, r, k, k - counts(view.hand).get(r, 0))
+    card = _card_worth(view)
+    risk = _random_card_loss(view) if view.hand else 0.0
+    return bluff * (saved + card) > (1 - bluff) * risk
+
+
+def _random_card_loss(view: View) -> float:
+    """What a random discard from the unprotected hand costs, on average."""
+    held = counts(_mine(view))
+    total = 0.0
+    for c in view.hand:
+        r = rank(c)
+        total -= change(view, r, held[r], held[r] - 1)
+    return total / len(view.hand)
+
+
+def _commit(view: View, need: int) -> list[int]:
+    """The cards to place face down: they come back, but everyone sees them, so the ones
+    that give least away (the loose cards, not the near-sets), varied in suit and value so
+    one guess matches few."""
+    counts: dict[int, int] = {}
+    for c in _mine(view):
+        counts[rank(c)] = counts.get(rank(c), 0) + 1
+    chosen: list[int] = []
+    pool = sorted(
+        view.hand, key=lambda c: (counts.get(rank(c), 0) if not is_joker(c) else 9, rank(c), c)
+    )
+    while len(chosen) < need:
+        used_s = {suit(c) for c in chosen}
+        used_r = {rank(c) for c in chosen}
+        fresh = [
+            c for c in pool if c not in chosen and suit(c) not in used_s and rank(c) not in used_r
+        ]
+        pick = fresh[0] if fresh else next(c for c in pool if c not in chosen)
+        chosen.append(pick)
+    return chosen
+
+
+def _guess(view: View, rng: random.Random) -> tuple[int, str]:
+    """The value and the suit most likely among the opponent's face-down cards: the ones
+    with the most copies unseen (not held by this seat, not scored, not discarded in view)."""
+    hidden = dict(view.known)
+    best = max(COPIES - hidden.get(r, 0) for r in RANKS)
+    ranks = [r for r in RANKS if COPIES - hidden.get(r, 0) == best]
+    suits_left = {s: 26 - view.known_suits.get(s, 0) for s in SUITS}
+    top = max(suits_left.values())
+    suits = [s for s in SUITS if suits_left[s] == top]
+    return rng.choice(ranks), rng.choice(suits)
+
+
+def _force_fair(view: View) -> bool:
+    """Agree to force a recycle on a player ahead of this seat (banked and on the table),
+    or on one hoarding a big hand."""
+    f = view.force
+    assert f is not None
+    target = view.other(f["target"])
+    me = view.other(view.me)
+    return target.score + target.set_points > me.score + me.set_points or target.hand >= 12

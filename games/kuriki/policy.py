@@ -1,29 +1,236 @@
-"""Interim Kuriki policy (replaced by the real one at merge): the first legal move of the
-seat's own view: clockwise, roll, the lowest declaration, pull; votes no, declines fouls."""
+"""A Kuriki bot player: it declares, takes, pulls and passes from the odds of two dice and a
+model of what a sensible player declares, and never peeks.
+
+It decides only from what its seat may know: `observe` rebuilds the state from the seat's
+private view (the dice only when the seat has seen them), and every choice is made from that.
+
+The model of the others: a player who can tell the truth mostly does, now and then declaring
+a little more; a player who cannot beat the standing declaration mostly declares exactly
+it. From that, Bayes gives how likely a declaration is a lie; a sensible player pulls when
+that beats the risk of taking the cup. Every decision weighs the chance that this seat
+loses the point's life against the chance that someone else does."""
 
 from __future__ import annotations
 
+import math
 import random
+from functools import lru_cache
 
-from games.kuriki import engine
-from games.kuriki.engine import Action, KurikiState
+from games.kuriki.engine import Action, KurikiState, Vote, legal_actions, private_view, voters
+from games.kuriki.values import KURIKI, declarable, roll_value
+
+BLUFF_UP = 0.1  # how often a player who could tell the truth declares more
+LIE_ABOVE_MINIMUM = 0.25  # how often a forced liar declares more than the minimum
+STEP = 0.5  # a bluff one value higher is this much likelier than two values higher
+PULL_ON_MINIMUM = 0.6  # how often a lie at the minimum is pulled, roughly
+OTHERS = 0.15  # a life lost by an opponent, against one lost by this seat
+ROLLER_PASSED = 0.15  # a Roller who passes their own roll on is rarely lying
+SHARPNESS = 10.0  # how firmly a sensible player follows the odds when pulling
+PASSED_ON_CAUGHT = 0.35  # at least this often a lie passed on is pulled on whoever passed it
+COMES_BACK = 0.3  # how often a truth passed on comes round to this seat again
+PULLED_BY_OTHERS = 0.2  # how often a truth passed on is pulled (and paid for) by another
+
+
+def observe(state: KurikiState, seat: int) -> KurikiState:
+    """The table as `seat` knows it: the dice are there only if this seat has seen them."""
+    return KurikiState.model_validate(private_view(state, seat))
 
 
 def choose(state: KurikiState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
-    """The move `seat` makes now; None when it has nothing to do."""
-    for vote in state.votes:
-        electors = engine.voters(state, vote)
-        if seat == vote.accused and not electors:
-            return Action(kind="vote", vote=vote.id, value="decline", now=now)
-        if seat in electors and seat not in vote.yes + vote.no:
-            return Action(kind="vote", vote=vote.id, value="no", now=now)
-    legal = engine.legal_actions(state, seat)
-    if "direction" in legal:
-        return Action(kind="direction", value="cw", now=now)
-    if "declare" in legal:
-        return Action(kind="declare", value=str(engine.declarations(state)[0]), now=now)
-    if "pull" in legal:
-        return Action(kind="pull", now=now)
-    if "roll" in legal:
+    """The move `seat` makes now, or None when it has nothing to do. Foul votes first."""
+    view = observe(state, seat)
+    for vote in view.votes:
+        action = _vote(view, seat, vote, now)
+        if action is not None:
+            return action
+    acts = legal_actions(view, seat)
+    if "direction" in acts:
+        return Action(kind="direction", value=_direction(view, seat), now=now)
+    if "reverse" in acts and _reverse_helps(view, seat):
+        return Action(kind="reverse", now=now)
+    if "declare" in acts:
+        return Action(kind="declare", value=str(_declaration(view, rng)), now=now)
+    if "pull" in acts:
+        return Action(kind=_response(view, seat, rng, "pass" in acts), now=now)
+    if "roll" in acts:
         return Action(kind="roll", now=now)
     return None
+
+
+# ----------------------------------------------------------------------------- the odds
+
+
+@lru_cache(maxsize=4)
+def _rolls(two_digit: bool) -> tuple[tuple[int, float], ...]:
+    """Every roll's value and chance (Kuriki included)."""
+    counts: dict[int, int] = {}
+    for a in range(1, 7):
+        for b in range(1, 7):
+            v = roll_value(a, b, two_digit)
+            counts[v] = counts.get(v, 0) + 1
+    return tuple((v, n / 36) for v, n in sorted(counts.items()))
+
+
+@lru_cache(maxsize=256)
+def beat_chance(two_digit: bool, declared: int) -> float:
+    """The chance a roll matches or beats `declared` (a Kuriki beats anything)."""
+    return sum(p for v, p in _rolls(two_digit) if v >= declared)
+
+
+@lru_cache(maxsize=4096)
+def _declared_given(two_digit: bool, truth: int, minimum: int | None) -> dict[int, float]:
+    """The model: what a player holding `truth` declares, with `minimum` standing."""
+    legal = [v for v in declarable(two_digit) if minimum is None or v >= minimum]
+    if truth >= legal[0]:
+        base, rest, keep = truth, [v for v in legal if v > truth], 1 - BLUFF_UP
+    else:
+        base, rest, keep = legal[0], legal[1:], 1 - LIE_ABOVE_MINIMUM
+    out = {base: keep if rest else 1.0}
+    if rest:
+        weights = [STEP**i for i in range(len(rest))]
+        total = sum(weights)
+        for v, w in zip(rest, weights, strict=True):
+            out[v] = (1 - keep) * w / total
+    return out
+
+
+@lru_cache(maxsize=4096)
+def lie_chance(two_digit: bool, declared: int, minimum: int | None) -> float:
+    """How likely `declared` is a lie, given the rolls' odds and the model of the Roller.
+    A Kuriki is shown at once, so a declaration never hides one."""
+    lie = honest = 0.0
+    for v, p in _rolls(two_digit):
+        if v == KURIKI:
+            continue
+        w = p * _declared_given(two_digit, v, minimum).get(declared, 0.0)
+        if v < declared:
+            lie += w
+        else:
+            honest += w
+    return lie / (lie + honest) if lie + honest else 1.0
+
+
+@lru_cache(maxsize=4096)
+def pull_chance(two_digit: bool, declared: int, minimum: int | None, depth: int = 2) -> float:
+    """How likely a sensible Next Guy pulls `declared`: when a lie is likelier than the
+    risk of taking the cup instead (looking `depth` takes ahead)."""
+    risk_pull = 1 - lie_chance(two_digit, declared, minimum)
+    risk_take = _take_risk(two_digit, declared, depth - 1)
+    return 1 / (1 + math.exp(-SHARPNESS * (risk_take - risk_pull)))
+
+
+def _take_risk(two_digit: bool, declared: int, depth: int = 2) -> float:
+    """The chance of losing the life after taking the cup on `declared`: the roll does not
+    beat it, so the declaration is a lie at the minimum, and it is pulled."""
+    caught = PULL_ON_MINIMUM if depth <= 0 else pull_chance(two_digit, declared, declared, depth)
+    return (1 - beat_chance(two_digit, declared)) * caught
+
+
+def _take_gain(two_digit: bool, declared: int) -> float:
+    """The chance someone else loses after taking the cup: a Kuriki costs the Next Guy a
+    life; a true declaration they pull costs them one."""
+    kuriki = 2 / 36
+    honest = beat_chance(two_digit, declared) - kuriki
+    return kuriki + honest * pull_chance(two_digit, declared, declared) * 0.5
+
+
+# ----------------------------------------------------------------------------- decisions
+
+
+def _declaration(view: KurikiState, rng: random.Random) -> int:
+    """Mostly the truth (or, when it is too low, exactly the standing declaration), and now
+    and then more: as often as the model expects of anyone, so the model stays true of this
+    player too. A bluff goes to the value the Next Guy is least likely to pull for what it
+    asks of them."""
+    assert view.dice is not None
+    two = view.rules.two_digit
+    truth = roll_value(*view.dice, two)
+    legal = [v for v in declarable(two) if view.minimum is None or v >= view.minimum]
+    if truth >= legal[0]:
+        honest, bluff_rate = truth, BLUFF_UP
+    else:
+        honest, bluff_rate = legal[0], LIE_ABOVE_MINIMUM
+    if rng.random() >= bluff_rate:
+        return honest
+    best, best_score = honest, _declaration_score(two, honest, truth, view.minimum)
+    for d in legal:
+        if d > honest:
+            score = _declaration_score(two, d, truth, view.minimum)
+            if score > best_score:
+                best, best_score = d, score
+    return best
+
+
+def _declaration_score(two: bool, d: int, truth: int, minimum: int | None) -> float:
+    """Others' risk of losing the life against this seat's, for declaring `d`: a lie costs
+    this seat when pulled; a truth pulled, or a hard roll to beat, costs the Next Guy."""
+    q = pull_chance(two, d, minimum)
+    lie = d > truth
+    mine = q if lie else 0.0
+    theirs = (0.0 if lie else q) + (1 - q) * _take_risk(two, d)
+    return -mine + OTHERS * theirs
+
+
+def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) -> str:
+    """Pull, take the cup ('roll') or pass, whichever risks this seat's life least."""
+    two = view.rules.two_digit
+    declared = view.declared
+    assert declared is not None
+    if view.dice is not None:  # the Roller, the cup come round: he knows
+        if roll_value(*view.dice, two) < declared:
+            return "pull"  # hate mail delivered: the last to pass it on pays
+        return "pass" if may_pass else "roll"  # the truth: a pressure move
+    lie = lie_chance(two, declared, view.minimum)
+    if view.roller in view.passed:
+        lie *= ROLLER_PASSED
+    take = _take_risk(two, declared)
+    options = {
+        "pull": -(1 - lie) + OTHERS * lie,
+        "roll": -take + OTHERS * _take_gain(two, declared),
+    }
+    if may_pass:
+        after = view.after(seat)
+        if after == view.roller:  # he has seen the dice: a lie comes straight back
+            caught = lie
+        else:  # the next player may pull it; failing that, the Roller will at the end
+            caught = lie * max(pull_chance(two, declared, view.minimum), PASSED_ON_CAUGHT)
+        # The truth may come round again, and then this seat must take the cup.
+        comes_back = (1 - lie) * COMES_BACK * take
+        # A truth passed on may be pulled by someone else, who then pays.
+        options["pass"] = -(caught + comes_back) + OTHERS * (1 - lie) * PULLED_BY_OTHERS
+    for k in options:
+        options[k] += rng.uniform(0, 0.01)
+    return max(options, key=lambda k: options[k])
+
+
+def _direction(view: KurikiState, seat: int) -> str:
+    """Play towards the opponent with more lives (clockwise when even): the Next Guy faces
+    this seat's declarations and pays for its Kurikis."""
+    i = [p.id for p in view.players].index(seat)
+    n = len(view.players)
+    cw, ccw = view.players[(i + 1) % n], view.players[(i - 1) % n]
+    return "ccw" if ccw.lives > cw.lives else "cw"
+
+
+def _reverse_helps(view: KurikiState, seat: int) -> bool:
+    """After a Kuriki: reverse when the player behind has more lives than the one ahead."""
+    ahead = view.player(view.after(seat))
+    reversed_view = view.model_copy(update={"direction": -view.direction})
+    behind = view.player(reversed_view.after(seat))
+    return behind.lives > ahead.lives
+
+
+def _vote(view: KurikiState, seat: int, vote: Vote, now: float) -> Action | None:
+    """A bot cannot see what happened at the table (disrespect is a matter of what was
+    said), so it judges a foul by its fairness to the table: it agrees when the accused has
+    at least as many lives as the accuser (no piling on the weak), and it declines a foul
+    charged on itself (it never disrespects the dice)."""
+    if vote.deadline <= now:
+        return None
+    electors = voters(view, vote)
+    if seat == vote.accused and not electors:
+        return Action(kind="vote", vote=vote.id, value="decline", now=now)
+    if seat not in electors or seat in vote.yes or seat in vote.no:
+        return None
+    fair = view.player(vote.accused).lives >= view.player(vote.proposer).lives
+    return Action(kind="vote", vote=vote.id, value="yes" if fair else "no", now=now)

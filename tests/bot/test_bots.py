@@ -320,3 +320,32 @@ async def test_a_rematch_seats_the_bots_again_and_invites_only_people(tables: Ta
     lobby = (await tables.sessions.get(CHANNEL)).lobby
     assert [p.id for p in lobby.players] == [BOB.id, DICEY, ROLLY]
     assert "<@10" not in (again.lobby.content or "")
+
+
+def test_a_farkle_game_with_a_bot_starts_building_its_rules_win_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Only a game with a bot seat, and only when the bot builds tables (`farkle_tables`)."""
+    import random as _random
+
+    from bot.tables.farkle import FarkleTable
+    from games.bots import FIRST_BOT_ID
+    from games.farkle import engine as farkle_engine
+    from games.farkle import policy as farkle_policy
+    from games.farkle.rules import PRESETS
+    from games.lobby import Seat
+
+    warmed: list[object] = []
+    monkeypatch.setattr(farkle_policy, "warm", warmed.append)
+    people = [Seat(id=11, name="Ann"), Seat(id=12, name="Ben")]
+    with_bot = [Seat(id=11, name="Ann"), Seat(id=FIRST_BOT_ID, name="🤖 Dicey")]
+    adapter = FarkleTable()
+    for seats in (people, with_bot):
+        state, _ = farkle_engine.new_game(seats, PRESETS["classic"], _random.Random(1))
+        adapter.prepare_bots(state)
+    assert warmed == []  # not asked to build
+    adapter.build_tables = True
+    for seats in (people, with_bot):
+        state, _ = farkle_engine.new_game(seats, PRESETS["classic"], _random.Random(1))
+        adapter.prepare_bots(state)
+    assert warmed == [PRESETS["classic"]]

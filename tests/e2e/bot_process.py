@@ -70,6 +70,7 @@ async def run(args: argparse.Namespace) -> None:
         takeover_after=args.takeover_after,
         dev_guild_id=int(args.guild) if args.guild else None,
         pictures=False,  # the tests read dice and cards as text
+        farkle_tables="",  # no minutes-long table builds during the tests
     )
     bot = GameBot(config, sync=True, rng=random.Random(args.seed))
     bot._connection.guild_ready_timeout = 0.05

@@ -685,6 +685,7 @@ async def running_bot(
         dev_guild_id=GUILD,
         defaults=defaults or GuildSettings(),
         pictures=pictures,
+        farkle_tables="",  # no minutes-long table builds during the tests
     )
     bot = GameBot(config, sync=True, rng=random.Random(seed))
     bot._connection.guild_ready_timeout = 0.05

@@ -142,9 +142,8 @@ async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
 def crap_asks(text: str, me: str) -> bool:
     """The CRAP table waits for `me`: my turn, an Acquire to answer, a challenge to finish."""
     lines = text.splitlines()
-    return f"**{me}'s turn**" in text or any(
-        me in line and line.startswith(("Still to decide", "Waiting for")) for line in lines
-    )
+    # ⏳ marks the rows of whom the table waits on (an Acquire to answer, a challenge).
+    return f"**{me}'s turn**" in text or any(line.startswith(f"⏳ {me} ") for line in lines)
 
 
 @pytest.mark.e2e(seed=13, defaults=QUICK)
@@ -162,7 +161,7 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
         text = table.text()
         if "Game over" in text:
             break
-        if table.find_component(label="Let it go") is not None and "Still to decide" in text:
+        if table.find_component(label="Let it go") is not None and "still to decide" in text:
             await d.click(ALICE, TABLE, label="Let it go", message=table)
         else:
             opened_hand = await d.click(ALICE, TABLE, label="My hand", message=table)
