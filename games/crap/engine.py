@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from games.autoplay import Chooser, play_part
+from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
     SUIT_SYMBOLS,
@@ -376,7 +377,7 @@ def apply(
     if state.finished:
         raise IllegalMove("This game is over.")
     state.player(user_id)
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _expire(s, action.now, rng, events)
     if s.finished:
@@ -419,7 +420,7 @@ def apply(
 
 def expire(state: CrapState, now: float, rng: random.Random) -> tuple[CrapState, list[Event]]:
     """Close whatever window ran out by `now` (the bluff window, a force-recycle vote)."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _expire(s, now, rng, events)
     _log(s, events)
@@ -444,7 +445,7 @@ def timeout(
     a player out of the game."""
     if state.finished:
         raise IllegalMove("This game is over.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     # Who was on the clock before a window closes: a player whose turn only starts now
     # (an Acquire or a vote just expired) has not run out of time.
@@ -485,7 +486,7 @@ def timeout(
 
 def abandon(state: CrapState, why: str) -> tuple[CrapState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _end_by_departure(s, why, events)
     _log(s, events)
@@ -552,7 +553,7 @@ def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event
     who = state.player(user_id)
     if state.phase != "turn":
         raise IllegalMove("Wait until the current action is settled before leaving.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
     _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)

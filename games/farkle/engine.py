@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from games.autoplay import Chooser, play_part
+from games.copies import working_copy
 from games.dice import roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
@@ -262,7 +263,7 @@ def apply(
     state.player(user_id)
     if state.current_player.id != user_id:
         raise NotYourTurn(f"It's not your turn: it's {state.current_player.name}'s.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     s.current_player.timeouts = 0
     events: list[Event] = []
     if action.best and action.kind in ("roll", "bank"):
@@ -295,19 +296,19 @@ def timeout(
     missed = who.timeouts + 1
     played = None
     if chooser is not None:
-        start = state.model_copy(deep=True)
+        turn = state.turn_number
+        played = play_part(
+            state, who.id, chooser, apply, rng, lambda s: s.finished or s.turn_number != turn
+        )
+    if played is not None:
+        # Said after the turn's moves, so the table's last lines always show it.
         ran_out = Event(
             kind="timeout",
             player=who.id,
-            text=f"{who.name} ran out of time; a bot plays their turn.",
+            text=f"{who.name} ran out of time; a bot played that turn for them.",
         )
-        _log(start, [ran_out])
-        turn = state.turn_number
-        played = play_part(
-            start, who.id, chooser, apply, rng, lambda s: s.finished or s.turn_number != turn
-        )
-    if played is not None:
-        s, events = played[0], [ran_out, *played[1]]
+        s, events = played[0], [*played[1], ran_out]
+        _log(s, [ran_out])
     else:
         s, events = _fixed_timeout(state)
     player = next(p for p in s.players + s.departed if p.id == who.id)
@@ -328,7 +329,7 @@ def timeout(
 
 def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
     """The rule that plays a timeout without a policy: bank if allowed, else turn over."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     player = s.current_player
     events: list[Event] = []
     banked = False
@@ -367,7 +368,7 @@ def remove_player(
     if state.finished:
         raise IllegalMove("This game is over.")
     who = state.player(user_id)
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} {reason}.")]
     _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)
@@ -376,7 +377,7 @@ def remove_player(
 
 def abandon(state: FarkleState, why: str) -> tuple[FarkleState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _finish(s, events, departure=why)
     _log(s, events)

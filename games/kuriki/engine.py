@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from games.autoplay import Chooser, play_part
+from games.copies import working_copy
 from games.dice import roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
 from games.kuriki.values import (
@@ -258,7 +259,7 @@ def apply(
     me = state.player(user_id)
     if me.out:
         raise IllegalMove("You are out of this game.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, action.now, events)
     kind = action.kind
@@ -306,7 +307,7 @@ def timeout(
     clockwise. Three timeouts in a row take a player out of the game."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, now, events)
     who = on_clock(s)
@@ -368,7 +369,7 @@ def _fixed_timeout(s: KurikiState, who: int, rng: random.Random, events: list[Ev
 
 def expire_votes(state: KurikiState, now: float) -> tuple[KurikiState, list[Event]]:
     """Close the foul votes whose time is up (they fail without a majority)."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, now, events)
     _log(s, events)
@@ -386,7 +387,7 @@ def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[E
     who = state.player(user_id)
     if who.out:
         raise IllegalMove("You are already out of this game.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
     _remove(s, user_id, events, f"{who.name} left")
     _log(s, events)
@@ -395,7 +396,7 @@ def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[E
 
 def abandon(state: KurikiState, why: str) -> tuple[KurikiState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _end_by_departure(s, why, events)
     _log(s, events)
@@ -414,7 +415,7 @@ def charge_rusk(state: KurikiState, accused: int) -> tuple[KurikiState, list[Eve
     caller checks that."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
-    s = state.model_copy(deep=True)
+    s = working_copy(state)
     events: list[Event] = []
     _foul(s, accused, RUSK_FOULS, "a Rusk (manhandling the cup)", events)
     _log(s, events)

@@ -36,7 +36,7 @@ async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) ->
     assert live.interaction_metadata is None and live.webhook_id is None  # a channel message
     assert d.notified(live) == {int(after[1])}
     # The absent player's turn was played by the bot policy, in the usual words.
-    assert "ran out of time; a bot plays their turn." in seen
+    assert "ran out of time; a bot played that turn for them." in seen
     assert is_summary(table) and table.buttons() == []
     await d.settle()
     assert d.fake.violations == []
