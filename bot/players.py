@@ -9,8 +9,9 @@ from games.bots import bot_name, is_bot
 
 
 def who(user_id: int) -> str:
-    """`<@id>` for a person, '**🤖 Dicey**' for a bot."""
-    return f"**{bot_name(user_id)}**" if is_bot(user_id) else f"<@{user_id}>"
+    """`<@id>` for a person, '🤖 Dicey' for a bot (plain text: it sits inside bold text as
+    well as a mention does, where '**🤖 Dicey**' would break the bold around it)."""
+    return bot_name(user_id) if is_bot(user_id) else f"<@{user_id}>"
 
 
 def people(ids: Iterable[int]) -> list[int]:

@@ -58,7 +58,7 @@ async def play_farkle_against_dicey(d: Driver) -> tuple[int, int]:
         else:
             # The bot's turn: the table names it, and Alice waits for her turn (a table
             # posted afresh that mentions her) or the end of the game.
-            assert f"**{named(DICEY)}**'s turn" in table.text(), table.text()
+            assert f"**{named(DICEY)}'s turn**" in table.text(), table.text()
             bot_turns += 1
             await until(
                 d,
@@ -84,7 +84,7 @@ async def test_one_person_plays_farkle_against_a_bot_to_the_end(d: Driver) -> No
     assert json.loads(row["bots"]) == [DICEY]
     assert {p["id"] for p in json.loads(row["players"])} == {ALICE.id, DICEY}
     assert row["winner_id"] in (ALICE.id, DICEY)
-    winner = f"**{named(DICEY)}**" if row["winner_id"] == DICEY else f"<@{ALICE.id}>"
+    winner = named(DICEY) if row["winner_id"] == DICEY else f"<@{ALICE.id}>"
     assert f"{winner} wins" in final
     # The bot's moves read in the log as a person's do, under its name.
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
@@ -130,7 +130,7 @@ async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
     [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
     assert json.loads(row["bots"]) == [DICEY, ROLLY]
     assert row["winner_id"] in (ALICE.id, DICEY, ROLLY)
-    winner = f"<@{ALICE.id}>" if row["winner_id"] == ALICE.id else f"**{named(row['winner_id'])}**"
+    winner = f"<@{ALICE.id}>" if row["winner_id"] == ALICE.id else named(row["winner_id"])
     assert f"🏆 {winner} wins the Kuriki game!" in final
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     # The bots' moves read as a person's: they roll and declare, and pull or take the cup.
@@ -185,7 +185,7 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     everything = "\n".join(
         text for sent in d.fake.sent if sent.public for text in strings_in(sent.body)
     )
-    assert f"{named(DICEY)}'s turn" in everything or f"**{named(DICEY)}**'s turn" in everything
+    assert f"**{named(DICEY)}'s turn**" in everything
     no_bot_is_mentioned(d)
 
 
@@ -205,7 +205,7 @@ async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path:
             await child.click(ALICE, TABLE, custom_id=button["custom_id"], message=table)
         assert row is not None
         shown = child.table(TABLE).text()
-        assert f"**{named(DICEY)}**'s turn" in shown, shown
+        assert f"**{named(DICEY)}'s turn**" in shown, shown
         await child.kill()
         assert child.process is not None and child.process.returncode == -signal.SIGKILL
     due = json.loads(row["data"])["bot_deadline"]
