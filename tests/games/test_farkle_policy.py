@@ -18,6 +18,7 @@ from games.farkle.scoring import best_score, counts_of
 from games.farkle.selfplay import play
 from games.farkle.throws import selections, throw_probability
 from games.farkle.turnvalues import final_turn_chance, turn_model
+from tests.games.test_farkle_properties import CUSTOM
 
 
 def short(rules: FarkleRules, target: int) -> FarkleRules:
@@ -25,23 +26,8 @@ def short(rules: FarkleRules, target: int) -> FarkleRules:
 
 
 HOUSE = {
-    "everything on": FarkleRules(
-        name="Everything on",
-        target=1500,
-        kind_scoring="singles",
-        two_triplets=2000,
-        extend_triple_across_throws=True,
-        min_bank=300,
-        min_bank_after_hot_dice=True,
-        opening=600,
-        one_die_throws=2,
-        farkle_penalty_every=3,
-        farkle_penalty=500,
-        crappy_malappy_wins=3,
-        piggyback=True,
-        seating="highest_last",
-        end_rule="finish_round",
-    ),
+    # every house rule on (the property tests' table), to a shorter target
+    "everything on": CUSTOM.model_copy(update={"target": 1500}),
     "odd units": FarkleRules(
         name="Odd units",
         target=1234,
