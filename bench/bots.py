@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import math
 import time
 from collections.abc import Callable
 
-from bench.common import header, percentile
+from bench.common import header, percentile, wilson
 
 Matchup = tuple[str, Callable[[int], tuple[float, list[float]]], float]
 
@@ -44,16 +43,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def matchups(game: str) -> list[Matchup]:
     module = importlib.import_module(GAMES[game])
     return module.matchups()
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% confidence interval of a win rate (a shared win counts as its share)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def run(

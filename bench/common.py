@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import os
 import platform
 import re
@@ -148,6 +149,16 @@ async def wait_for_quiet(max_wait: float, threshold: float = 0.3) -> float:
         busy = (machine_busy() - before) / (time.monotonic() - t)
         if busy < threshold or time.monotonic() > deadline:
             return cores - busy
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% (Wilson score) confidence interval of a win rate (a shared win counts as its share)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def mib(kib: int) -> str:

@@ -16,14 +16,13 @@ games per second and the policy's decision times (p50/p99/max):
 from __future__ import annotations
 
 import argparse
-import math
 import resource
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.common import header, ms, percentile
+from bench.common import header, ms, percentile, wilson
 from games.farkle import optimal, policy
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.selfplay import Chooser, play
@@ -89,16 +88,6 @@ def matchups(
             0.5,
         ),
     ]
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95% confidence interval of a win rate (Wilson score interval)."""
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -70,9 +70,6 @@ class GameBot(commands.AutoShardedBot):
         self._reposts: set[asyncio.Task[None]] = set()
         self.store: Store
         self.tables: Tables
-        #: Top-level command name -> its id, known after a sync: `mention` renders
-        #: clickable `</farkle start:id>` mentions with it.
-        self.command_ids: dict[str, int] = {}
         #: Buttons of something other than a game table (the leaderboard's pages), by the
         #: custom_id's first field; each handler answers the interaction itself.
         self.component_handlers: dict[
@@ -133,13 +130,8 @@ class GameBot(commands.AutoShardedBot):
         else:
             synced = await self.tree.sync()
             log.info("Synced %d global commands (may take a while to appear)", len(synced))
-        self.command_ids = {c.name: c.id for c in synced}
-        mentions.learn(self.command_ids)
-
-    def mention(self, command: str) -> str:
-        """A clickable mention of "farkle start" (`</farkle start:id>`) once the commands are
-        synced; the plain `/farkle start` otherwise (e.g. with --no-sync)."""
-        return mentions.mention(command)
+        # Every message that suggests a command mentions it clickably from now on.
+        mentions.learn({c.name: c.id for c in synced})
 
     async def on_interaction(self, interaction: discord.Interaction[GameBot]) -> None:
         """Every button and select click, by its custom_id: no discord.ui View is rebuilt

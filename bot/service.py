@@ -192,12 +192,15 @@ class Tables:
 
 
     def _prepare_bots(self, adapter: TableAdapter, state: Any) -> None:
-        """Let the adapter ready its bots' policy off the event loop (a failure is logged:
-        the bots then play without what it prepares)."""
+        """Run what readies the adapter's bots off the event loop, if anything (a failure is
+        logged: the bots then play without what it prepares)."""
+        work = adapter.bot_preparation(state)
+        if work is None:
+            return
 
         async def prepare() -> None:
             try:
-                await asyncio.to_thread(adapter.prepare_bots, state)
+                await asyncio.to_thread(work)
             except Exception:
                 log.exception("Could not prepare the %s bot players", adapter.kind)
 

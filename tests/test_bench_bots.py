@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 
 from bench import bots
+from bench.common import wilson
 
 
 def test_wilson_interval() -> None:
-    low, high = bots.wilson(50, 100)
+    low, high = wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
-    low, high = bots.wilson(0, 10)
+    low, high = wilson(0, 10)
     assert low == 0.0 and 0.25 < high < 0.35
-    low, high = bots.wilson(10, 10)
+    low, high = wilson(10, 10)
     assert 0.65 < low < 0.75 and high == 1.0
 
 

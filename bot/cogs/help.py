@@ -8,16 +8,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.mentions import mention
 from bot.tables.base import EMBED_COLOUR
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-def help_embed(mention: object) -> discord.Embed:
-    """The help page; `mention("farkle start")` gives a clickable command mention (or the
-    plain `/farkle start` when the commands have not been synced)."""
-    m = mention  # type: ignore[assignment]
+def help_embed() -> discord.Embed:
+    """The help page, every command a clickable mention once the commands are synced."""
+    m = mention
     games = "\n".join(
         [
             f"🎲 **Farkle** (2-10 players): {m('farkle start')} · {m('farkle rules')}",
@@ -57,4 +57,4 @@ class HelpCog(commands.Cog):
     @app_commands.command(name="help")
     async def help(self, interaction: discord.Interaction[GameBot]) -> None:
         """The games, how to start one, and the admin commands."""
-        await interaction.response.send_message(embed=help_embed(self.bot.mention), ephemeral=True)
+        await interaction.response.send_message(embed=help_embed(), ephemeral=True)

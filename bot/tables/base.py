@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar
@@ -103,9 +104,11 @@ class TableAdapter(ABC):
         differs from the current one, so other players' moves never invalidate it."""
         return 0
 
-    def prepare_bots(self, state: Any) -> None:  # noqa: B027 (most games need nothing)
-        """Get the bot players' policy ready for this game (may block for a moment: the
-        service calls it in a thread when a game starts). Default: nothing to prepare."""
+    def bot_preparation(self, state: Any) -> Callable[[], object] | None:
+        """What readies the bot players' policy for this game (it may block for a moment:
+        the service runs it in a thread when the game starts), or None: nothing to do, so
+        most game starts cost no thread at all."""
+        return None
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """The most players a lobby with these (validated) options takes."""

@@ -3,7 +3,9 @@ whole state is the public view."""
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -172,11 +174,12 @@ class FarkleTable(TableAdapter):
             raise UserError(str(exc)) from None
         return {"rules": rules.model_dump(mode="json")}
 
-    def prepare_bots(self, state: FarkleState) -> None:
+    def bot_preparation(self, state: FarkleState) -> Callable[[], object] | None:
         """A game with a bot seat: start building the rules' win table in the background
         (the bot plays the expected-score fallback until it is ready)."""
         if self.build_tables and bot_seats(p.id for p in state.players):
-            policy.warm(state.rules)
+            return functools.partial(policy.warm, state.rules)
+        return None
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""

@@ -340,12 +340,19 @@ def test_a_farkle_game_with_a_bot_starts_building_its_rules_win_table(
     people = [Seat(id=11, name="Ann"), Seat(id=12, name="Ben")]
     with_bot = [Seat(id=11, name="Ann"), Seat(id=FIRST_BOT_ID, name="🤖 Dicey")]
     adapter = FarkleTable()
-    for seats in (people, with_bot):
+    def prepare(seats: list[Seat]) -> None:
         state, _ = farkle_engine.new_game(seats, PRESETS["classic"], _random.Random(1))
-        adapter.prepare_bots(state)
+        work = adapter.bot_preparation(state)
+        if work is not None:
+            work()
+
+    for seats in (people, with_bot):
+        prepare(seats)
     assert warmed == []  # not asked to build
     adapter.build_tables = True
+    assert adapter.bot_preparation(
+        farkle_engine.new_game(people, PRESETS["classic"], _random.Random(1))[0]
+    ) is None  # no bot seat: nothing to run, no thread
     for seats in (people, with_bot):
-        state, _ = farkle_engine.new_game(seats, PRESETS["classic"], _random.Random(1))
-        adapter.prepare_bots(state)
+        prepare(seats)
     assert warmed == [PRESETS["classic"]]
