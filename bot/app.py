@@ -19,6 +19,7 @@ from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
 from bot.display import retire_orphans, show_over_rest
 from bot.errors import GameTree, UserError, answer_error
+from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
 from bot.service import Tables
@@ -57,6 +58,7 @@ class GameBot(commands.AutoShardedBot):
             shard_count=config.shard_count,
             shard_ids=config.shard_ids,
             allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            max_messages=None,  # no message cache: the bot reads every message it needs once
         )
         self.config = config
         self.sync_commands = sync
@@ -107,6 +109,7 @@ class GameBot(commands.AutoShardedBot):
         await self.add_cog(AdminCog(self))
         await self.add_cog(StatsCog(self))
         await self.add_cog(HelpCog(self))
+        skip_unread_events(self)  # after the cogs: their listeners count
         self.timers.start()
         if self.sync_commands:
             await self.sync_tree()

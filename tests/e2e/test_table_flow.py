@@ -72,6 +72,8 @@ async def test_whoever_must_move_is_notified_once_per_turn(d: Driver) -> None:
 
 async def test_chatter_that_pushes_the_table_up_brings_it_back_down(d: Driver) -> None:
     assert d.bot is not None
+    # Message edits (each move's MESSAGE_UPDATE) go unread; new messages are still heard.
+    assert d.bot._connection.parsers["MESSAGE_UPDATE"].__name__ == "parse_if_listened"
     d.bot.config.repost_delay = 0.05
     await start(d, "farkle", [ALICE, BOB], rules="classic")
     table = live_table(d, "farkle")
