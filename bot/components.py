@@ -3,6 +3,7 @@ bot's one interaction listener receives every component click, forged or unknown
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -53,21 +54,31 @@ def custom_id(
 ) -> str:
     """The custom_id of a button: `CUSTOM_ID` parses it back. Checked field by field with
     plain string tests (a renderer's bug, never user input), not by the regex: a table builds
-    a dozen of these for every move."""
+    a dozen of these for every move, and the few kind-action pairs are checked once each."""
     text = "" if arg is None else str(arg)
     if not (
-        _word(kind)
-        and _word(action)
-        and 0 <= channel_id < 10**20
+        0 <= channel_id < 10**20
         and 0 <= game < 10**9
         and 0 <= stamp < 10**10
-        and (arg is None or (0 < len(text) <= 30 and text.isascii() and _ARG_CHARS.issuperset(text)))
+        and (
+            arg is None or (0 < len(text) <= 30 and text.isascii() and _ARG_CHARS.issuperset(text))
+        )
     ):
         raise ValueError(f"bad custom_id fields {(kind, action, channel_id, game, stamp, arg)!r}")
-    return f"t:{kind}:{action}:{channel_id}:{game}:{stamp}" + ("" if arg is None else f":{text}")
+    return f"{_prefix(kind, action)}{channel_id}:{game}:{stamp}" + (
+        "" if arg is None else f":{text}"
+    )
 
 
 _ARG_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+@functools.cache
+def _prefix(kind: str, action: str) -> str:
+    """'t:<kind>:<action>:', once both are checked as CUSTOM_ID reads them."""
+    if not (_word(kind) and _word(action)):
+        raise ValueError(f"bad custom_id fields {(kind, action)!r}")
+    return f"t:{kind}:{action}:"
 
 
 def _word(text: str) -> bool:
@@ -185,21 +196,18 @@ def select(
 def action_rows(items: list[TableItem]) -> list[dict[str, Any]]:
     """Discord's action rows for `items`, laid out as discord.ui.View lays them out: an item
     with a row goes there, the others into the first row with room for them."""
-    rows: dict[int, list[TableItem]] = {}
-
-    def room(index: int, item: TableItem) -> bool:
-        return sum(i.width for i in rows.get(index, [])) + item.width <= 5
-
+    rows: dict[int, list[dict[str, Any]]] = {}
+    used = [0] * 5  # how much of each row is taken
     for item in items:
+        width = item.width
         index = item.row
         if index is None:
-            index = next(i for i in range(5) if room(i, item))
-        elif not room(index, item):
+            index = next(i for i in range(5) if used[i] + width <= 5)
+        elif used[index] + width > 5:
             raise ValueError(f"row {index} has no room for {item.custom_id}")
-        rows.setdefault(index, []).append(item)
-    return [
-        {"type": 1, "components": [i.to_dict() for i in rows[index]]} for index in sorted(rows)
-    ]
+        used[index] += width
+        rows.setdefault(index, []).append(item.to_dict())
+    return [{"type": 1, "components": rows[index]} for index in sorted(rows)]
 
 
 class Components(discord.ui.View):
