@@ -8,7 +8,9 @@ session channel, server, or finished game) is left as it is, so a second run cop
 At the end every row of every file is looked up in PostgreSQL and the counts are compared;
 a difference is an error (exit status 1). A finished game keeps its id when that id is free
 in PostgreSQL (so the Rematch buttons of finished tables keep working); otherwise it gets a
-new one."""
+new one, and its players' `player_stats` rows follow it. The stats summaries
+(`player_totals`, `player_records`) are not copied: each copied `player_stats` row is added
+to them as a finishing game is, so a server found in several files adds up."""
 
 from __future__ import annotations
 
@@ -24,8 +26,8 @@ from typing import Any, TextIO
 import asyncpg
 
 from bot.config import ConfigError, load_config
-from bot.pgstore import PostgresStore
-from bot.store import SqliteStore, is_postgres_url
+from bot.pgstore import PostgresStore, add_up
+from bot.store import PlayerRow, SqliteStore, is_postgres_url
 
 #: How a row of a table with a generated id is recognised in another database (its id is
 #: not: every file counts from 1). Tables with another primary key are matched on it.
@@ -33,6 +35,8 @@ NATURAL_KEYS: dict[str, tuple[str, ...]] = {
     "finished_games": ("channel_id", "kind", "started_at", "finished_at"),
     "damaged_sessions": ("channel_id", "reason", "moved_at"),
 }
+#: Tables that are sums of `player_stats`: added up from the copied rows, never copied.
+DERIVED = ("player_totals", "player_records")
 #: A lock only `migrate` takes: two runs at once would both find a row missing.
 COPY_LOCK = 7_214_000_002
 BATCH = 500
@@ -40,6 +44,7 @@ BATCH = 500
 
 @dataclass
 class TableCount:
+    derived: bool = False  # added up from player_stats, not copied
     rows: int = 0  # in the file
     copied: int = 0
     present: int = 0  # already in PostgreSQL before this run
@@ -53,7 +58,7 @@ class FileReport:
 
     @property
     def ok(self) -> bool:
-        return all(t.verified == t.rows for t in self.tables.values())
+        return all(t.derived or t.verified == t.rows for t in self.tables.values())
 
 
 class Progress:
@@ -103,10 +108,14 @@ async def _sqlite_tables(lite: SqliteStore) -> dict[str, tuple[list[str], tuple[
     return out
 
 
-async def _existing(
-    conn: asyncpg.Connection, table: str, key: tuple[str, ...], rows: list[dict[str, Any]]
-) -> set[tuple[Any, ...]]:
-    """The keys of `rows` that `table` in PostgreSQL already holds."""
+async def _find(
+    conn: asyncpg.Connection,
+    table: str,
+    key: tuple[str, ...],
+    rows: list[dict[str, Any]],
+    columns: tuple[str, ...],
+) -> list[asyncpg.Record]:
+    """`columns` of the rows of `table` in PostgreSQL that have the key of one of `rows`."""
     cols = ", ".join(key)
     types = {
         r["column_name"]: r["data_type"]
@@ -118,21 +127,29 @@ async def _existing(
     }
     args = [[r[k] for r in rows] for k in key]
     unnest = ", ".join(f"${i}::{types[k]}[]" for i, k in enumerate(key, start=1))
-    found = await conn.fetch(
-        f"SELECT {cols} FROM {table} WHERE ({cols}) IN (SELECT * FROM unnest({unnest}))", *args
+    return await conn.fetch(
+        f"SELECT {', '.join(columns)} FROM {table}"
+        f" WHERE ({cols}) IN (SELECT * FROM unnest({unnest}))",
+        *args,
     )
-    return {tuple(r) for r in found}
 
 
-async def copy_file(
-    path: Path, url: str, out: TextIO, *, batch: int = BATCH
-) -> FileReport:
+async def _existing(
+    conn: asyncpg.Connection, table: str, key: tuple[str, ...], rows: list[dict[str, Any]]
+) -> set[tuple[Any, ...]]:
+    """The keys of `rows` that `table` in PostgreSQL already holds."""
+    return {tuple(r) for r in await _find(conn, table, key, rows, key)}
+
+
+async def copy_file(path: Path, url: str, out: TextIO, *, batch: int = BATCH) -> FileReport:
     """Copy one SQLite file into the database at `url` (see the module's docstring)."""
     report = FileReport(path)
     lite = await SqliteStore.open_file(path)  # brings an older file to the latest schema
     pg = await PostgresStore.open_url(url)
     try:
         tables = await _sqlite_tables(lite)
+        # Games before the rows that name them, whatever the tables are called.
+        tables = dict(sorted(tables.items(), key=lambda t: t[0] != "finished_games"))
         async with pg.pool.acquire() as conn:
             pg_columns = {
                 (r["table_name"], r["column_name"])
@@ -141,6 +158,7 @@ async def copy_file(
                     " WHERE table_schema = current_schema()"
                 )
             }
+            moved: dict[int, int] = {}  # finished games renumbered: id in the file -> in PG
             async with conn.transaction():
                 await conn.execute("SELECT pg_advisory_xact_lock($1)", COPY_LOCK)
                 for table, (columns, key) in tables.items():
@@ -150,13 +168,18 @@ async def copy_file(
                             f"error: {table}.{', '.join(missing)} of {path} is not in the"
                             " PostgreSQL schema: is the bot there an older version?"
                         )
+                    if table in DERIVED:
+                        report.tables[table] = TableCount(derived=True)
+                        continue
                     report.tables[table] = await _copy_table(
-                        lite, conn, table, columns, key, path, out, batch
+                        lite, conn, table, columns, key, path, out, batch, moved
                     )
             # Verify after the commit, in a fresh read of what is now there.
             for table, (columns, key) in tables.items():
                 count = report.tables[table]
-                async for rows in _batches(lite, table, columns, batch):
+                if count.derived:
+                    continue
+                async for rows in _batches(lite, table, columns, batch, moved):
                     count.verified += len(await _existing(conn, table, key, rows))
     finally:
         await lite.close()
@@ -164,12 +187,18 @@ async def copy_file(
     return report
 
 
-async def _batches(lite: SqliteStore, table: str, columns: list[str], size: int):  # type: ignore[no-untyped-def]
+async def _batches(  # type: ignore[no-untyped-def]
+    lite: SqliteStore, table: str, columns: list[str], size: int, moved: dict[int, int]
+):
+    """The file's rows of `table`; a player_stats row names its game by its PostgreSQL id."""
     cols = ", ".join(columns)
-    order = "rowid"
-    async with lite.db.execute(f"SELECT {cols} FROM {table} ORDER BY {order}") as cur:
+    async with lite.db.execute(f"SELECT {cols} FROM {table} ORDER BY rowid") as cur:
         while rows := await cur.fetchmany(size):
-            yield [dict(zip(columns, r, strict=True)) for r in rows]
+            out = [dict(zip(columns, r, strict=True)) for r in rows]
+            if table == "player_stats" and moved:
+                for r in out:
+                    r["game_id"] = moved.get(r["game_id"], r["game_id"])
+            yield out
 
 
 async def _copy_table(
@@ -181,6 +210,7 @@ async def _copy_table(
     path: Path,
     out: TextIO,
     batch: int,
+    moved: dict[int, int],
 ) -> TableCount:
     count = TableCount()
     async with lite.db.execute(f"SELECT COUNT(*) FROM {table}") as cur:
@@ -188,7 +218,7 @@ async def _copy_table(
     count.rows = int(row[0]) if row else 0
     progress = Progress(out, f"{path.name}: {table}", count.rows)
     generated = "id" in columns and table in NATURAL_KEYS
-    async for rows in _batches(lite, table, columns, batch):
+    async for rows in _batches(lite, table, columns, batch, moved):
         there = await _existing(conn, table, key, rows)
         new = [r for r in rows if tuple(r[k] for k in key) not in there]
         count.present += len(rows) - len(new)
@@ -199,12 +229,18 @@ async def _copy_table(
                     f"SELECT id FROM {table} WHERE id = ANY($1::bigint[])", [r["id"] for r in new]
                 )
             }
-            keep = [r for r in new if r["id"] not in taken]
-            renumber = [{k: v for k, v in r.items() if k != "id"} for r in new if r["id"] in taken]
-            await _insert(conn, table, keep)
-            await _insert(conn, table, renumber)
+            await _insert(conn, table, [r for r in new if r["id"] not in taken])
+            for r in new:
+                if r["id"] in taken:  # a new id, given by PostgreSQL
+                    moved_to = await _insert_one(conn, table, r)
+                    if table == "finished_games":
+                        moved[r["id"]] = moved_to
         else:
             await _insert(conn, table, new)
+        if table == "finished_games" and there:
+            moved.update(await _moved_earlier(conn, rows, there, key))
+        if table == "player_stats" and new:
+            await add_up(conn, [PlayerRow(**{f: r[f] for f in PlayerRow._fields}) for r in new])
         count.copied += len(new)
         progress.advance(len(rows))
     if generated:  # ids given explicitly do not move the sequence on
@@ -225,6 +261,37 @@ async def _insert(conn: asyncpg.Connection, table: str, rows: list[dict[str, Any
         f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
         [tuple(r[c] for c in columns) for r in rows],
     )
+
+
+async def _insert_one(conn: asyncpg.Connection, table: str, row: dict[str, Any]) -> int:
+    """Insert `row` without its id; the id PostgreSQL gave it."""
+    columns = [c for c in row if c != "id"]
+    marks = ", ".join(f"${i}" for i in range(1, len(columns) + 1))
+    return int(
+        await conn.fetchval(
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks}) RETURNING id",
+            *(row[c] for c in columns),
+        )
+    )
+
+
+async def _moved_earlier(
+    conn: asyncpg.Connection,
+    rows: list[dict[str, Any]],
+    there: set[tuple[Any, ...]],
+    key: tuple[str, ...],
+) -> dict[int, int]:
+    """Games of this batch that an earlier run copied under another id: file id -> PG id."""
+    present = [r for r in rows if tuple(r[k] for k in key) in there]
+    pg_id = {
+        tuple(f[k] for k in key): f["id"]
+        for f in await _find(conn, "finished_games", key, present, ("id", *key))
+    }
+    return {
+        r["id"]: pg_id[k]
+        for r in present
+        if (k := tuple(r[c] for c in key)) in pg_id and pg_id[k] != r["id"]
+    }
 
 
 def default_sources(config_path: Path) -> list[Path]:
@@ -263,6 +330,9 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
     for path in sources:
         report = await copy_file(path, args.to, out)
         for table, c in report.tables.items():
+            if c.derived:
+                print(f"{path.name}: {table}: added up from the copied player_stats", file=out)
+                continue
             print(
                 f"{path.name}: {table}: {c.rows} rows, {c.copied} copied, {c.present} already"
                 f" there, {c.verified}/{c.rows} verified",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import asyncpg
 
@@ -24,6 +24,7 @@ from bot.store import (
     MIGRATIONS,
     FinishedGame,
     PlayerRecord,
+    PlayerRow,
     RevisionConflict,
     SessionRow,
     Shards,
@@ -215,9 +216,7 @@ class PostgresStore(Store):
     async def _record_players(
         self, conn: asyncpg.Connection, game: FinishedGame, game_id: int, finished_at: float
     ) -> None:
-        """As `SqliteStore._record_players`, inside the caller's transaction. A player's
-        records row is locked while it is read and rewritten, so two processes finishing
-        games of the same player at once both count."""
+        """As `SqliteStore._record_players`, inside the caller's transaction."""
         rows = game.player_rows(game_id, finished_at)
         await conn.executemany(
             "INSERT INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,"
@@ -225,50 +224,7 @@ class PostgresStore(Store):
             " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
             [tuple(r) for r in rows],
         )
-        for row in rows:
-            key = (row.guild_id or 0, row.player_id, row.kind)
-            await conn.execute(
-                "INSERT INTO player_records (guild_id, player_id, kind, games, wins, bot_games,"
-                " bot_wins, abandoned, best_score, records)"
-                " VALUES ($1, $2, $3, 0, 0, 0, 0, 0, NULL, '{}') ON CONFLICT DO NOTHING",
-                *key,
-            )
-            old = await conn.fetchrow(
-                "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
-                " FROM player_records WHERE guild_id = $1 AND player_id = $2 AND kind = $3"
-                " FOR UPDATE",
-                *key,
-            )
-            finished = not row.abandoned
-            scores = [s for s in (old["best_score"], row.score) if s is not None]
-            await conn.execute(
-                "UPDATE player_records SET games = $4, wins = $5, bot_games = $6,"
-                " bot_wins = $7, abandoned = $8, best_score = $9, records = $10"
-                " WHERE guild_id = $1 AND player_id = $2 AND kind = $3",
-                *key,
-                old["games"] + int(finished and not row.with_bots),
-                old["wins"] + int(bool(row.won) and not row.with_bots),
-                old["bot_games"] + int(finished and bool(row.with_bots)),
-                old["bot_wins"] + int(bool(row.won) and bool(row.with_bots)),
-                old["abandoned"] + row.abandoned,
-                max(scores, default=None),
-                json.dumps(merge(row.kind, json.loads(old["records"]), json.loads(row.stats))),
-            )
-        if game.winner_id is None or game.bots:
-            return  # abandoned, or played against bots: not on the leaderboard
-        periods = period_keys(finished_at).values()
-        await conn.executemany(
-            "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
-            " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (guild_id, kind, period, player_id)"
-            " DO UPDATE SET games = player_totals.games + 1,"
-            " wins = player_totals.wins + excluded.wins",
-            [
-                (game.guild_id or 0, kind, period, row.player_id, row.won)
-                for row in rows
-                for kind in (game.kind, ALL_GAMES)
-                for period in periods
-            ],
-        )
+        await add_up(conn, rows)
 
     async def due_sessions(self, now: float) -> list[int]:
         rows = await self.pool.fetch(
@@ -348,7 +304,9 @@ class PostgresStore(Store):
         )
         found = {r["kind"]: r for r in rows}
         return [
-            PlayerRecord(*list(found[kind].values())[:7], records=json.loads(found[kind]["records"]))
+            PlayerRecord(
+                *list(found[kind].values())[:7], records=json.loads(found[kind]["records"])
+            )
             for kind in wanted
             if kind in found
         ]
@@ -373,3 +331,54 @@ class PostgresStore(Store):
             Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
             for i, r in enumerate(rows)
         ]
+
+
+async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
+    """Add newly stored `player_stats` rows to the players' records and the leaderboards'
+    totals, inside the caller's transaction: when a game finishes, and when `migrate` copies
+    a file's games (so totals of a server found in several files add up). A player's records
+    row is locked while it is read and rewritten, so two processes finishing games of the
+    same player at once both count."""
+    for row in rows:
+        key = (row.guild_id or 0, row.player_id, row.kind)
+        await conn.execute(
+            "INSERT INTO player_records (guild_id, player_id, kind, games, wins, bot_games,"
+            " bot_wins, abandoned, best_score, records)"
+            " VALUES ($1, $2, $3, 0, 0, 0, 0, 0, NULL, '{}') ON CONFLICT DO NOTHING",
+            *key,
+        )
+        old = await conn.fetchrow(
+            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = $1 AND player_id = $2 AND kind = $3"
+            " FOR UPDATE",
+            *key,
+        )
+        finished = not row.abandoned
+        scores = [s for s in (old["best_score"], row.score) if s is not None]
+        await conn.execute(
+            "UPDATE player_records SET games = $4, wins = $5, bot_games = $6,"
+            " bot_wins = $7, abandoned = $8, best_score = $9, records = $10"
+            " WHERE guild_id = $1 AND player_id = $2 AND kind = $3",
+            *key,
+            old["games"] + int(finished and not row.with_bots),
+            old["wins"] + int(bool(row.won) and not row.with_bots),
+            old["bot_games"] + int(finished and bool(row.with_bots)),
+            old["bot_wins"] + int(bool(row.won) and bool(row.with_bots)),
+            old["abandoned"] + row.abandoned,
+            max(scores, default=None),
+            json.dumps(merge(row.kind, json.loads(old["records"]), json.loads(row.stats))),
+        )
+    # On the leaderboards: games with a winner and no bot seat (so every row is a person's).
+    await conn.executemany(
+        "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+        " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (guild_id, kind, period, player_id)"
+        " DO UPDATE SET games = player_totals.games + 1,"
+        " wins = player_totals.wins + excluded.wins",
+        [
+            (row.guild_id or 0, kind, period, row.player_id, row.won)
+            for row in rows
+            if not row.abandoned and not row.with_bots and not row.is_bot
+            for kind in (row.kind, ALL_GAMES)
+            for period in period_keys(row.finished_at).values()
+        ],
+    )

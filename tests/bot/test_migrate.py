@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from bot.store import Store
-from tests.bot.conftest import ALICE, BOB, GUILD, Clock, find, make_tables, open_game
+from tests.bot.conftest import ALICE, BOB, GUILD, Clock, fetch_sql, find, make_tables, open_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,6 +50,9 @@ async def test_two_shard_files_are_copied_once_and_verified(
     assert "bot-shards-0.sqlite3: finished_games: 3 rows, 3 copied, 0 already there, 3/3 verified" in out
     assert "bot-shards-1.sqlite3: finished_games: 2 rows, 2 copied, 0 already there, 2/2 verified" in out
     assert "bot-shards-1.sqlite3: sessions: 1 rows, 1 copied" in out
+    # The second file's games 1 and 2 became 4 and 5; their players' rows went with them.
+    assert "bot-shards-1.sqlite3: player_stats: 4 rows, 4 copied, 0 already there, 4/4" in out
+    assert "bot-shards-1.sqlite3: player_records: added up from the copied player_stats" in out
     assert out.rstrip().endswith("done: every row is in PostgreSQL")
 
     # Again, the files found from the config (every per-shard file of its `database`).
@@ -60,6 +63,7 @@ async def test_two_shard_files_are_copied_once_and_verified(
     assert "finished_games: 3 rows, 0 copied, 3 already there, 3/3 verified" in again.stderr
     assert "sessions: 1 rows, 0 copied, 1 already there, 1/1 verified" in again.stderr
     assert "bot-shards-1.sqlite3: finished_games: 2 rows, 0 copied" in again.stderr
+    assert "bot-shards-1.sqlite3: player_stats: 4 rows, 0 copied, 4 already there, 4/4" in again.stderr
 
     store = await Store.open(pg_url)
     games = await store.finished_games()
@@ -67,6 +71,11 @@ async def test_two_shard_files_are_copied_once_and_verified(
     assert sorted(g["id"] for g in games)[:3] == [1, 2, 3]  # the first file's ids are kept
     assert await store.count_sessions() == 2
     assert await store.load_settings(GUILD + 3002) is not None
+    stats = await fetch_sql(store, "SELECT game_id, player_id FROM player_stats ORDER BY 1, 2")
+    assert stats == [(g, p) for g in range(1, 6) for p in (ALICE.id, BOB.id)]
+    # The records of the server, found in both files, add up (once, after two runs).
+    alice = await store.player_records(GUILD, ALICE.id, ["farkle"])
+    assert [(r.kind, r.abandoned) for r in alice] == [("farkle", 5)]
     await store.close()
 
     # The bot plays on from PostgreSQL: the lobby copied from the second file starts, and a
