@@ -69,6 +69,9 @@ class PostgresStore(Store):
         self._owned = owned_filter(shards)
         self._claims: asyncpg.Connection | None = None
 
+    def serves(self, guild_id: int | None) -> bool:
+        return self.shards is None or self.shards.serves(guild_id)
+
     @classmethod
     async def open_url(
         cls, url: str, *, shards: Shards | None = None, takeover_after: float = 10.0

@@ -232,12 +232,14 @@ class Tables:
                 )
             except (ValueError, ValidationError):
                 log.error("Settings row for guild %s is damaged; using the defaults", guild_id)
-        self._settings[guild_id] = settings
+        if self.store.serves(guild_id):  # another process's guild: read afresh each time
+            self._settings[guild_id] = settings
         return settings
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self.store.save_settings(guild_id, settings.model_dump_json())
-        self._settings[guild_id] = settings
+        if self.store.serves(guild_id):
+            self._settings[guild_id] = settings
 
     # ------------------------------------------------------------ lobby
 

@@ -253,6 +253,9 @@ class Shards:
     count: int
     ids: tuple[int, ...]
 
+    def serves(self, guild_id: int | None) -> bool:
+        return ((guild_id or 0) >> 22) % self.count in self.ids
+
 
 @dataclass
 class SessionRow:
@@ -367,6 +370,12 @@ class Store(ABC):
     #: The longest the turn timers may sleep: a shared database learns of other processes'
     #: deadlines only by looking.
     max_sleep: float = 30.0
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether this process serves the guild (its shards'), rather than only filling in
+        for a dead process whose deadlines it took over: what it reads of another's guild
+        may change there, so it is not kept. One process on SQLite serves every guild."""
+        return True
 
     @classmethod
     async def open(

@@ -113,6 +113,20 @@ async def test_each_process_plays_its_own_deadlines_and_takes_over_overdue_ones(
     await b.store.close()
 
 
+async def test_settings_of_a_guild_taken_over_are_read_afresh_each_time(
+    pg_url: str, clock: Clock
+) -> None:
+    """A process filling in for a dead one reads that guild's settings, and does not keep
+    them: the owner, back, may change them before the next takeover."""
+    a, b = await two_processes(pg_url, clock)
+    assert (await a.settings(GUILD_1)).turn_timer == 120  # filling in for B
+    await b.save_settings(GUILD_1, (await b.settings(GUILD_1)).model_copy(update={"turn_timer": 33}))
+    assert (await a.settings(GUILD_1)).turn_timer == 33
+    assert (a.store.serves(GUILD_0), a.store.serves(GUILD_1)) == (True, False)
+    await a.store.close()
+    await b.store.close()
+
+
 async def test_a_claim_ends_with_the_process_that_held_it(pg_url: str, clock: Clock) -> None:
     a, b = await two_processes(pg_url, clock)
     assert await a.store.claim(77)
