@@ -14,16 +14,16 @@ import functools
 import json
 import logging
 import re
+import sqlite3
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
-
-import aiosqlite
+from typing import Any, NamedTuple
 
 from bot.records import ALL_GAMES, RECORDS, merge, period_keys
+from bot.sqlite import Database
 
 #: The summaries computed afresh from the per-game rows of `player_stats`: migration 6 uses
 #: this, and so does the benchmark after a bulk fill. Games count on the leaderboard when
@@ -491,7 +491,7 @@ class RevisionConflict(Exception):
 class SqliteStore(Store):
     """One SQLite file, for one process: open with `await Store.open(path)`."""
 
-    def __init__(self, db: aiosqlite.Connection) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
         #: Deferred "table shows revision N" marks: channel -> (message id, revision).
         self._shown: dict[int, tuple[int, int]] = {}
@@ -504,12 +504,7 @@ class SqliteStore(Store):
     async def open_file(cls, path: Path | str) -> SqliteStore:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(str(path), isolation_level=None)
-        await db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode: a commit survives a crash or kill -9 of the process.
-        await db.execute("PRAGMA synchronous=NORMAL")
-        await db.execute("PRAGMA busy_timeout=5000")
-        store = cls(db)
+        store = cls(await Database.open(path))
         await store.migrate()
         return store
 
@@ -532,15 +527,15 @@ class SqliteStore(Store):
         for number, migration in enumerate(MIGRATIONS, start=1):
             if number <= version:
                 continue
-            await self.db.execute("BEGIN")
-            try:
+
+            def apply(
+                conn: sqlite3.Connection, migration: Any = migration, n: int = number
+            ) -> None:
                 for statement in migration_sql(migration, "sqlite"):
-                    await self.db.execute(statement)
-                await self.db.execute(f"PRAGMA user_version={number}")
-                await self.db.execute("COMMIT")
-            except BaseException:
-                await self.db.execute("ROLLBACK")
-                raise
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={n}")
+
+            self.db.transaction(apply)
 
     # ----------------------------------------------------------------- sessions
 
@@ -641,19 +636,17 @@ class SqliteStore(Store):
 
     async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None:
         """Move a session that cannot be loaded to `damaged_sessions`, in one transaction."""
-        await self.db.execute("BEGIN")
-        try:
-            await self.db.execute(
+
+        def move(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO damaged_sessions (channel_id, guild_id, kind, data, revision,"
                 " reason, cleared_by, moved_at) SELECT channel_id, guild_id, kind, data,"
                 " revision, ?, ?, ? FROM sessions WHERE channel_id = ?",
                 (reason, cleared_by, time.time(), channel_id),
             )
-            await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
-            await self.db.execute("COMMIT")
-        except BaseException:
-            await self.db.execute("ROLLBACK")
-            raise
+            conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+
+        self.db.transaction(move)
 
     async def damaged_sessions(self) -> list[dict[str, object]]:
         async with self.db.execute("SELECT * FROM damaged_sessions ORDER BY id") as cur:
@@ -666,86 +659,27 @@ class SqliteStore(Store):
     async def finish_session(
         self, channel_id: int, game: FinishedGame, revision: int | None = None
     ) -> int:
-        await self.db.execute("BEGIN")
-        try:
+        def finish(conn: sqlite3.Connection) -> int:
             if revision is not None:
-                gone = await self.db.execute(
+                gone = conn.execute(
                     "DELETE FROM sessions WHERE channel_id = ? AND revision = ?",
                     (channel_id, revision),
                 )
                 if gone.rowcount != 1:
                     raise RevisionConflict(channel_id)
             finished_at = time.time() if game.finished_at is None else game.finished_at
-            cur = await self.db.execute(
+            cur = conn.execute(
                 f"INSERT INTO finished_games ({FINISHED_INSERT})"
                 f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
                 finished_values(game, finished_at),
             )
             game_id = int(cur.lastrowid or 0)
-            await self._record_players(game, game_id, finished_at)
+            _record_players(conn, game, game_id, finished_at)
             if revision is None:
-                await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
-            await self.db.execute("COMMIT")
-        except BaseException:
-            await self.db.execute("ROLLBACK")
-            raise
-        return game_id
+                conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            return game_id
 
-    async def _record_players(self, game: FinishedGame, game_id: int, finished_at: float) -> None:
-        """The game's per-player rows, each player's figures and records in its game, and
-        each person's leaderboard totals of its game and of all games in its week, its month
-        and all time (inside the caller's transaction)."""
-        rows = game.player_rows(game_id, finished_at)
-        await self.db.executemany(
-            "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
-            " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            rows,
-        )
-        for row in rows:
-            await self._add_to_records(row)
-        if game.winner_id is None or game.bots:
-            return  # abandoned, or played against bots: not on the leaderboard
-        periods = period_keys(finished_at).values()
-        await self.db.executemany(
-            "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
-            " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
-            " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
-            [
-                (game.guild_id or 0, kind, period, row.player_id, row.won)
-                for row in rows
-                for kind in (game.kind, ALL_GAMES)
-                for period in periods
-            ],
-        )
-
-    async def _add_to_records(self, row: PlayerRow) -> None:
-        """Add one game to a player's figures and records (as `REBUILD_SQL` adds them up)."""
-        key = (row.guild_id or 0, row.player_id, row.kind)
-        async with self.db.execute(
-            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
-            " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
-            key,
-        ) as cur:
-            old = await cur.fetchone()
-        games, wins, bot_games, bot_wins, abandoned, best, records = old or (
-            0, 0, 0, 0, 0, None, "{}"
-        )  # fmt: skip
-        finished = not row.abandoned
-        scores = [s for s in (best, row.score) if s is not None]
-        await self.db.execute(
-            "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
-            " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
-            (
-                *key,
-                games + (finished and not row.with_bots),
-                wins + (row.won and not row.with_bots),
-                bot_games + (finished and row.with_bots),
-                bot_wins + (row.won and row.with_bots),
-                abandoned + row.abandoned,
-                max(scores, default=None),
-                json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
-            ),
-        )
+        return self.db.transaction(finish)
 
     async def due_sessions(self, now: float) -> list[int]:
         async with self.db.execute(
@@ -790,9 +724,7 @@ class SqliteStore(Store):
         if channel_id is not None:
             sql += " WHERE channel_id = ?"
             args = (channel_id,)
-        async with self.db.execute(sql + " ORDER BY id", args) as cur:
-            cols = [c[0] for c in cur.description]
-            rows = await cur.fetchall()
+        cols, rows = await self.db.read_with_columns(sql + " ORDER BY id", args)
         return [finished_record(cols, r) for r in rows]
 
     async def finished_game(self, game_id: int) -> dict[str, object] | None:
@@ -831,23 +763,81 @@ class SqliteStore(Store):
         first, then fewer games (the better rate), then the earlier player id. `kind` is a
         game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
         key = (guild_id or 0, kind, period)
-        async with self.db.execute(
+        # Read in the thread: a big server's board is many rows (tens of ms past page 1000).
+        counted = await self.db.read(
             "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?",
             key,
-        ) as cur:
-            row = await cur.fetchone()
-        total = int(row[0]) if row else 0
-        async with self.db.execute(
+        )
+        total = int(counted[0][0]) if counted else 0
+        rows = await self.db.read(
             "SELECT player_id, games, wins FROM player_totals"
             " WHERE guild_id = ? AND kind = ? AND period = ?"
             " ORDER BY wins DESC, games, player_id LIMIT ? OFFSET ?",
             (*key, limit, offset),
-        ) as cur:
-            rows = await cur.fetchall()
+        )
         return total, [
             Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
             for i, r in enumerate(rows)
         ]
+
+
+def _record_players(
+    conn: sqlite3.Connection, game: FinishedGame, game_id: int, finished_at: float
+) -> None:
+    """The game's per-player rows, each player's figures and records in its game, and
+    each person's leaderboard totals of its game and of all games in its week, its month
+    and all time (inside the caller's transaction)."""
+    rows = game.player_rows(game_id, finished_at)
+    conn.executemany(
+        "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
+        " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    for row in rows:
+        _add_to_records(conn, row)
+    if game.winner_id is None or game.bots:
+        return  # abandoned, or played against bots: not on the leaderboard
+    periods = period_keys(finished_at).values()
+    conn.executemany(
+        "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+        " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
+        " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
+        [
+            (game.guild_id or 0, kind, period, row.player_id, row.won)
+            for row in rows
+            for kind in (game.kind, ALL_GAMES)
+            for period in periods
+        ],
+    )
+
+
+def _add_to_records(conn: sqlite3.Connection, row: PlayerRow) -> None:
+    """Add one game to a player's figures and records (as `REBUILD_SQL` adds them up)."""
+    key = (row.guild_id or 0, row.player_id, row.kind)
+    old = conn.execute(
+        "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+        " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
+        key,
+    ).fetchone()
+    games, wins, bot_games, bot_wins, abandoned, best, records = old or (
+        0, 0, 0, 0, 0, None, "{}"
+    )  # fmt: skip
+    finished = not row.abandoned
+    scores = [s for s in (best, row.score) if s is not None]
+    conn.execute(
+        "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
+        " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
+        (
+            *key,
+            games + (finished and not row.with_bots),
+            wins + (row.won and not row.with_bots),
+            bot_games + (finished and row.with_bots),
+            bot_wins + (row.won and row.with_bots),
+            abandoned + row.abandoned,
+            max(scores, default=None),
+            json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
+        ),
+    )
 
 
 #: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).

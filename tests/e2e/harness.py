@@ -790,14 +790,14 @@ async def bot_process(
 
 async def bury_corpses() -> None:
     """Free what crashed bots left behind (the OS does it for a dead process): stop their
-    SQLite threads (not daemons: they would keep the interpreter alive) and HTTP sessions."""
+    SQLite reader threads (not daemons: they would keep the interpreter alive) and HTTP sessions."""
     while CORPSES:
         bot = CORPSES.pop()
         store = getattr(bot, "store", None)
         if store is not None:
-            thread = store.db._thread
-            store.db.stop()
-            await asyncio.to_thread(thread.join, 5.0)
+            thread = store.db.abandon()
+            if thread is not None:
+                await asyncio.to_thread(thread.join, 5.0)
         await bot.http.close()
 
 

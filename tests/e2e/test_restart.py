@@ -165,15 +165,16 @@ async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Pat
         committed, last = await press_then_die(d, players)
     assert dead is not None and not dead.is_closed()  # nothing was shut down cleanly
     assert fake.gateway_connections == 0
-    thread = dead.store.db._thread
-    assert thread.is_alive()  # its SQLite connection is abandoned, still open
+    assert dead.store.db.is_open  # its SQLite connections are abandoned, still open
+    reader = dead.store.db.reader
+    assert reader is not None and reader._thread.is_alive()
 
     async with running_bot(db, fake=fake, seed=22) as d:
         await carries_on(d, table, players, committed, last)
         assert d.problems == []
 
     await bury_corpses()
-    assert not thread.is_alive()  # the abandoned thread does not keep the test running
+    assert not reader._thread.is_alive()  # the abandoned thread does not keep the test running
 
 
 async def test_sigkill_of_the_bot_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
