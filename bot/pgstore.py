@@ -17,7 +17,6 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
-from bot.records import ALL_GAMES, merge, period_keys
 from bot.store import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
@@ -30,8 +29,10 @@ from bot.store import (
     Shards,
     Standing,
     Store,
+    added_record,
     finished_record,
     finished_values,
+    leaderboard_rows,
     migration_sql,
 )
 
@@ -356,32 +357,17 @@ async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
             " FOR UPDATE",
             *key,
         )
-        finished = not row.abandoned
-        scores = [s for s in (old["best_score"], row.score) if s is not None]
         await conn.execute(
             "UPDATE player_records SET games = $4, wins = $5, bot_games = $6,"
             " bot_wins = $7, abandoned = $8, best_score = $9, records = $10"
             " WHERE guild_id = $1 AND player_id = $2 AND kind = $3",
             *key,
-            old["games"] + int(finished and not row.with_bots),
-            old["wins"] + int(bool(row.won) and not row.with_bots),
-            old["bot_games"] + int(finished and bool(row.with_bots)),
-            old["bot_wins"] + int(bool(row.won) and bool(row.with_bots)),
-            old["abandoned"] + row.abandoned,
-            max(scores, default=None),
-            json.dumps(merge(row.kind, json.loads(old["records"]), json.loads(row.stats))),
+            *added_record(tuple(old), row),
         )
-    # On the leaderboards: games with a winner and no bot seat (so every row is a person's).
     await conn.executemany(
         "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
         " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (guild_id, kind, period, player_id)"
         " DO UPDATE SET games = player_totals.games + 1,"
         " wins = player_totals.wins + excluded.wins",
-        [
-            (row.guild_id or 0, kind, period, row.player_id, row.won)
-            for row in rows
-            if not row.abandoned and not row.with_bots and not row.is_bot
-            for kind in (row.kind, ALL_GAMES)
-            for period in period_keys(row.finished_at).values()
-        ],
+        leaderboard_rows(rows),
     )

@@ -17,7 +17,7 @@ import re
 import sqlite3
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -794,50 +794,55 @@ def _record_players(
         rows,
     )
     for row in rows:
-        _add_to_records(conn, row)
-    if game.winner_id is None or game.bots:
-        return  # abandoned, or played against bots: not on the leaderboard
-    periods = period_keys(finished_at).values()
+        key = (row.guild_id or 0, row.player_id, row.kind)
+        old = conn.execute(
+            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
+            key,
+        ).fetchone()
+        conn.execute(
+            "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
+            " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (*key, *added_record(old, row)),
+        )
     conn.executemany(
         "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
         " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
         " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
-        [
-            (game.guild_id or 0, kind, period, row.player_id, row.won)
-            for row in rows
-            for kind in (game.kind, ALL_GAMES)
-            for period in periods
-        ],
+        leaderboard_rows(rows),
     )
 
 
-def _add_to_records(conn: sqlite3.Connection, row: PlayerRow) -> None:
-    """Add one game to a player's figures and records (as `REBUILD_SQL` adds them up)."""
-    key = (row.guild_id or 0, row.player_id, row.kind)
-    old = conn.execute(
-        "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
-        " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
-        key,
-    ).fetchone()
+def added_record(old: Sequence[Any] | None, row: PlayerRow) -> tuple[Any, ...]:
+    """A player's (games, wins, bot_games, bot_wins, abandoned, best_score, records JSON) in
+    a game, from `old` (None: their first) and one more game's row: as `REBUILD_SQL` adds
+    them up. Both stores write what this returns."""
     games, wins, bot_games, bot_wins, abandoned, best, records = old or (
         0, 0, 0, 0, 0, None, "{}"
     )  # fmt: skip
     finished = not row.abandoned
     scores = [s for s in (best, row.score) if s is not None]
-    conn.execute(
-        "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
-        " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (
-            *key,
-            games + (finished and not row.with_bots),
-            wins + (row.won and not row.with_bots),
-            bot_games + (finished and row.with_bots),
-            bot_wins + (row.won and row.with_bots),
-            abandoned + row.abandoned,
-            max(scores, default=None),
-            json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
-        ),
+    return (
+        games + int(finished and not row.with_bots),
+        wins + int(bool(row.won) and not row.with_bots),
+        bot_games + int(finished and bool(row.with_bots)),
+        bot_wins + int(bool(row.won) and bool(row.with_bots)),
+        abandoned + row.abandoned,
+        max(scores, default=None),
+        json.dumps(merge(row.kind, json.loads(records), json.loads(row.stats))),
     )
+
+
+def leaderboard_rows(rows: Iterable[PlayerRow]) -> list[tuple[int, str, str, int, int]]:
+    """(guild, game or ALL_GAMES, period, player, won) to add one game to: only games with a
+    winner and no bot seat are on the leaderboards."""
+    return [
+        (row.guild_id or 0, kind, period, row.player_id, row.won)
+        for row in rows
+        if not row.abandoned and not row.with_bots and not row.is_bot
+        for kind in (row.kind, ALL_GAMES)
+        for period in period_keys(row.finished_at).values()
+    ]
 
 
 #: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).
