@@ -8,7 +8,12 @@ once with the bare client (`--null-bot`, which answers each click with the click
 unchanged: discord.py's own cost), and once with the bare client subscribed to guild
 messages as the bot is (`--null-messages`: it then also receives the MESSAGE_UPDATE of each
 edit). Both get the same tuning (orjson, the GC settings of bot/tuning.py). Prints each
-run's CPU per move and the throughput ratio (bare CPU / bot CPU); asserts nothing."""
+run's CPU per move and the throughput ratio (bare CPU / bot CPU); asserts nothing.
+
+    python -m bench.ratio --rounds 3 --rate 20 --moves 5
+
+compares the CPU per move at a steady 20 moves/s instead (the paced phase of each run): a
+bot that is not saturated, where nothing is batched and each move pays its own wake-ups."""
 
 from __future__ import annotations
 
@@ -30,26 +35,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.ratio", description=__doc__)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--channels", type=int, default=100)
-    p.add_argument("--moves", type=int, default=10, help="moves per channel in each run")
+    p.add_argument("--moves", type=int, default=20, help="moves per channel in each run")
+    p.add_argument(
+        "--rate", type=float, default=None, help="compare at this many moves/s, not flat out"
+    )
     return p.parse_args(argv)
 
 
 def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
+    rates = "" if args.rate is None else f"{args.rate:g}"
     cmd = [
         sys.executable, "-m", "bench.interactions", "--channels", str(args.channels),
-        "--moves", str(args.moves), "--rates", "", "--quiet-wait", "5", *extra,
+        "--moves", str(args.moves), "--rates", rates, "--quiet-wait", "5", *extra,
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    found = CPU.search(out)
-    if found is None:
+    found = CPU.findall(out)  # the flat-out phase's, then the paced one's
+    if not found:
         raise SystemExit(f"no CPU figure in the output of {' '.join(cmd)}:\n{out}")
-    return float(found[1])
+    return float(found[-1])
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    rate = "" if args.rate is None else f" --rate {args.rate:g}"
     print(f"$ python -m bench.ratio --rounds {args.rounds} --channels {args.channels} "
-          f"--moves {args.moves}")  # fmt: skip
+          f"--moves {args.moves}{rate}")  # fmt: skip
     seen: dict[str, list[float]] = {name: [] for name in RUNS}
     for n in range(1, args.rounds + 1):
         figures = {name: cpu_per_move(extra, args) for name, extra in RUNS.items()}
