@@ -553,10 +553,9 @@ class SqliteStore(Store):
         revision it shows: only `table_shown` writes those (a move committed while the table
         was being posted afresh must not bring back the old message).
 
-        Saves that arrive while others are being written wait and are written together, in
-        one statement (a group commit): each still returns only once its row is committed,
-        and a busy bot hands one statement to SQLite's thread for many moves instead of one
-        each (README, Performance → "Per click")."""
+        The saves made in one turn of the event loop are written together, in one statement
+        and one commit (a group commit): each still returns only once its row is committed,
+        and a busy bot commits once for many moves (README, Performance → "Per click")."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._saves.append((row, done))
         if self._saver is None:
