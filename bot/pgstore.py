@@ -34,6 +34,7 @@ from bot.store import (
     finished_values,
     leaderboard_rows,
     migration_sql,
+    session_values,
 )
 
 #: The advisory lock key that serialises migrations of processes starting at once
@@ -136,14 +137,7 @@ class PostgresStore(Store):
             " kind = excluded.kind, data = excluded.data, revision = excluded.revision,"
             " deadline = excluded.deadline, updated_at = excluded.updated_at"
             " WHERE sessions.revision = excluded.revision - 1",
-            row.channel_id,
-            row.guild_id,
-            row.kind,
-            row.data,
-            row.revision,
-            row.message_id,
-            row.deadline,
-            row.created_at,
+            *session_values(row),
         )
         return status.endswith(" 1")
 

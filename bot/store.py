@@ -567,13 +567,11 @@ class SqliteStore(Store):
         try:
             while self._saves:
                 batch, self._saves = self._saves[:SAVE_BATCH], self._saves[SAVE_BATCH:]
+                now = time.time()
+                values = [v for row, _ in batch for v in (*session_values(row), now)]
                 try:
-                    written = {
-                        (r[0], r[1]) for r in await self.db.execute_fetchall(
-                            _upsert_sessions(len(batch)),
-                            [v for row, _ in batch for v in _session_values(row)],
-                        )
-                    }  # fmt: skip
+                    rows = await self.db.execute_fetchall(_upsert_sessions(len(batch)), values)
+                    written = {(channel, revision) for channel, revision in rows}
                 except Exception as exc:
                     for _, done in batch:
                         if not done.done():
@@ -863,7 +861,8 @@ def _upsert_sessions(count: int) -> str:
     )
 
 
-def _session_values(row: SessionRow) -> tuple[object, ...]:
+def session_values(row: SessionRow) -> tuple[object, ...]:
+    """A session's stored columns, in both stores' INSERT order (updated_at comes after)."""
     return (
         row.channel_id,
         row.guild_id,
@@ -873,7 +872,6 @@ def _session_values(row: SessionRow) -> tuple[object, ...]:
         row.message_id,
         row.deadline,
         row.created_at,
-        time.time(),
     )
 
 
