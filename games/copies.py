@@ -3,6 +3,7 @@ the caller's state untouched."""
 
 from __future__ import annotations
 
+import functools
 from typing import TypeVar
 
 from pydantic import BaseModel
@@ -13,5 +14,22 @@ M = TypeVar("M", bound=BaseModel)
 def working_copy(state: M) -> M:
     """A deep copy of `state`, rebuilt from its dump by pydantic's validator (in Rust): two to
     three times faster than `model_copy(deep=True)`, which walks every object in Python, and
-    it is on the path of every move."""
-    return type(state).model_validate(state.model_dump())
+    it is on the path of every move. Frozen sub-models (a rule set) cannot change, so the
+    copy shares them instead of rebuilding them: half the cost of a Farkle state's copy."""
+    shared = _frozen_fields(type(state))
+    data = state.model_dump(exclude=shared or None)
+    for name in shared:
+        data[name] = getattr(state, name)  # the validator keeps a model instance as it is
+    return type(state).model_validate(data)
+
+
+@functools.cache
+def _frozen_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of `model` that always hold a frozen model."""
+    return frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if isinstance(info.annotation, type)
+        and issubclass(info.annotation, BaseModel)
+        and info.annotation.model_config.get("frozen")
+    )
