@@ -95,7 +95,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--null-messages",
         action="store_true",
         help="with --null: subscribe to guild messages as the bot does (to see chatter), so "
-        "the bare client also receives the MESSAGE_UPDATE of each table edit",
+        "the bare client also receives the MESSAGE_UPDATE of each table edit; it then leaves "
+        "them unparsed as the bot does (bot/gateway.py)",
     )
     p.add_argument(
         "--untuned",
@@ -109,14 +110,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def null_client(args: argparse.Namespace) -> Any:
     """A discord.py client with no game, no database: each button click is answered with
-    an update carrying the clicked message's own embed and buttons."""
+    an update carrying the clicked message's own embed and buttons. It gets the bot's tuning
+    of discord.py: no message cache, and (with the bot's intents) edits go unparsed."""
     import discord
 
     intents = discord.Intents.none()
     intents.guilds = True
     # The bot's own intents: the gateway then also sends the MESSAGE_UPDATE of every edit.
     intents.guild_messages = args.null_messages
-    client = discord.AutoShardedClient(intents=intents, shard_count=args.shard_count)
+    client = discord.AutoShardedClient(
+        intents=intents, shard_count=args.shard_count, max_messages=None
+    )
+    if args.null_messages:  # and the bot's tuning for them: edits nobody reads go unparsed
+        from bot.gateway import skip_unread_events
+
+        skip_unread_events(client)
 
     async def on_interaction(interaction: discord.Interaction) -> None:
         msg = interaction.message

@@ -132,7 +132,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--null-messages",
         action="store_true",
         help="with --null-bot: the bare client subscribes to guild messages as the bot does, "
-        "so it also receives the MESSAGE_UPDATE of each table edit",
+        "so it also receives the MESSAGE_UPDATE of each table edit (unparsed, as the bot "
+        "leaves it)",
     )
     p.add_argument(
         "--untuned",

@@ -7,7 +7,8 @@ Each round runs `python -m bench.interactions` (flat out, 100 channels) once wit
 once with the bare client (`--null-bot`, which answers each click with the clicked table
 unchanged: discord.py's own cost), and once with the bare client subscribed to guild
 messages as the bot is (`--null-messages`: it then also receives the MESSAGE_UPDATE of each
-edit). Both get the same tuning (orjson, the GC settings of bot/tuning.py). Prints each
+edit, and leaves it unparsed as the bot does). Both get the same tuning (orjson, the GC
+settings of bot/tuning.py, no message cache). Prints each
 run's CPU per move and the throughput ratio (bare CPU / bot CPU); asserts nothing.
 
     python -m bench.ratio --rounds 3 --rate 20 --moves 5
