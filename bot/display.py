@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.pictures.story import FILENAME as STORY_FILENAME
+from bot.respond import update_message
 from bot.service import TableUpdate, only_mentioning
 from bot.tables.base import Rendered
 
@@ -92,7 +93,7 @@ async def show_on_interaction(
             return
         if not update.fresh and clicked == update.message_id:
             try:
-                await _show(interaction.response.edit_message, update, _edit_kwargs)
+                await _show(functools.partial(update_message, interaction), update, _edit_kwargs)
                 await tables.shown(update, clicked)
                 return
             except discord.HTTPException as exc:
@@ -112,9 +113,7 @@ async def _retire_clicked(
     tables = interaction.client.tables
     if update.summary is not None and tables.editable(clicked):
         try:
-            await interaction.response.edit_message(
-                content=None, embed=update.summary.embed, view=None
-            )
+            await update_message(interaction, content=None, embed=update.summary.embed, view=None)
             return
         except discord.HTTPException as exc:
             log.info("Could not retire the table in %s (%s)", update.channel_id, exc)

@@ -9,6 +9,7 @@ import discord
 
 from bot.components import view_of
 from bot.display import show_on_interaction, show_over_rest
+from bot.respond import update_message
 from bot.service import Actor, Rematch, Reply
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         await show_on_interaction(interaction, update)
         update = None
     elif reply.edit:
-        await interaction.response.edit_message(
-            content=reply.content, embed=reply.embed, view=reply.view()
+        await update_message(
+            interaction, content=reply.content, embed=reply.embed, view=reply.view()
         )
     else:
         await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
@@ -60,7 +61,7 @@ async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Remat
     """Answer a Rematch press: the finished table keeps its text and loses the live button
     (the interaction's answer), then the new lobby is posted as a new message that pings
     exactly the invited players, and becomes the channel's table."""
-    await interaction.response.edit_message(view=view_of(rematch.finished_items))
+    await update_message(interaction, view=view_of(rematch.finished_items))
     lobby = rematch.lobby
     message = await interaction.followup.send(
         content=lobby.content or "",

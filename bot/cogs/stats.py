@@ -25,6 +25,7 @@ from bot.records import (
     period_keys,
     win_rate,
 )
+from bot.respond import update_message
 from bot.store import PlayerRecord, Store
 from bot.tables.base import EMBED_COLOUR
 
@@ -222,4 +223,4 @@ class StatsCog(commands.Cog):
         embed, items = await leaderboard_page(
             self.bot.store, interaction.guild_id, click.channel_id, kind, period, page, now
         )
-        await interaction.response.edit_message(embed=embed, view=view_of(items))
+        await update_message(interaction, embed=embed, view=view_of(items))
