@@ -6,10 +6,17 @@ per move, which discord.py turns into a whole Message (the embed, every button) 
 the cached one, for nobody: the bot listens to no edit. Dropping those events on arrival is
 the largest single cut in a click's cost (README, Performance → "Per click").
 
-discord.py has no public switch for this, so `skip_unread_events` wraps the event's parser
-in the client's table of parsers: an edit is parsed only when something listens to edits
-(looked up at each event, so a listener added later is never deaf). If a discord.py upgrade
-moves that table, the bot logs a warning and parses everything as before (slower, never
+A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
+and discord.py builds all of it into `interaction.message`. The bot reads only that message's
+id and flags: its clicks go to `GameBot.on_interaction` by custom_id, and no discord.ui view
+is rebuilt from the message. So while no discord.ui view or dynamic item is registered
+(nothing in discord.py would read them either), the message's embeds and components are left
+out before parsing: `interaction.message.embeds` and `.components` are then empty.
+
+discord.py has no public switch for either, so `skip_unread_events` wraps the events' parsers
+in the client's table of parsers; the conditions are looked up at each event (a listener or a
+view added later is never deaf or blind). If a discord.py upgrade moves that table or its
+view store, the bot logs a warning or simply parses everything as before (slower, never
 wrong)."""
 
 from __future__ import annotations
@@ -24,6 +31,9 @@ log = logging.getLogger(__name__)
 
 #: Gateway events the bot does not parse, and the listeners that would need them parsed.
 UNREAD_EVENTS = {"MESSAGE_UPDATE": ("message_edit", "raw_message_edit")}
+#: The parts of a clicked message the bot never reads (interaction type 3: a component).
+UNREAD_CLICKED_PARTS = ("components", "embeds")
+COMPONENT_INTERACTION = 3
 
 
 def _listened(client: discord.Client, events: tuple[str, ...]) -> bool:
@@ -36,14 +46,19 @@ def _listened(client: discord.Client, events: tuple[str, ...]) -> bool:
 
 def skip_unread_events(client: discord.Client) -> list[str]:
     """Parse the events of `UNREAD_EVENTS` only while something listens to them (checked at
-    each event: a listener added later hears them); returns the events so guarded."""
+    each event: a listener added later hears them), and clicks without the clicked message's
+    unread parts while no view could read them; returns the events so guarded."""
     parsers = getattr(getattr(client, "_connection", None), "parsers", None)
-    if not isinstance(parsers, dict) or not set(UNREAD_EVENTS) <= parsers.keys():
-        log.warning("discord.py's gateway parsers moved: every message edit is parsed")
+    if (
+        not isinstance(parsers, dict)
+        or not {*UNREAD_EVENTS, "INTERACTION_CREATE"} <= parsers.keys()
+    ):
+        log.warning("discord.py's gateway parsers moved: every event is parsed in full")
         return []
     for event, listeners in UNREAD_EVENTS.items():
         parsers[event] = _when_listened(client, parsers[event], listeners)
-    return list(UNREAD_EVENTS)
+    parsers["INTERACTION_CREATE"] = _clicked_message_trimmed(client, parsers["INTERACTION_CREATE"])
+    return [*UNREAD_EVENTS, "INTERACTION_CREATE"]
 
 
 def _when_listened(
@@ -55,3 +70,31 @@ def _when_listened(
 
     parse_if_listened.parses = parse  # type: ignore[attr-defined]
     return parse_if_listened
+
+
+def _views_registered(client: discord.Client) -> bool:
+    """Whether discord.py holds a view or a dynamic item, which may read a clicked message's
+    components (a store it no longer has counts as holding some)."""
+    store = getattr(getattr(client, "_connection", None), "_view_store", None)
+    views = getattr(store, "_views", None)
+    dynamic = getattr(store, "_dynamic_items", None)
+    if not isinstance(views, dict) or not isinstance(dynamic, dict):
+        return True
+    return bool(views or dynamic)
+
+
+def _clicked_message_trimmed(
+    client: discord.Client, parse: Callable[[Any], None]
+) -> Callable[[Any], None]:
+    def parse_trimmed(data: Any) -> None:
+        message = data.get("message")
+        if (
+            data.get("type") == COMPONENT_INTERACTION
+            and isinstance(message, dict)
+            and not _views_registered(client)
+        ):
+            data["message"] = {k: v for k, v in message.items() if k not in UNREAD_CLICKED_PARTS}
+        parse(data)
+
+    parse_trimmed.parses = parse  # type: ignore[attr-defined]
+    return parse_trimmed
