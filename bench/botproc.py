@@ -125,6 +125,9 @@ def null_client(args: argparse.Namespace) -> Any:
         from bot.gateway import skip_unread_events
 
         skip_unread_events(client)
+        # Its clicks stay whole: it echoes the clicked message's own embed and buttons.
+        parsers = client._connection.parsers
+        parsers["INTERACTION_CREATE"] = parsers["INTERACTION_CREATE"].parses
 
     async def on_interaction(interaction: discord.Interaction) -> None:
         msg = interaction.message
