@@ -373,3 +373,17 @@ def test_best_selection_keeps_more_dice_among_equal_scores() -> None:
     rules = FarkleRules(single_five=0)
     assert best_score([5, 1, 5], rules) == 100
     assert best_selection([5, 1, 5], rules) == [1]
+
+
+def test_a_rule_sets_hash_is_kept_and_never_goes_stale() -> None:
+    """The scoring caches key on rule sets: equal ones hash alike, a changed copy hashes as
+    what it now is, and the kept hash shows in no dump and no comparison."""
+    classic = PRESETS["classic"]
+    same = FarkleRules.model_validate(classic.model_dump())
+    assert hash(classic) == hash(same) and classic == same
+    changed = classic.model_copy(update={"target": classic.target + 500})
+    fresh = FarkleRules.model_validate({**classic.model_dump(), "target": classic.target + 500})
+    assert changed == fresh and hash(changed) == hash(fresh) != hash(classic)
+    assert changed != classic
+    assert classic.model_dump() == same.model_dump()
+    assert classic.model_dump_json() == same.model_dump_json()
