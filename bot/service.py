@@ -24,7 +24,7 @@ from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.mentions import mention
 from bot.pictures.story import story_picture
 from bot.players import people
-from bot.sessions import Session, Sessions
+from bot.sessions import Session, Sessions, state_json
 from bot.settings import GuildSettings
 from bot.store import FinishedGame, Store
 from bot.tables.base import EMBED_COLOUR, Move, Rendered, TableAdapter
@@ -529,7 +529,8 @@ class Tables:
                 is_admin=actor.is_admin,
             )
             work.state = adapter.apply(session.state, move, self.rng)
-            if work.state == session.state:  # asked for what already is: nothing to commit
+            # Asked for what already is: nothing to commit.
+            if state_json(work) == state_json(session):
                 work = session
                 rendered = adapter.render(session)
             else:

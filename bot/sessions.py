@@ -41,6 +41,8 @@ class Session:
     created_at: float = field(default_factory=time.time)
     shown_revision: int = 0  # the revision the table message in the channel shows
     ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
+    #: The state's JSON and the state object it was written from (see `state_json`).
+    written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -53,16 +55,27 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
+def state_json(session: Session) -> str:
+    """The state's JSON, written once per state: a move compares it with the state before
+    (nothing to commit when they are the same) and then saves it. States are never changed in
+    place (an engine moves on a copy), so the text of the same object stays true."""
+    written = session.written
+    if written is None or written[0] is not session.state:
+        text = "null" if session.state is None else session.state.model_dump_json()
+        written = session.written = (session.state, text)
+    return written[1]
+
+
 def session_json(session: Session) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
     "ping"}. The models write their own JSON (pydantic's serializer, in Rust): the hot path of
     every move, several times cheaper than model_dump() followed by json.dumps()."""
-    state = "null" if session.state is None else session.state.model_dump_json()
-    return (
-        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
-        f'"turn_deadline":{json.dumps(session.turn_deadline)},'
-        f'"bot_deadline":{json.dumps(session.bot_deadline)},"ping":{json.dumps(session.ping)}}}'
-    )
+    tail = json.dumps(
+        {"turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
+         "ping": session.ping},
+        separators=(",", ":"),
+    )  # fmt: skip
+    return f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},{tail[1:]}'
 
 
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
