@@ -19,15 +19,24 @@ def state_of(d: Driver, kind: str) -> Any:
     return ADAPTERS[kind].state_model.model_validate(json.loads(row["data"])["state"])
 
 
-def live_table(d: Driver, kind: str) -> FakeMessage:
-    """The message holding the game's enabled table buttons: the one players press."""
+def find_live_table(d: Driver, kind: str) -> FakeMessage | None:
+    """The message holding the game's enabled table buttons, or None while there is none (a
+    fresh post retires the old table first, then posts the new one)."""
     prefix = f"t:{kind}:"
     for msg in reversed(d.fake.public(TABLE)):
         if any(
             b["custom_id"].startswith(prefix) and not b.get("disabled") for b in msg.buttons()
         ):
             return msg
-    raise AssertionError("no live table in the channel")
+    return None
+
+
+def live_table(d: Driver, kind: str) -> FakeMessage:
+    """The message holding the game's enabled table buttons: the one players press."""
+    msg = find_live_table(d, kind)
+    if msg is None:
+        raise AssertionError("no live table in the channel")
+    return msg
 
 
 def button(msg: FakeMessage, action: str, arg: str | None = None) -> str:

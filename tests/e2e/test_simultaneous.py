@@ -14,7 +14,15 @@ import pytest
 from games.farkle.scoring import best_selection
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord
 from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, FakeUser, running_bot
-from tests.e2e.live_table import ADAPTERS, button, live_table, select_payload, start, state_of
+from tests.e2e.live_table import (
+    ADAPTERS,
+    button,
+    find_live_table,
+    live_table,
+    select_payload,
+    start,
+    state_of,
+)
 
 PLAYERS = {u.id: u for u in (ALICE, BOB, CAROL)}
 
@@ -194,10 +202,11 @@ async def test_a_kill_between_the_commit_and_the_table_leaves_a_true_table(
     assert stale.buttons() and "Thrown" not in stale.text()  # the channel shows the past
     async with running_bot(db, fake=fake, seed=3) as d2:
         for _ in range(300):
-            table = live_table(d2, "farkle")
-            if "Thrown" in table.text():
+            found = find_live_table(d2, "farkle")
+            if found is not None and "Thrown" in found.text():
                 break
             await asyncio.sleep(0.01)
+        table = live_table(d2, "farkle")
         state = state_of(d2, "farkle")
         assert "Thrown" in table.text()
         stamp = int(button(table, "roll").split(":")[5])
