@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from games.autoplay import Chooser, play_part
 from games.copies import working_copy
@@ -99,6 +99,12 @@ class FarkleState(BaseModel):
         default_factory=list,
         description="(player id, score) after each turn, in order: the end-of-game chart.",
     )
+
+    @field_validator("rules")
+    @classmethod
+    def _shared_rules(cls, rules: FarkleRules) -> FarkleRules:
+        """Every game of one rule set holds the same rules object (see canonical)."""
+        return rules.canonical()
 
     def player(self, user_id: int) -> FarklePlayer:
         return seated(self.players, user_id)

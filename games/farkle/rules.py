@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -97,13 +98,22 @@ class FarkleRules(BaseModel):
         rule set a dozen times per move, and each hash of its 24 fields costs a microsecond.
         Kept outside the fields, where pydantic's equality and dumps do not look, with this
         object's id: a copy (model_copy(update=...) copies it along) computes its own."""
+        return self._identity()[1]
+
+    def _identity(self) -> tuple[int, int, tuple[object, ...]]:
+        """(this object's id, the hash, the field values), computed once per object."""
         cached = self.__dict__.get(_HASH)
         if cached is None or cached[0] != id(self):
-            cached = self.__dict__[_HASH] = (
-                id(self),
-                hash(tuple(self.__dict__[f] for f in _FIELDS)),
-            )
-        return cached[1]
+            values = tuple(self.__dict__[f] for f in _FIELDS)
+            cached = self.__dict__[_HASH] = (id(self), hash(values), values)
+        return cached  # type: ignore[no-any-return]
+
+    def canonical(self) -> FarkleRules:
+        """The one object of the process holding these rules (this one, if it is the
+        first). The scoring caches find a key by identity before they try equality, and
+        pydantic's equality of two rule sets costs 5 us: a hundred games of one rule set,
+        each loaded with its own copy, compared their rules a dozen times per move."""
+        return _CANONICAL.setdefault(self._identity()[2], self)
 
     def triple(self, face: int) -> int:
         """What three dice of one face score."""
@@ -121,6 +131,10 @@ class FarkleRules(BaseModel):
 
 
 _FIELDS = tuple(FarkleRules.model_fields)
+#: Each rule set in use, by its field values, held while something uses it.
+_CANONICAL: weakref.WeakValueDictionary[tuple[object, ...], FarkleRules] = (
+    weakref.WeakValueDictionary()
+)
 
 PRESETS: dict[str, FarkleRules] = {
     "crappy-malappy": FarkleRules(
@@ -179,6 +193,7 @@ PRESETS: dict[str, FarkleRules] = {
         end_rule="one_more_turn",
     ),
 }
+PRESETS = {name: rules.canonical() for name, rules in PRESETS.items()}
 
 PRESET_BLURBS: dict[str, str] = {
     "crappy-malappy": "The family rules: 8000 to win (5000 short, 10000 long), 250 to bank, "

@@ -3,14 +3,19 @@ hand-picked examples from the rule texts of Crappy Malappy and Farkle."""
 
 from __future__ import annotations
 
+import gc
 import itertools
+import json
 import random
+import weakref
 from collections import Counter
 from functools import cache
 
 import pytest
 
+from games.copies import working_copy
 from games.errors import GameError, InvalidSelection
+from games.farkle.engine import FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import (
     NotScoringSelection,
@@ -387,3 +392,28 @@ def test_a_rule_sets_hash_is_kept_and_never_goes_stale() -> None:
     assert changed != classic
     assert classic.model_dump() == same.model_dump()
     assert classic.model_dump_json() == same.model_dump_json()
+
+
+def test_games_of_one_rule_set_share_one_rules_object(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Games loaded each from its own JSON hold one rules object, so the scoring caches find
+    their key by identity and never run pydantic's equality (5 us) on a lookup; another rule
+    set is another object, and one nothing uses any more is let go."""
+    dump = {
+        "rules": PRESETS["classic"].model_dump(mode="json"),
+        "players": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Ben"}],
+    }
+    a = FarkleState.model_validate(dump)
+    b = FarkleState.model_validate_json(json.dumps(dump))
+    assert a.rules is b.rules is PRESETS["classic"] and working_copy(a).rules is a.rules
+    other = FarkleState.model_validate({**dump, "rules": {**dump["rules"], "target": 777}})
+    assert other.rules is not a.rules and other.rules.target == 777 and other.rules != a.rules
+    gone = weakref.ref(other.rules)
+    del other
+    gc.collect()
+    assert gone() is None
+    compared: list[object] = []
+    monkeypatch.setattr(FarkleRules, "__eq__", lambda x, y: compared.append(y) or x is y)
+    for rules in (a.rules, b.rules, a.rules):
+        assert score_selection([1, 5, 5], rules) == 200
+        assert best_score([2, 2, 2, 1], rules) == 300
+    assert compared == []
