@@ -54,20 +54,14 @@ def custom_id(
 ) -> str:
     """The custom_id of a button: `CUSTOM_ID` parses it back. Checked field by field with
     plain string tests (a renderer's bug, never user input), not by the regex: a table builds
-    a dozen of these for every move, and the few kind-action pairs are checked once each."""
-    text = "" if arg is None else str(arg)
-    if not (
-        0 <= channel_id < 10**20
-        and 0 <= game < 10**9
-        and 0 <= stamp < 10**10
-        and (
-            arg is None or (0 < len(text) <= 30 and text.isascii() and _ARG_CHARS.issuperset(text))
-        )
-    ):
+    a dozen of these for every move, and the few kind-action pairs, like the channel, game
+    and stamp its buttons share, are checked and written once each."""
+    if arg is None:
+        return _prefix(kind, action) + _ids(channel_id, game, stamp)
+    text = str(arg)
+    if not (0 < len(text) <= 30 and text.isascii() and _ARG_CHARS.issuperset(text)):
         raise ValueError(f"bad custom_id fields {(kind, action, channel_id, game, stamp, arg)!r}")
-    return f"{_prefix(kind, action)}{channel_id}:{game}:{stamp}" + (
-        "" if arg is None else f":{text}"
-    )
+    return f"{_prefix(kind, action)}{_ids(channel_id, game, stamp)}:{text}"
 
 
 _ARG_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -79,6 +73,14 @@ def _prefix(kind: str, action: str) -> str:
     if not (_word(kind) and _word(action)):
         raise ValueError(f"bad custom_id fields {(kind, action)!r}")
     return f"t:{kind}:{action}:"
+
+
+@functools.lru_cache(maxsize=4096)
+def _ids(channel_id: int, game: int, stamp: int) -> str:
+    """'<channel>:<game>:<stamp>', once the three are checked as CUSTOM_ID reads them."""
+    if not (0 <= channel_id < 10**20 and 0 <= game < 10**9 and 0 <= stamp < 10**10):
+        raise ValueError(f"bad custom_id fields {(channel_id, game, stamp)!r}")
+    return f"{channel_id}:{game}:{stamp}"
 
 
 def _word(text: str) -> bool:
@@ -100,18 +102,19 @@ class TableItem:
     custom_id carries everything a click needs, so no discord.ui object is built to send it
     or to receive its clicks (`GameBot.on_interaction` takes them all). Treat it as frozen
     (`dataclasses.replace` makes a changed one); it is not declared so only because a frozen
-    dataclass is four times slower to build, and a table builds a dozen per move."""
+    dataclass is four times slower to build, and a table builds a dozen per move. A button is
+    built with its six fields given in order: twice as fast as naming them."""
 
     custom_id: str
     label: str = ""
     style: int = discord.ButtonStyle.secondary.value
     disabled: bool = False
     row: int | None = None
+    emoji: discord.PartialEmoji | None = None  # a button's picture
     placeholder: str | None = None
     options: tuple[Option, ...] = ()
     min_values: int = 1
     max_values: int = 1
-    emoji: discord.PartialEmoji | None = None  # a button's picture
 
     @property
     def width(self) -> int:
@@ -163,12 +166,12 @@ def button(
     emoji: discord.PartialEmoji | None = None,
 ) -> TableItem:
     return TableItem(
-        custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
-        label=label[:80],
-        style=style.value,
-        disabled=disabled,
-        row=row,
-        emoji=emoji,
+        custom_id(kind, action, channel_id, game, stamp, arg),
+        label[:80],
+        style.value,
+        disabled,
+        row,
+        emoji,
     )
 
 

@@ -4,6 +4,7 @@ and the one write path every state change takes (save commits before anyone is t
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import math
@@ -48,10 +49,10 @@ class Session:
     def started(self) -> bool:
         return self.state is not None
 
-    @property
+    @functools.cached_property
     def game_id(self) -> int:
         """Which game of this channel a button belongs to: a button of an earlier game here
-        never acts on this one, whatever its stamp."""
+        never acts on this one, whatever its stamp. (Kept: every button of a table asks.)"""
         return int(self.created_at * 1000) % 1_000_000_000
 
 

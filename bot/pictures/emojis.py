@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 import discord
 
-from bot.pictures.faces import DieLook, card_key, catalogue, die_key, png
+from bot.pictures.faces import LOOKS, DieLook, card_key, catalogue, die_key, png
 from games.crap.cards import label, sort_cards
 from games.kuriki.values import dice_text
 
@@ -44,7 +44,7 @@ class Faces:
     when the upload was refused) everything is today's text, so play never depends on them."""
 
     def __init__(self) -> None:
-        self._emojis: dict[str, discord.PartialEmoji] = {}
+        self.use({})
 
     @property
     def pictures(self) -> bool:
@@ -52,18 +52,26 @@ class Faces:
 
     def use(self, emojis: dict[str, discord.PartialEmoji]) -> None:
         self._emojis = dict(emojis)
+        # Every die as a button's picture and as text, by (face, look), worked out once: a
+        # Farkle table writes a dozen dice on every move.
+        self._die_emojis = {
+            (face, look): self._emojis.get(die_key(face, look)) for face in KEYCAPS for look in LOOKS
+        }
+        self._die_texts = {
+            (face, look): (
+                (KEYCAPS[face] if look == "play" else str(face)) if emoji is None else str(emoji)
+            )
+            for (face, look), emoji in self._die_emojis.items()
+        }
 
     def die_emoji(self, face: int, look: DieLook = "play") -> discord.PartialEmoji | None:
         """For a button or a select option; None without pictures."""
-        return self._emojis.get(die_key(face, look))
+        return self._die_emojis[face, look]
 
     def die(self, face: int, look: DieLook = "play") -> str:
         """A die in the text: its picture, else a keycap in play and the digit otherwise
         (set aside, selected), as the tables always wrote them."""
-        emoji = self.die_emoji(face, look)
-        if emoji is not None:
-            return str(emoji)
-        return KEYCAPS[face] if look == "play" else str(face)
+        return self._die_texts[face, look]
 
     def dice(self, faces: Iterable[int], look: DieLook = "play", sep: str = " ") -> str:
         return sep.join(self.die(f, look) for f in faces)

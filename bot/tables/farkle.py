@@ -3,6 +3,7 @@ whole state is the public view."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
 from collections.abc import Callable
@@ -413,11 +414,10 @@ class FarkleTable(TableAdapter):
             )
         )
         if turn.dice and not engine.must_reroll_last_die(state):
-            try:
-                bank_total = turn.total + engine.selection_value(state)
-                bank_label = f"Bank {bank_total}"
-            except IllegalMove:
-                bank_label = "Bank"
+            bank_label = "Bank"
+            if turn.selected:  # an empty selection is no value (and no exception to raise)
+                with contextlib.suppress(IllegalMove):
+                    bank_label = f"Bank {turn.total + engine.selection_value(state)}"
             items.append(
                 self.button(
                     session,

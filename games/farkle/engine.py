@@ -14,7 +14,7 @@ from games.copies import working_copy
 from games.dice import roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
-from games.farkle.scoring import best_score, best_selection, score_selection, triples_in
+from games.farkle.scoring import best_pick, best_score, best_selection, score_selection, triples_in
 from games.lobby import Seat, extend_log, seated
 
 LOG_LENGTH = 12
@@ -201,6 +201,8 @@ def legal_actions(state: FarkleState, user_id: int) -> set[ActionKind]:
     if must_reroll_last_die(state):
         return {"roll"}
     acts = {"toggle"}
+    if not turn.selected:  # nothing to set aside yet (and no exception to raise for it)
+        return acts
     try:
         value = selection_value(state)
     except InvalidSelection:
@@ -218,10 +220,9 @@ def best_keep(state: FarkleState) -> tuple[int, int, bool] | None:
     turn = state.turn
     if state.finished or not turn.dice or must_reroll_last_die(state):
         return None
-    picked = best_selection(turn.dice, state.rules, turn.extended)
+    value, picked = best_pick(turn.dice, state.rules, turn.extended)
     if not picked:
         return None
-    value = score_selection([turn.dice[i] for i in picked], state.rules, turn.extended)
     hot = len(picked) == len(turn.dice)
     left = 6 if hot else len(turn.dice) - len(picked)
     return value, left, bank_shortfall(state, value, hot) is None

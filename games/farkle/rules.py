@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import weakref
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -15,8 +16,9 @@ EndRule = Literal["finish_round", "one_more_turn"]
 #: The most players one table takes: "no limit" (Crappy Malappy) is capped where one Discord
 #: message still shows everyone (a select holds 25 options, an embed 25 fields).
 MAX_PLAYERS_LIMIT = 25
-#: Where a rule set keeps its hash (see FarkleRules.__hash__): not a field name.
+#: Where a rule set keeps its hash and field values (see FarkleRules.__hash__): no field names.
 _HASH = "__rules_hash"
+_VALUES = "__rules_values"
 
 
 class FarkleRules(BaseModel):
@@ -96,24 +98,33 @@ class FarkleRules(BaseModel):
     def __hash__(self) -> int:
         """Pydantic's hash of a frozen model, computed once: the scoring caches key on the
         rule set a dozen times per move, and each hash of its 24 fields costs a microsecond.
-        Kept outside the fields, where pydantic's equality and dumps do not look, with this
-        object's id: a copy (model_copy(update=...) copies it along) computes its own."""
-        return self._identity()[1]
-
-    def _identity(self) -> tuple[int, int, tuple[object, ...]]:
-        """(this object's id, the hash, the field values), computed once per object."""
+        Kept outside the fields, where pydantic's equality and dumps do not look; a changed
+        copy (`model_copy(update=...)`) computes its own."""
         cached = self.__dict__.get(_HASH)
-        if cached is None or cached[0] != id(self):
-            values = tuple(self.__dict__[f] for f in _FIELDS)
-            cached = self.__dict__[_HASH] = (id(self), hash(values), values)
-        return cached  # type: ignore[no-any-return]
+        return self._values()[1] if cached is None else cached  # type: ignore[no-any-return]
+
+    def _values(self) -> tuple[tuple[object, ...], int]:
+        """(the field values, their hash), computed once and kept."""
+        values = self.__dict__.get(_VALUES)
+        if values is None:
+            values = self.__dict__[_VALUES] = tuple(self.__dict__[f] for f in _FIELDS)
+            self.__dict__[_HASH] = hash(values)
+        return values, self.__dict__[_HASH]
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; one with changed fields forgets the kept values and hash of the original."""
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            copy.__dict__.pop(_HASH, None)
+            copy.__dict__.pop(_VALUES, None)
+        return copy
 
     def canonical(self) -> FarkleRules:
         """The one object of the process holding these rules (this one, if it is the
         first). The scoring caches find a key by identity before they try equality, and
         pydantic's equality of two rule sets costs 5 us: a hundred games of one rule set,
         each loaded with its own copy, compared their rules a dozen times per move."""
-        return _CANONICAL.setdefault(self._identity()[2], self)
+        return _CANONICAL.setdefault(self._values()[0], self)
 
     def triple(self, face: int) -> int:
         """What three dice of one face score."""

@@ -141,19 +141,27 @@ def best_score(dice: Iterable[int], rules: FarkleRules, extended: Iterable[int] 
     return _best(counts_of(dice), rules, frozenset(extended))[0]
 
 
-def best_selection(
+def best_pick(
     dice: Iterable[int], rules: FarkleRules, extended: Iterable[int] = ()
-) -> list[int]:
-    """Indexes into `dice` of a highest-scoring selection (fewest dice among equals)."""
+) -> tuple[int, list[int]]:
+    """A highest-scoring selection: its points, and its indexes into `dice` (fewest dice
+    among equals; none for a farkle)."""
     dice = list(dice)
-    _, sub = _best(counts_of(dice), rules, frozenset(extended))
+    value, sub = _best(counts_of(dice), rules, frozenset(extended))
     want = list(sub)
     picked: list[int] = []
     for i, d in enumerate(dice):
         if want[d - 1]:
             want[d - 1] -= 1
             picked.append(i)
-    return picked
+    return value, picked
+
+
+def best_selection(
+    dice: Iterable[int], rules: FarkleRules, extended: Iterable[int] = ()
+) -> list[int]:
+    """Indexes into `dice` of a highest-scoring selection (fewest dice among equals)."""
+    return best_pick(dice, rules, extended)[1]
 
 
 def triples_in(dice: Iterable[int], rules: FarkleRules) -> set[int]:
