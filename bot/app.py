@@ -22,6 +22,7 @@ from bot.errors import GameTree, UserError, answer_error
 from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
+from bot.respond import release
 from bot.service import Tables
 from bot.store import Store
 from bot.tables.base import TableAdapter
@@ -143,7 +144,10 @@ class GameBot(commands.AutoShardedBot):
             return  # slash commands go through the command tree
         data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
         values = tuple(str(v) for v in data.get("values", ()))
-        await self.on_component(interaction, str(data.get("custom_id", "")), values)
+        try:
+            await self.on_component(interaction, str(data.get("custom_id", "")), values)
+        finally:
+            release(interaction)
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]

@@ -4,13 +4,15 @@ throw away (`bot/respond.py`); with a discord.py whose parts moved, it answers t
 
 from __future__ import annotations
 
+import gc
 import logging
 
+import discord
 import pytest
 
 import bot.respond
 from tests.e2e.fake_discord import InteractionRecord
-from tests.e2e.harness import ALICE, BOB, TABLE, Driver
+from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver
 
 
 def callback_requests(d: Driver, record: InteractionRecord) -> list:
@@ -50,3 +52,26 @@ async def test_a_discord_py_without_those_parts_answers_through_edit_message(
     warnings = [r.getMessage() for r in d.logs.records if r.levelno == logging.WARNING]
     assert warnings == ["discord.py's interaction callback moved: edits read the message back"]
     d.logs.records.clear()  # the one warning expected
+
+
+async def test_an_answered_click_is_freed_without_the_garbage_collector(d: Driver) -> None:
+    """discord.py's InteractionResponse points back to its interaction: left alone, every
+    click's interaction, message, member and user wait for a garbage collection. Once the bot
+    answered, it lets go of the response, so they are freed at once."""
+    await roll(d)
+    table = d.table(TABLE)
+    player = ALICE if f"<@{ALICE.id}>'s turn" in table.text() else BOB
+    die = next(b["custom_id"] for b in table.buttons() if ":toggle:" in b["custom_id"])
+    gc.collect()
+    gc.disable()
+    try:
+        moved = await d.click(player, TABLE, custom_id=die, message=table)
+        live = d.table(TABLE)
+        enabled = next(b["custom_id"] for b in live.buttons() if not b.get("disabled"))
+        refused = await d.click(CAROL, TABLE, custom_id=enabled, message=live)  # not playing
+        await d.settle()
+        alive = [o for o in gc.get_objects() if isinstance(o, discord.Interaction)]
+    finally:
+        gc.enable()
+    assert moved.callback_type == 7 and refused.ephemeral
+    assert alive == []
