@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import gc
 import math
+import os
 import random
 import sqlite3
 import sys
@@ -143,6 +144,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--profile", action="store_true", help="cProfile the bot during the moves")
     p.add_argument("--keep", action="store_true", help="keep the temporary database")
+    p.add_argument(
+        "--pin",
+        action="store_true",
+        help="the load generator on the first CPU, the bot on the second (Linux, 2+ CPUs): "
+        "single runs vary less, to compare two versions of the code",
+    )
     return p.parse_args(argv)
 
 
@@ -340,6 +347,16 @@ def check_database(path: Path, tables: list[Table]) -> dict[str, Any]:
     }
 
 
+def pin(bot_pid: int) -> None:
+    """This process (the fake Discord and the load generator) on the first CPU, the bot on
+    the second, before the bot starts its threads (they inherit it)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise SystemExit("--pin needs two CPUs")
+    os.sched_setaffinity(0, {cpus[0]})
+    os.sched_setaffinity(bot_pid, {cpus[1]})
+
+
 async def run(args: argparse.Namespace) -> int:
     tmp = tempfile.TemporaryDirectory(prefix="tablebot-bench-")
     database = Path(tmp.name) / "bench.sqlite3"
@@ -374,6 +391,8 @@ async def run(args: argparse.Namespace) -> int:
     )
     try:
         await bot.start()
+        if args.pin:
+            pin(bot.pid)
         await bot.wait("ready", 60)
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
@@ -420,6 +439,7 @@ async def run(args: argparse.Namespace) -> int:
         f"bot in a child process (python -m bench.botproc: {what}), fake Discord + load "
         "generator in this process; HTTP and websocket on 127.0.0.1; OpenAPI schema "
         f"validation {'ON' if args.validate else 'OFF'}"
+        + ("; pinned: this process on one CPU, the bot on another" if args.pin else "")
     )
     header("bench.interactions", layout)
     print(

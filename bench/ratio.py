@@ -40,6 +40,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--rate", type=float, default=None, help="compare at this many moves/s, not flat out"
     )
+    p.add_argument(
+        "--pin", action="store_true", help="bench.interactions --pin: a CPU for each process"
+    )
     return p.parse_args(argv)
 
 
@@ -48,6 +51,7 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
     cmd = [
         sys.executable, "-m", "bench.interactions", "--channels", str(args.channels),
         "--moves", str(args.moves), "--rates", rates, "--quiet-wait", "5", *extra,
+        *(["--pin"] if args.pin else []),
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     found = CPU.findall(out)  # the flat-out phase's, then the paced one's
@@ -59,6 +63,7 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     rate = "" if args.rate is None else f" --rate {args.rate:g}"
+    rate += " --pin" if args.pin else ""
     print(f"$ python -m bench.ratio --rounds {args.rounds} --channels {args.channels} "
           f"--moves {args.moves}{rate}")  # fmt: skip
     seen: dict[str, list[float]] = {name: [] for name in RUNS}
