@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import discord
 from pydantic import BaseModel
 
-from bot.components import TableItem, custom_id, select, view_of
+from bot.components import TableItem, button, select, view_of
 from bot.pictures.emojis import Faces
 from bot.players import who
 from bot.sessions import Session
@@ -278,17 +278,20 @@ class TableAdapter(ABC):
         row: int | None = None,
         emoji: discord.PartialEmoji | None = None,
     ) -> TableItem:
-        """A button of this session's game, stamped with the decision it answers (built here
-        rather than through `components.button`: a table makes a dozen per move)."""
+        """A button of this session's game, stamped with the decision it answers."""
         text = None if arg is None else str(arg)
-        stamp = self.stamp_of(session.state, action, text)
-        return TableItem(
-            custom_id(self.kind, action, session.channel_id, session.game_id, stamp, text),
-            label[:80],
-            style.value,
-            disabled,
-            row,
-            emoji,
+        return button(
+            self.kind,
+            action,
+            session.channel_id,
+            session.game_id,
+            self.stamp_of(session.state, action, text),
+            label,
+            arg=text,
+            style=style,
+            disabled=disabled,
+            row=row,
+            emoji=emoji,
         )
 
     def select(
