@@ -147,8 +147,8 @@ class PostgresStore(Store):
         """Written at once (`defer` is a SQLite economy: a shared database's marks are read
         by the other processes too)."""
         await self.pool.execute(
-            "UPDATE sessions SET message_id = $1, shown_revision = GREATEST(shown_revision, $2)"
-            " WHERE channel_id = $3",
+            "UPDATE sessions SET message_id = $1, shown_revision = $2"
+            " WHERE channel_id = $3 AND shown_revision <= $2",
             message_id,
             revision,
             channel_id,

@@ -270,9 +270,9 @@ class Sessions:
         cached = self._cache.get(channel_id)
         edited = cached is not None and cached.message_id == message_id
         await self.store.table_shown(channel_id, message_id, revision, defer=edited)
-        if cached is not None:
+        if cached is not None and revision >= cached.shown_revision:  # as the store does
             cached.message_id = message_id
-            cached.shown_revision = max(cached.shown_revision, revision)
+            cached.shown_revision = revision
 
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)

@@ -599,7 +599,7 @@ class SqliteStore(Store):
             if self._shown_writer is None:
                 self._shown_writer = asyncio.create_task(self._write_shown_later())
             return
-        await self.db.execute(_SHOWN_UPDATE, (message_id, revision, channel_id))
+        await self.db.execute(_SHOWN_UPDATE, (message_id, revision, channel_id, revision))
 
     async def _write_shown_later(self) -> None:
         await asyncio.sleep(SHOWN_DELAY)
@@ -614,7 +614,7 @@ class SqliteStore(Store):
         marks, self._shown = self._shown, {}
         if marks:
             await self.db.executemany(
-                _SHOWN_UPDATE, [(m, r, channel) for channel, (m, r) in marks.items()]
+                _SHOWN_UPDATE, [(m, r, channel, r) for channel, (m, r) in marks.items()]
             )
 
     async def behind_sessions(self) -> list[int]:
@@ -875,9 +875,12 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
     )
 
 
+#: A mark of an older revision than the recorded one changes nothing: a late writer (a
+#: display that lost a race, a process thought dead) never points a restart at a table
+#: message older than the one recorded.
 _SHOWN_UPDATE = (
-    "UPDATE sessions SET message_id = ?, shown_revision = MAX(shown_revision, ?)"
-    " WHERE channel_id = ?"
+    "UPDATE sessions SET message_id = ?, shown_revision = ?"
+    " WHERE channel_id = ? AND shown_revision <= ?"
 )
 
 #: The columns `finish_session` writes, in the order of `finished_values` (both backends

@@ -286,4 +286,30 @@ async def test_an_edited_tables_mark_is_written_with_others_and_a_lost_one_is_re
     assert await second.store.behind_sessions() == [CHANNEL]
     update = await second.catch_up(CHANNEL)
     assert update is not None and update.revision == toggled.update.revision  # type: ignore[union-attr]
+    # The redraw edits the same message and mentions nobody: the edit it replays had no ping.
+    assert not update.fresh and update.ping == () and update.message_id == table_id
     await second.store.close()
+
+
+async def test_a_late_mark_of_an_older_table_never_replaces_the_newer_one(
+    tables: Tables, clock: Clock
+) -> None:
+    """A display that finishes late (or a process thought dead) marks an older table as shown
+    after a newer one was recorded: the newer one stays the table, so a restart never edits a
+    retired message or redraws a table that is current."""
+    started = await farkle_game(tables, clock)
+    old_id = message_at(clock.now)
+    await show(tables, started, old_id)
+    session = await tables.sessions.get(CHANNEL)
+    mover = PLAYERS[session.state.current_player.id]
+    rolled = await tables.click(mover, find(started, "roll"), old_id)
+    new_id = old_id + 1000
+    await tables.shown(rolled.update, new_id)  # type: ignore[arg-type]  # posted afresh
+    await tables.sessions.table_shown(CHANNEL, old_id, started.update.revision)  # type: ignore[union-attr]
+    if hasattr(tables.store, "flush_shown"):
+        await tables.store.flush_shown()
+    stored = await tables.store.load_session(CHANNEL)
+    assert stored is not None and stored.message_id == new_id
+    assert stored.shown_revision == rolled.update.revision  # type: ignore[union-attr]
+    assert (await tables.sessions.get(CHANNEL)).message_id == new_id
+    assert await tables.store.behind_sessions() == []

@@ -47,6 +47,7 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+import bot as bot_package
 from bot.app import GameBot
 from bot.config import BotConfig
 from bot.settings import GuildSettings
@@ -104,6 +105,26 @@ def _event_tasks() -> list[asyncio.Task[Any]]:
         for t in asyncio.all_tasks()
         if t.get_name().startswith(_MESSAGE_EVENT_TASKS) and not t.done()
     ]
+
+
+def _tasks_of(bot: GameBot) -> list[asyncio.Task[Any]]:
+    """The bot's own background tasks (the store's deferred writes and group commits, its
+    checkpoints, reposts, catch-up, emoji upload): a killed process runs none of them on.
+    Found by where their coroutine is written (the bot's package, not a test's) and what it
+    works on, so another bot of the same test is spared."""
+    store = getattr(bot, "store", None)
+    owners = [
+        o for o in (bot, store, getattr(store, "db", None), bot.tables, bot.timers) if o is not None
+    ]
+    package = str(Path(bot_package.__file__).parent)
+    out = []
+    for task in asyncio.all_tasks():
+        frame = getattr(task.get_coro(), "cr_frame", None)
+        if task.done() or frame is None or not frame.f_code.co_filename.startswith(package):
+            continue
+        if any(value is owner for value in frame.f_locals.values() for owner in owners):
+            out.append(task)
+    return out
 
 
 class _LogCapture(logging.Handler):
@@ -517,7 +538,7 @@ class Driver:
         timers = bot.timers._task
         if timers is not None:
             doomed.append(timers)
-        doomed += _handler_tasks() + _event_tasks()
+        doomed += _handler_tasks() + _event_tasks() + _tasks_of(bot)
         for task in doomed:
             task.cancel()
         for shard in shards:  # the kernel closes a dead process's sockets
