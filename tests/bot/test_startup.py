@@ -21,20 +21,36 @@ from bot.errors import UserError
 from bot.service import Tables
 from bot.settings import GuildSettings, SettingsError
 from tests.bot.conftest import ALICE, CHANNEL, GUILD
+from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 PRESETS_LISTED = "choose crappy-malappy, classic or on-the-table"
 
 
-def start(config: Path | None, *, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """The real entry point in a child process, with a well-formed token (never used: each
-    case fails before Discord is contacted)."""
-    env = {**os.environ, "DISCORD_TOKEN": "MTIz.abc.def"}
+#: The real entry point, with Discord's address on a closed local port: every case fails
+#: before Discord is contacted, and a regression must not reach the internet either. As
+#: root (whom no folder's mode keeps out) `nobody=True` runs it as nobody, with the modules
+#: it uses loaded first (that user may not read the interpreter's own folder).
+ENTRY_POINT = """
+import os, pwd, sys
+import aiohttp, asyncpg, discord.http, bot.__main__, bot.app, bot.tuning
+discord.http.Route.BASE = "http://127.0.0.1:{port}/api/v10"
+if {nobody} and os.geteuid() == 0:
+    nobody = pwd.getpwnam("nobody")
+    os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
+sys.exit(bot.__main__.main(sys.argv[1:]))
+"""
+
+
+def start(
+    config: Path | None, *, cwd: Path = ROOT, nobody: bool = False
+) -> subprocess.CompletedProcess[str]:
+    code = ENTRY_POINT.format(port=closed_port(), nobody=nobody)
     args = ["--config", str(config)] if config is not None else []
     return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
+        [sys.executable, "-c", code, *args],
         cwd=cwd,
-        env=env,
+        env={**os.environ, "DISCORD_TOKEN": "MTIz.abc.def"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -78,6 +94,29 @@ def test_an_unreachable_postgresql_names_host_port_and_key_not_the_password(
     assert "s3cret" not in result.stderr + result.stdout
 
 
+def test_a_postgresql_server_that_refuses_says_what_it_said(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    """The tests' own server on 127.0.0.1: a database it lacks, a user it does not know."""
+    port = postgres_server.port
+    config = write_config(tmp_path, f'database = "{postgres_server.url("no_such_db")}"\n')
+    result = start(config)
+    assert result.returncode == 1
+    assert error(result) == (
+        f"error: cannot use PostgreSQL at 127.0.0.1:{port} (database in {config}):"
+        ' database "no_such_db" does not exist'
+    )
+    url = f"postgresql://ghost:s3cret@127.0.0.1:{port}/postgres"
+    config = write_config(tmp_path, f'database = "{url}"\n')
+    result = start(config)
+    assert result.returncode == 1
+    assert error(result) == (
+        f"error: PostgreSQL at 127.0.0.1:{port} refused the login (database in {config}):"
+        ' role "ghost" does not exist'
+    )
+    assert "s3cret" not in result.stderr
+
+
 def test_a_sqlite_path_that_is_a_folder(tmp_path: Path) -> None:
     (tmp_path / "games").mkdir()
     config = write_config(tmp_path, f'database = "{tmp_path / "games"}"\n')
@@ -114,18 +153,6 @@ def test_a_file_in_the_way_of_the_database_folder(tmp_path: Path) -> None:
     )
 
 
-#: The entry point as another user when run as root (whom no folder's mode keeps out): the
-#: modules it uses are loaded first, as the user may not read the interpreter's own folder.
-AS_NOBODY = """
-import os, pwd, sys
-import aiohttp, asyncpg, discord, bot.__main__, bot.app, bot.tuning
-if os.geteuid() == 0:
-    nobody = pwd.getpwnam("nobody")
-    os.setgroups([]); os.setgid(nobody.pw_gid); os.setuid(nobody.pw_uid)
-sys.exit(bot.__main__.main(["--config", sys.argv[1]]))
-"""
-
-
 @pytest.fixture
 def shared_folder() -> Iterator[Path]:
     """A folder another user can read (pytest's tmp_path is its owner's alone)."""
@@ -141,14 +168,7 @@ def test_no_permission_to_create_the_database(shared_folder: Path) -> None:
     database = locked / "bot.sqlite3"
     config = write_config(shared_folder, f'database = "{database}"\n')
     config.chmod(0o644)
-    result = subprocess.run(
-        [sys.executable, "-c", AS_NOBODY, str(config)],
-        cwd=ROOT,
-        env={**os.environ, "DISCORD_TOKEN": "MTIz.abc.def"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = start(config, nobody=True)
     assert result.returncode == 1
     assert error(result) == (
         f"error: cannot open the SQLite database {database} (database in {config}):"
