@@ -105,8 +105,8 @@ class GuildSettings(BaseModel):
 
 def unknown_preset(name: str) -> str:
     """What is said wherever a preset name is typed that is none (config, lobby, /config)."""
-    names = list(PRESETS)
-    return f"there is no Farkle preset {name!r}; choose {', '.join(names[:-1])} or {names[-1]}"
+    *others, last = PRESETS
+    return f"there is no Farkle rule set called {name!r}; choose {', '.join(others)} or {last}"
 
 
 def sentence(text: str) -> str:

@@ -245,11 +245,12 @@ def test_unexpected_errors_are_not_dressed_up_as_database_problems() -> None:
         ),
         (
             "[defaults]\nfarkle_preset = 'clasic'\n",
-            f"defaults.farkle_preset: there is no Farkle preset 'clasic'; {PRESETS_LISTED}",
+            "defaults.farkle_preset: there is no Farkle rule set called 'clasic';"
+            f" {PRESETS_LISTED}",
         ),
         (
             "[defaults.farkle_house_rules.yahtzee]\nmin_bank = 300\n",
-            f"defaults.farkle_house_rules.yahtzee: there is no Farkle preset 'yahtzee';"
+            f"defaults.farkle_house_rules.yahtzee: there is no Farkle rule set called 'yahtzee';"
             f" {PRESETS_LISTED}",
         ),
     ],
@@ -279,21 +280,21 @@ def test_several_config_problems_are_a_line_each(tmp_path: Path) -> None:
 async def test_an_unknown_preset_in_a_lobby_lists_the_presets(tables: Tables) -> None:
     with pytest.raises(UserError) as caught:
         await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {"rules": "yahtzee"})
-    assert str(caught.value) == f"There is no Farkle preset 'yahtzee'; {PRESETS_LISTED}."
+    assert str(caught.value) == f"There is no Farkle rule set called 'yahtzee'; {PRESETS_LISTED}."
     assert await tables.store.load_session(CHANNEL) is None
 
 
 async def test_an_unknown_preset_in_the_rules_command_lists_the_presets(tables: Tables) -> None:
     with pytest.raises(UserError) as caught:
         await tables.rules(GUILD, CHANNEL, "farkle", "yahtzee")
-    assert str(caught.value) == f"There is no Farkle preset 'yahtzee'; {PRESETS_LISTED}."
+    assert str(caught.value) == f"There is no Farkle rule set called 'yahtzee'; {PRESETS_LISTED}."
 
 
 def test_an_unknown_preset_in_config_commands_lists_the_presets() -> None:
     settings = GuildSettings()
     with pytest.raises(SettingsError) as caught:
         settings.updated(farkle_preset="yahtzee")
-    assert str(caught.value) == f"There is no Farkle preset 'yahtzee'; {PRESETS_LISTED}."
+    assert str(caught.value) == f"There is no Farkle rule set called 'yahtzee'; {PRESETS_LISTED}."
     with pytest.raises(SettingsError) as caught:
         settings.with_house_rule("yahtzee", "min_bank", "300")
-    assert str(caught.value) == f"There is no Farkle preset 'yahtzee'; {PRESETS_LISTED}."
+    assert str(caught.value) == f"There is no Farkle rule set called 'yahtzee'; {PRESETS_LISTED}."
