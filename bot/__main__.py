@@ -6,12 +6,19 @@ PostgreSQL (see bot/migrate.py)."""
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.config import BotConfig, ConfigError, check_token, load_config
+from bot.database_errors import DatabaseUnavailable
+
+if TYPE_CHECKING:
+    from bot.app import GameBot
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -25,12 +32,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def prepare(argv: list[str] | None = None) -> tuple[BotConfig, str, bool]:
-    """Config and token, or ConfigError with one line saying what is wrong."""
+def prepare(argv: list[str] | None = None) -> tuple[BotConfig, str, bool, str]:
+    """Config, token, whether to sync, and where the database setting came from (for an
+    error about the database); or ConfigError with one line saying what is wrong."""
     args = parse_args(argv)
     path = args.config or Path("config.toml")
     config = load_config(path, required=args.config is not None)
-    return config, check_token(os.environ.get("DISCORD_TOKEN")), not args.no_sync
+    token = check_token(os.environ.get("DISCORD_TOKEN"))
+    if "database" in config.model_fields_set:
+        source = f"database in {path}"
+    else:
+        source = f"the default database; set database in {path}"
+    return config, token, not args.no_sync, source
+
+
+def run(bot: GameBot, token: str) -> None:
+    """What `bot.run` does, with the database opened before Discord is contacted."""
+
+    async def runner() -> None:
+        async with bot:
+            await bot.open_store()
+            await bot.start(token)
+
+    with contextlib.suppress(KeyboardInterrupt):  # asyncio.run has closed everything
+        asyncio.run(runner())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return migrate(args[1:])
     try:
-        config, token, sync = prepare(argv)
+        config, token, sync, source = prepare(argv)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -63,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
 
     bot.add_listener(freeze_once, "on_ready")
     try:
-        bot.run(token, log_handler=None)
+        run(bot, token)
+    except DatabaseUnavailable as exc:
+        print(f"error: {exc.naming(source)}", file=sys.stderr)
+        return 1
     except discord.LoginFailure:
         print(
             "error: Discord refused DISCORD_TOKEN (improper token): copy the token again from"

@@ -83,11 +83,7 @@ class GameBot(commands.AutoShardedBot):
         if self.config.farkle_tables:  # games with a Farkle bot build its win tables there
             farkle_policy.cache_dir = Path(self.config.farkle_tables)
             self.adapters["farkle"].build_tables = True  # type: ignore[attr-defined]
-        self.store = await Store.open(
-            self.config.database_path(),
-            shards=self.config.shards(),
-            takeover_after=self.config.takeover_after,
-        )
+        await self.open_store()
         self.tables = Tables(
             store=self.store,
             adapters=self.adapters,
@@ -123,6 +119,17 @@ class GameBot(commands.AutoShardedBot):
             else None
         )
         log.info("Ready to play: %s running sessions", await self.store.count_sessions())
+
+    async def open_store(self) -> None:
+        """Open the database, unless already open: `python -m bot` opens it before it
+        contacts Discord, so that one that cannot be used (DatabaseUnavailable) is said so
+        first, and no login is spent on it."""
+        if not hasattr(self, "store"):
+            self.store = await Store.open(
+                self.config.database_path(),
+                shards=self.config.shards(),
+                takeover_after=self.config.takeover_after,
+            )
 
     async def sync_tree(self) -> None:
         guild_id = self.config.dev_guild_id

@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bot.settings import GuildSettings, describe
+from bot.config_errors import describe
+from bot.settings import GuildSettings
 from bot.store import Shards, is_postgres_url
 
 #: Messages posted below a table after which it counts as pushed out of sight.
@@ -16,7 +17,7 @@ REPOST_AFTER = 3
 
 
 class ConfigError(Exception):
-    """A one-line explanation of what is wrong with the configuration."""
+    """What is wrong with the configuration: one line, or one line per problem of a file."""
 
 
 class BotConfig(BaseModel):
@@ -132,4 +133,8 @@ def load_config(path: Path, *, required: bool = False) -> BotConfig:
     try:
         return BotConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"{path}: {describe(exc)}") from None
+        lines = describe(exc, BotConfig)
+        if len(lines) == 1:
+            raise ConfigError(f"{path}: {lines[0]}") from None
+        listed = "".join(f"\n  {line}" for line in lines)
+        raise ConfigError(f"{path} has {len(lines)} problems:{listed}") from None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.config_errors import located, problems
 from bot.errors import UserError
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
@@ -49,27 +50,38 @@ class GuildSettings(BaseModel):
     crap_force_recycle: bool = Field(False, description="The optional Force Recycle action.")
     crap_bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
 
-    @model_validator(mode="after")
-    def _check(self) -> GuildSettings:
-        if self.farkle_preset not in PRESETS:
-            raise ValueError(f"unknown Farkle preset {self.farkle_preset!r}")
-        for preset in self.farkle_house_rules:
+    @field_validator("farkle_preset")
+    @classmethod
+    def _known_preset(cls, name: str) -> str:
+        if name not in PRESETS:
+            raise ValueError(unknown_preset(name))
+        return name
+
+    @field_validator("farkle_house_rules")
+    @classmethod
+    def _valid_house_rules(cls, house: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        """Each preset's house rules make a valid rule set; a problem keeps its place
+        (`farkle_house_rules.classic.min_bank`), so a config file names the key."""
+        found: list[tuple[list[str], dict[str, Any]]] = []
+        for preset, changes in house.items():
             if preset not in PRESETS:
-                raise ValueError(f"house rules for unknown preset {preset!r}")
-            self.farkle_rules(preset)
-        return self
+                found.append(([preset], {"type": "value_error", "msg": unknown_preset(preset)}))
+                continue
+            try:
+                merged_rules(preset, changes)
+            except ValidationError as exc:
+                found += [([preset], dict(e)) for e in exc.errors(include_url=False)]
+        if found:
+            raise located(found, FarkleRules)
+        return house
 
     def farkle_rules(self, preset: str | None = None, target: int | None = None) -> FarkleRules:
         """The preset with this server's house rules on top, and the start command's target."""
         name = preset or self.farkle_preset
         if name not in PRESETS:
-            raise SettingsError(f"There is no Farkle rule set called {name!r}.")
-        data = PRESETS[name].model_dump()
-        data.update(self.farkle_house_rules.get(name, {}))
-        if target is not None:
-            data["target"] = target
+            raise SettingsError(sentence(unknown_preset(name)))
         try:
-            return FarkleRules.model_validate(data)
+            return merged_rules(name, self.farkle_house_rules.get(name, {}), target)
         except ValidationError as exc:
             raise SettingsError(explain(exc)) from None
 
@@ -89,6 +101,28 @@ class GuildSettings(BaseModel):
         except (ValidationError, SettingsError) as exc:
             msg = explain(exc) if isinstance(exc, ValidationError) else str(exc)
             raise SettingsError(msg) from None
+
+
+def unknown_preset(name: str) -> str:
+    """What is said wherever a preset name is typed that is none (config, lobby, /config)."""
+    *others, last = PRESETS
+    return f"there is no Farkle rule set called {name!r}; choose {', '.join(others)} or {last}"
+
+
+def sentence(text: str) -> str:
+    """`text` with a capital first letter and a full stop."""
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def merged_rules(
+    preset: str, changes: dict[str, Any], target: int | None = None
+) -> FarkleRules:
+    """A known preset with `changes` on top; pydantic's ValidationError when they are bad."""
+    data = {**PRESETS[preset].model_dump(), **changes}
+    if target is not None:
+        data["target"] = target
+    return FarkleRules.model_validate(data)
 
 
 _NONE_WORDS = {"none", "off", "no set", "null", "-"}
@@ -211,27 +245,16 @@ _SETTING_WORDS = {
 }
 
 
-def describe(exc: ValidationError) -> str:
-    """The first validation problem in one short line, naming the key (for config files,
-    whose readers write the keys)."""
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err.get("loc", ()) if p != "__root__")
-    msg = err.get("msg", "invalid value").removeprefix("Value error, ")
-    return f"{where}: {msg}" if where else msg
-
-
 def explain(exc: ValidationError) -> str:
     """The first validation problem as one sentence an admin of /config understands."""
-    err = exc.errors()[0]
-    loc = [str(p) for p in err.get("loc", ()) if p != "__root__"]
-    field = loc[-1] if loc else ""
+    problem = problems(exc)[0]
+    field = str(problem.loc[-1]) if problem.loc else ""
     what = (
         rule_label(field)
         if field in RULE_WORDS
         else _SETTING_WORDS.get(field, field.replace("_", " ").capitalize())
     )
-    ctx = err.get("ctx") or {}
-    kind = err.get("type", "")
+    ctx, kind = problem.ctx, problem.kind
     if kind in ("greater_than_equal", "greater_than") and what:
         return f"{what} must be at least {ctx.get('ge', ctx.get('gt'))}."
     if kind in ("less_than_equal", "less_than") and what:
@@ -240,8 +263,6 @@ def explain(exc: ValidationError) -> str:
         return f"{what} must be {ctx.get('expected', 'one of the listed values')}."
     if kind in ("int_parsing", "int_type", "int_from_float") and what:
         return f"{what} must be a whole number."
-    msg = err.get("msg", "invalid value").removeprefix("Value error, ")
-    msg = msg[:1].upper() + msg[1:]
-    if not msg.endswith("."):
-        msg += "."
-    return f"{what}: {msg}" if what else msg
+    msg = sentence(problem.msg)
+    # A validator's own message says what is wrong in full (an unknown preset, listing them).
+    return f"{what}: {msg}" if what and kind != "value_error" else msg

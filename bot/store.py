@@ -381,14 +381,24 @@ class Store(ABC):
     async def open(
         cls, database: Path | str, *, shards: Shards | None = None, takeover_after: float = 10.0
     ) -> Store:
-        """`shards` and `takeover_after` matter only to a shared (PostgreSQL) database."""
-        if is_postgres_url(database):
-            from bot.pgstore import PostgresStore
+        """`shards` and `takeover_after` matter only to a shared (PostgreSQL) database.
+        A database that cannot be opened (a server that is down, a wrong password, a SQLite
+        path that is a folder) raises DatabaseUnavailable, saying so in words."""
+        from bot.database_errors import unavailable
 
-            return await PostgresStore.open_url(
-                str(database), shards=shards, takeover_after=takeover_after
-            )
-        return await SqliteStore.open_file(database)
+        try:
+            if is_postgres_url(database):
+                from bot.pgstore import PostgresStore
+
+                return await PostgresStore.open_url(
+                    str(database), shards=shards, takeover_after=takeover_after
+                )
+            return await SqliteStore.open_file(database)
+        except Exception as exc:
+            problem = unavailable(database, exc)
+            if problem is None:
+                raise
+            raise problem from exc
 
     @abstractmethod
     async def close(self) -> None: ...
@@ -505,7 +515,11 @@ class SqliteStore(Store):
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         store = cls(await Database.open(path))
-        await store.migrate()
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.db.close()  # its reader's thread would keep the process alive
+            raise
         return store
 
     async def close(self) -> None:

@@ -177,9 +177,12 @@ def test_a_token_with_the_bot_prefix_is_one_line_saying_what_to_change() -> None
     )
 
 
-def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning() -> None:
+def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning(tmp_path: Path) -> None:
     """Discord's address points at a closed local port: the bot says it cannot reach Discord,
-    and logs nothing about voice support (it has no voice)."""
+    and logs nothing about voice support (it has no voice). The database, opened first, is
+    a fresh file."""
+    config = tmp_path / "bot.toml"
+    config.write_text(f'database = "{tmp_path / "bot.sqlite3"}"\n')
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
@@ -191,7 +194,7 @@ def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning() -> None
     )
     env = {**os.environ, "DISCORD_TOKEN": "MTIz.abc.def"}
     result = subprocess.run(
-        [sys.executable, "-c", code, str(ROOT / "config.example.toml")],
+        [sys.executable, "-c", code, str(config)],
         cwd=ROOT,
         env=env,
         capture_output=True,
