@@ -7,15 +7,21 @@ import io
 import itertools
 import random
 import re
+import unicodedata
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import discord
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw, ImageFont
 
+from bot.pictures import story
 from bot.pictures.emojis import Faces, emoji_name, load_emojis, wanted_emojis
 from bot.pictures.faces import LOOKS, SIZE, card_face, card_key, catalogue, die_face, die_key
 from bot.pictures.story import crap_story, farkle_story, kuriki_story, story_picture
+from bot.pictures.text import coverage, drawable, fit, font, player_names
+from games.bots import FIRST_BOT_ID, bot_name
 from games.crap import engine as crap
 from games.crap.cards import full_deck, label, sort_cards
 from games.farkle import engine as farkle
@@ -154,6 +160,112 @@ def test_crap_story_after_scoring_rounds() -> None:
     state.winners = [2]
     assert_story(crap_story(state), 960)
     assert story_picture("none", state) is None
+
+
+# ---------------------------------------------------------------- names in every script
+
+#: A bot, accents, Cyrillic, Greek, a script the font lacks (CJK), an emoji.
+AWKWARD = [bot_name(FIRST_BOT_ID), "Zoë Ünal", "Дмитрий", "Σοφία", "王小明", "😀 Ann"]
+
+
+def awkward_stories() -> dict[str, tuple[Callable[[Any], bytes], Any]]:
+    """A finished game of each kind whose players are named AWKWARD, seated in that order."""
+    ids = [FIRST_BOT_ID] + [10**17 + n for n in range(1, len(AWKWARD))]
+    seats = [Seat(id=i, name=n) for i, n in zip(ids, AWKWARD, strict=True)]
+    fstate, _ = farkle.new_game(seats, PRESETS["classic"], random.Random(1))
+    fstate.players = [p for i in ids for p in fstate.players if p.id == i]
+    fstate.history = [(i, 50 * n) for n, i in enumerate(ids)]
+    fstate.winner = ids[0]
+    kstate = KurikiState.model_validate(
+        {
+            "rules": {"lives": 5},
+            "roller": ids[0],
+            "players": [{"id": i, "name": n, "lives": 2} for i, n in zip(ids, AWKWARD, strict=True)],
+            "winner": ids[0],
+        }
+    )
+    cstate, _ = crap.new_game(seats, crap.CrapRules(), random.Random(2))
+    cstate.players = [p for i in ids for p in cstate.players if p.id == i]
+    cstate.history = [{str(i): 100 * n for n, i in enumerate(ids)}]
+    cstate.winners = [ids[0]]
+    return {
+        "farkle": (farkle_story, fstate),
+        "kuriki": (kuriki_story, kstate),
+        "crap": (crap_story, cstate),
+    }
+
+
+def glyph(f: ImageFont.FreeTypeFont | ImageFont.ImageFont, ch: str) -> tuple[Any, bytes]:
+    mask = f.getmask(ch)
+    return mask.size, bytes(mask)
+
+
+def missing_glyphs(text: str, f: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> list[str]:
+    """The characters of `text` that `f` draws as its empty box (.notdef, the glyph of a
+    code point no font has)."""
+    box = glyph(f, "\U0010ffff")
+    return [ch for ch in text if not ch.isspace() and glyph(f, ch) == box]
+
+
+@pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap"])
+def test_every_name_is_drawn_without_a_missing_glyph(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[str] = []
+    real_text = ImageDraw.ImageDraw.text
+
+    def text(self: ImageDraw.ImageDraw, xy: Any, text: Any, *args: Any, **kwargs: Any) -> Any:
+        f = kwargs.get("font") or (args[1] if len(args) > 1 else None)
+        assert f is not None and missing_glyphs(text, f) == [], text
+        drawn.append(text)
+        return real_text(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", text)
+    robots: list[float] = []
+    real_robot = story.robot
+    monkeypatch.setattr(story, "robot", lambda d, x, *a: robots.append(x) or real_robot(d, x, *a))
+    draw, state = awkward_stories()[kind]
+    assert_story(draw(state), 960)
+    names = " ".join(drawn)
+    # Latin with accents, Cyrillic and Greek as they are; the emoji the font has; the bot's
+    # name with a robot's head drawn before it instead of 🤖; the name in a script the font
+    # lacks as the player's place.
+    for name in ("Dicey", "Zoë Ünal", "Дмитрий", "Σοφία", "😀 Ann", "Player 5"):
+        assert name in names, (name, drawn)
+    assert "🤖" not in names and "王" not in names and len(robots) == 1
+
+
+def test_the_font_covers_latin_greek_and_cyrillic() -> None:
+    """The shipped font's table of characters (read without a font library) agrees with
+    what it draws: every letter of these scripts, and no CJK."""
+    letters = [
+        chr(c)
+        for c in [*range(0x20, 0x250), *range(0x370, 0x3D0), *range(0x400, 0x526)]
+        if unicodedata.category(chr(c)).startswith("L")
+    ]
+    f = font(20)
+    assert all(ord(ch) in coverage() for ch in letters)
+    assert missing_glyphs("".join(letters), f) == []
+    assert ord("王") not in coverage() and missing_glyphs("王", f) == ["王"]
+
+
+def test_names_the_font_cannot_draw_fall_back_to_readable_text() -> None:
+    assert drawable("🤖 Dicey") == "Dicey"
+    assert drawable("𝓙𝓪𝓷𝓮 ｆｕｌｌ") == "Jane full"  # styled letters become plain ones
+    assert drawable("👨\u200d👩\u200d👧 Fam") == "Fam"  # an emoji the font lacks, its joiners
+    assert drawable("Zoë Ünal") == "Zoë Ünal" and drawable("王小明") == ""
+    # No letter left, or two different names that would read the same: the player's place.
+    assert player_names(["王小明", "Li 王", "Li 张", "Ann", "Ann", "Σοφία"]) == [
+        "Player 1",
+        "Player 2",
+        "Player 3",
+        "Ann",
+        "Ann",
+        "Σοφία",
+    ]
+    assert fit("Bartholomew the Magnificent", 24, 150).endswith("…")
+    assert font(24).getlength(fit("Bartholomew the Magnificent", 24, 150)) <= 150
+    assert fit("Ann", 24, 150) == "Ann"
 
 
 class RacingApplication:
