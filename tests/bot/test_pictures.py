@@ -14,7 +14,7 @@ from typing import Any
 
 import discord
 import pytest
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from bot.pictures import story
 from bot.pictures.emojis import Faces, emoji_name, load_emojis, wanted_emojis
@@ -78,6 +78,48 @@ def test_red_suits_are_red_and_black_are_black() -> None:
     assert reds(card_face(13, "S")) == 0 and reds(card_face(13, "C")) == 0
     with pytest.raises(ValueError):
         card_face(1, "H")
+
+
+def test_the_four_colour_deck_gives_each_suit_its_own_colour() -> None:
+    def count(image: Image.Image, colour: Callable[[int, int, int], bool]) -> int:
+        return sum(1 for r, g, b, a in pixels(image) if a > 200 and colour(r, g, b))
+
+    def red(r: int, g: int, b: int) -> bool:
+        return r > 150 and g < 80 and b < 80
+
+    def blue(r: int, g: int, b: int) -> bool:
+        return b > 150 and r < 80
+
+    def green(r: int, g: int, b: int) -> bool:
+        return g > 110 and r < 80 and b < 100
+
+    four = {s: card_face(13, s, four_colours=True) for s in "SHDC"}
+    assert count(four["H"], red) > 500 and count(four["D"], blue) > 500
+    assert count(four["C"], green) > 500
+    assert all(count(four["S"], c) == 0 for c in (red, blue, green))
+    assert count(four["D"], red) == 0 and count(card_face(13, "D"), blue) == 0
+    assert card_face(0, None, four_colours=True).tobytes() == card_face(0, None).tobytes()
+
+
+def emoji_size(image: Image.Image) -> Image.Image:
+    """A picture as Discord shows an emoji in a message: 22 pixels, in grey."""
+    return image.resize((22, 22), Image.Resampling.LANCZOS).convert("L")
+
+
+def test_cards_stay_readable_at_emoji_size(pictures: dict) -> None:
+    """Rank and suit are large: the rank's ink (the joker's 'JK') fills most of the card's
+    upper half, and a spade and a club of the same rank differ clearly at 22 pixels (the
+    club wide with round lobes, the spade narrow and pointed)."""
+    for key, image in pictures.items():
+        if key.startswith("c"):
+            on_white = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image)
+            grey = on_white.convert("L").crop((30, 6, 98, 59))  # the upper half, no border
+            ink = grey.point(lambda v: 255 if v < 160 else 0).getbbox()
+            assert ink is not None and ink[3] - ink[1] >= 48, (key, ink)
+    for rank in ("2", "10", "K", "A"):
+        spade, club = emoji_size(pictures[f"c{rank}S"]), emoji_size(pictures[f"c{rank}C"])
+        differ = sum(ImageChops.difference(spade, club).get_flattened_data()) / 255
+        assert differ > 15, (rank, differ)
 
 
 def test_emoji_pictures_fit_discords_rules() -> None:
@@ -294,3 +336,56 @@ async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
     assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
     assert faces.pictures and len(app.emojis) == len(catalogue())
     assert faces.die(1).startswith("<:tb_d1_") and faces.die(1).endswith(":1>")
+
+
+class Application:
+    """An application's emojis as `load_emojis` lists, creates and deletes them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.emojis: list[SimpleNamespace] = []
+        self.created: list[str] = []
+        for name in names:
+            self.emojis.append(self._emoji(name))
+
+    def _emoji(self, name: str) -> SimpleNamespace:
+        emoji = SimpleNamespace(name=name, id=len(self.emojis) + len(self.created) + 1)
+
+        async def delete() -> None:
+            self.emojis.remove(emoji)
+
+        emoji.delete = delete
+        return emoji
+
+    async def fetch_application_emojis(self) -> list[SimpleNamespace]:
+        return list(self.emojis)
+
+    async def create_application_emoji(self, *, name: str, image: bytes) -> SimpleNamespace:
+        emoji = self._emoji(name)
+        self.emojis.append(emoji)
+        self.created.append(name)
+        return emoji
+
+
+#: Emojis of the release before the cards were redrawn larger (its dice look the same).
+PREVIOUS_CARDS = {"cKH": "tb_cKH_9b37b4", "c10S": "tb_c10S_a1bfde", "cjoker": "tb_cjoker_4cbeb2"}
+
+
+async def test_an_upgrade_uploads_the_redrawn_cards_and_deletes_the_old_ones() -> None:
+    wanted = wanted_emojis()
+    kept = [name for key, (name, _) in wanted.items() if key not in PREVIOUS_CARDS]
+    app, faces = Application([*kept, *PREVIOUS_CARDS.values(), "server_logo"]), Faces()
+    assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
+    # Only the redrawn pictures are uploaded, under their new names; the old ones are gone.
+    assert sorted(app.created) == sorted(wanted[key][0] for key in PREVIOUS_CARDS)
+    assert {e.name for e in app.emojis} == {name for name, _ in wanted.values()} | {"server_logo"}
+    assert faces.card(104).startswith(f"<:{wanted['cjoker'][0]}:")
+
+    # Switching to the four-colour deck uploads its blue diamonds and green clubs and deletes
+    # the red and black ones; the dice, spades, hearts and the joker stay as they are.
+    app.created.clear()
+    four = wanted_emojis(four_colours=True)
+    assert await load_emojis(app, faces, four_colours=True) is True  # type: ignore[arg-type]
+    assert len(app.created) == 26
+    assert all(re.fullmatch(r"tb_c\w+[DC]_[0-9a-f]{6}", name) for name in app.created)
+    assert {e.name for e in app.emojis} == {name for name, _ in four.values()} | {"server_logo"}
+    assert faces.card(2).startswith(f"<:{four['c2D'][0]}:")  # the 2 of diamonds, in blue
