@@ -114,7 +114,9 @@ class GameBot(commands.AutoShardedBot):
         #: Uploading the pictures can take a while (rate limits): the tables use text until
         #: it is done, so the bot plays from the first second.
         self.emoji_task: asyncio.Task[bool] | None = (
-            asyncio.create_task(load_emojis(self, self.faces), name="emojis")
+            asyncio.create_task(
+                load_emojis(self, self.faces, self.config.four_colour_cards), name="emojis"
+            )
             if self.config.pictures
             else None
         )

@@ -63,6 +63,11 @@ class BotConfig(BaseModel):
         description="Show dice and cards as pictures: the bot uploads them once as its "
         "application's own emojis (text when that is refused).",
     )
+    four_colour_cards: bool = Field(
+        False,
+        description="Card pictures of the four-colour deck: spades black, hearts red, "
+        "diamonds blue, clubs green (no two suits alike even at emoji size).",
+    )
     defaults: GuildSettings = Field(
         default_factory=GuildSettings, description="Settings of a server that set none."
     )

@@ -30,10 +30,10 @@ def emoji_name(key: str, picture: bytes) -> str:
     return f"{PREFIX}{key}_{hashlib.sha256(picture).hexdigest()[:6]}"
 
 
-def wanted_emojis() -> dict[str, tuple[str, bytes]]:
+def wanted_emojis(four_colours: bool = False) -> dict[str, tuple[str, bytes]]:
     """Every picture as key -> (emoji name, PNG). Takes about a second: run it in a thread."""
     out = {}
-    for key, image in catalogue().items():
+    for key, image in catalogue(four_colours).items():
         data = png(image)
         out[key] = (emoji_name(key, data), data)
     return out
@@ -109,11 +109,14 @@ async def _upload(client: discord.Client, name: str, picture: bytes) -> discord.
         return again[0]
 
 
-async def load_emojis(client: discord.Client, faces: Faces) -> bool:
-    """List the application's emojis, upload the missing pictures, delete our outdated ones,
-    and let `faces` use them. Any refusal (no permission, the 2000 emojis limit, any HTTP
-    error) keeps the text, says so once as a WARNING, and returns False."""
-    wanted = await asyncio.to_thread(wanted_emojis)
+async def load_emojis(
+    client: discord.Client, faces: Faces, four_colours: bool = False
+) -> bool:
+    """List the application's emojis, upload the missing pictures, delete our outdated ones
+    (pictures since redrawn, or the other deck's cards), and let `faces` use them. Any
+    refusal (no permission, the 2000 emojis limit, any HTTP error) keeps the text, says so
+    once as a WARNING, and returns False."""
+    wanted = await asyncio.to_thread(wanted_emojis, four_colours)
     try:
         existing = {e.name: e for e in await client.fetch_application_emojis()}
         found: dict[str, discord.PartialEmoji] = {}

@@ -8,8 +8,9 @@ import io
 import math
 from typing import Literal
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from bot.pictures.text import font
 from games.crap.cards import JOKER_IDS, NATURAL_CARDS, RANK_NAMES, RANKS, SUITS, rank, suit
 
 SIZE = 128
@@ -35,7 +36,14 @@ _DIE_COLOURS: dict[DieLook, tuple[tuple[int, ...], tuple[int, ...], tuple[int, .
     "selected": ((36, 128, 70, 255), (255, 255, 255, 255), (140, 255, 170, 255)),
     "aside": ((160, 160, 165, 170), (35, 35, 40, 235), (110, 110, 115, 170)),
 }
+Colour = tuple[int, int, int, int]
 _RED, _BLACK, _PURPLE = (200, 30, 40, 255), (25, 25, 25, 255), (120, 50, 160, 255)
+#: The suits' colours: the usual two, or the four-colour deck (diamonds blue, clubs green)
+#: where no two suits share a colour.
+_SUIT_COLOURS: dict[bool, dict[str, Colour]] = {
+    False: {"S": _BLACK, "H": _RED, "D": _RED, "C": _BLACK},
+    True: {"S": _BLACK, "H": _RED, "D": (20, 90, 200, 255), "C": (20, 140, 50, 255)},
+}
 
 
 def png(image: Image.Image) -> bytes:
@@ -80,13 +88,21 @@ def die_face(face: int, look: DieLook = "play") -> Image.Image:
     return _finish(img)
 
 
-def _suit_shape(draw: ImageDraw.ImageDraw, s: str, cx: float, cy: float, r: float) -> None:
-    """A suit pip centred on (cx, cy), `r` its half-height: drawn, not a font glyph, so it
-    never depends on the fonts of the machine."""
-    colour = _RED if s in "HD" else _BLACK
+def _suit_shape(
+    draw: ImageDraw.ImageDraw, s: str, cx: float, cy: float, r: float, colour: Colour
+) -> None:
+    """A suit pip centred on (cx, cy), `r` its half-height: drawn, not a font glyph, and
+    shaped to stay apart at emoji size (22 px): a spade's sharp point against a club's
+    round lobes."""
 
     def circle(x: float, y: float, rad: float) -> None:
         draw.ellipse((x - rad, y - rad, x + rad, y + rad), fill=colour)
+
+    def stem(top: float) -> None:
+        draw.polygon(
+            [(cx - 0.1 * r, top), (cx + 0.1 * r, top), (cx + 0.3 * r, cy + r), (cx - 0.3 * r, cy + r)],
+            fill=colour,
+        )
 
     if s == "D":
         draw.polygon(
@@ -99,37 +115,45 @@ def _suit_shape(draw: ImageDraw.ImageDraw, s: str, cx: float, cy: float, r: floa
             [(cx - 0.98 * r, cy - 0.2 * r), (cx + 0.98 * r, cy - 0.2 * r), (cx, cy + r)],
             fill=colour,
         )
-    elif s == "S":
-        circle(cx - 0.48 * r, cy + 0.2 * r, 0.5 * r)
-        circle(cx + 0.48 * r, cy + 0.2 * r, 0.5 * r)
+    elif s == "S":  # narrow, with a sharp point
+        circle(cx - 0.42 * r, cy + 0.22 * r, 0.42 * r)
+        circle(cx + 0.42 * r, cy + 0.22 * r, 0.42 * r)
         draw.polygon(
-            [(cx - 0.96 * r, cy + 0.08 * r), (cx + 0.96 * r, cy + 0.08 * r), (cx, cy - r)],
+            [(cx, cy - r), (cx + 0.82 * r, cy + 0.2 * r), (cx, cy + 0.5 * r), (cx - 0.82 * r, cy + 0.2 * r)],
             fill=colour,
         )
-        draw.polygon(
-            [(cx, cy + 0.2 * r), (cx - 0.35 * r, cy + r), (cx + 0.35 * r, cy + r)], fill=colour
-        )
-    elif s == "C":
-        circle(cx, cy - 0.45 * r, 0.42 * r)
-        circle(cx - 0.5 * r, cy + 0.12 * r, 0.42 * r)
-        circle(cx + 0.5 * r, cy + 0.12 * r, 0.42 * r)
-        circle(cx, cy + 0.05 * r, 0.25 * r)
-        draw.polygon([(cx, cy), (cx - 0.35 * r, cy + r), (cx + 0.35 * r, cy + r)], fill=colour)
+        stem(cy + 0.2 * r)
+    elif s == "C":  # wide, three big round lobes
+        circle(cx, cy - 0.52 * r, 0.48 * r)
+        circle(cx - 0.6 * r, cy + 0.1 * r, 0.48 * r)
+        circle(cx + 0.6 * r, cy + 0.1 * r, 0.48 * r)
+        circle(cx, cy + 0.02 * r, 0.2 * r)
+        stem(cy)
     else:
         raise ValueError(f"no suit {s!r}")
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size)
+def _rank_text(img: Image.Image, text: str, box: tuple[int, int, int, int], colour: Colour) -> None:
+    """`text` in bold filling `box`'s height, narrowed to its width when wider ('10'):
+    the largest rank the card has room for, the first thing read at 22 px."""
+    f = font(box[3] - box[1])
+    bold = max(1, f.size // 16)
+    left, top, right, bottom = f.getbbox(text, stroke_width=bold)
+    mask = Image.new("L", (right - left, bottom - top), 0)
+    ImageDraw.Draw(mask).text(
+        (-left, -top), text, font=f, fill=255, stroke_width=bold, stroke_fill=255
+    )
+    height = box[3] - box[1]
+    width = min(round(mask.width * height / mask.height), box[2] - box[0])
+    mask = mask.resize((width, height), Image.Resampling.LANCZOS)
+    img.paste(Image.new("RGBA", mask.size, colour), ((box[0] + box[2] - width) // 2, box[1]), mask)
 
 
 def _blank_card() -> tuple[Image.Image, ImageDraw.ImageDraw]:
     img = Image.new("RGBA", (_S, _S), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
-    w = 96 * _SCALE
-    left = (_S - w) // 2
     draw.rounded_rectangle(
-        (left, 2 * _SCALE, left + w, _S - 2 * _SCALE),
+        (10 * _SCALE, 2 * _SCALE, _S - 10 * _SCALE, _S - 2 * _SCALE),
         radius=12 * _SCALE,
         fill=(255, 255, 255, 255),
         outline=(90, 90, 90, 255),
@@ -138,29 +162,37 @@ def _blank_card() -> tuple[Image.Image, ImageDraw.ImageDraw]:
     return img, draw
 
 
-def card_face(rank_: int, suit_: str | None) -> Image.Image:
-    """A playing card: its rank large at the top, its suit below (readable at emoji size);
-    rank 0 (suit None) is the joker."""
+#: Where a card's rank (its upper half) and its suit (centre and half-height) go, at 1x.
+_RANK_BOX = (16, 8, 112, 60)
+_SUIT_AT, _SUIT_R = (64, 92), 29
+
+
+def card_face(rank_: int, suit_: str | None, four_colours: bool = False) -> Image.Image:
+    """A playing card: its rank large and bold in the upper half, its suit as large below
+    (both readable at emoji size), in the suit's colour of the two- or four-colour deck;
+    rank 0 (suit None) is the joker: 'JK' over a star."""
     img, draw = _blank_card()
+    box = (
+        _RANK_BOX[0] * _SCALE,
+        _RANK_BOX[1] * _SCALE,
+        _RANK_BOX[2] * _SCALE,
+        _RANK_BOX[3] * _SCALE,
+    )
+    cx, cy, r = _SUIT_AT[0] * _SCALE, _SUIT_AT[1] * _SCALE, _SUIT_R * _SCALE
     if rank_ == 0:
-        draw.text(
-            (_S // 2, 34 * _SCALE), "JOKER", font=_font(24 * _SCALE), fill=_PURPLE, anchor="mm"
-        )
-        cx, cy, r = _S / 2, 84 * _SCALE, 30 * _SCALE
+        _rank_text(img, "JK", box, _PURPLE)
         points = []
         for i in range(10):  # a five-pointed star
             angle = math.pi / 2 + i * math.pi / 5
-            rad = r if i % 2 == 0 else r * 0.45
-            points.append((cx + rad * math.cos(angle), cy - rad * math.sin(angle)))
+            rad = r * 1.05 if i % 2 == 0 else r * 0.45
+            points.append((cx + rad * math.cos(angle), cy + 0.1 * r - rad * math.sin(angle)))
         draw.polygon(points, fill=_PURPLE)
         return _finish(img)
     if rank_ not in RANKS or suit_ not in SUITS:
         raise ValueError(f"no card {rank_}{suit_}")
-    text = RANK_NAMES.get(rank_, str(rank_))
-    colour = _RED if suit_ in "HD" else _BLACK
-    size = 50 if len(text) == 1 else 44
-    draw.text((_S // 2, 34 * _SCALE), text, font=_font(size * _SCALE), fill=colour, anchor="mm")
-    _suit_shape(draw, suit_, _S / 2, 88 * _SCALE, 28 * _SCALE)
+    colour = _SUIT_COLOURS[four_colours][suit_]
+    _rank_text(img, RANK_NAMES.get(rank_, str(rank_)), box, colour)
+    _suit_shape(draw, suit_, cx, cy, r, colour)
     return _finish(img)
 
 
@@ -180,13 +212,14 @@ def card_key(card: int) -> str:
     return f"c{RANK_NAMES.get(r, str(r))}{suit(card)}"
 
 
-def catalogue() -> dict[str, Image.Image]:
-    """Every picture used as an emoji, by key: 18 dice (6 faces x 3 looks) and 53 cards."""
+def catalogue(four_colours: bool = False) -> dict[str, Image.Image]:
+    """Every picture used as an emoji, by key: 18 dice (6 faces x 3 looks) and 53 cards
+    (of the four-colour deck if asked)."""
     out: dict[str, Image.Image] = {}
     for face in _PIPS:
         for look in LOOKS:
             out[die_key(face, look)] = die_face(face, look)
     for card in range(52):  # one deck's cards: the second deck shares their pictures
-        out[card_key(card)] = card_face(rank(card), suit(card))
+        out[card_key(card)] = card_face(rank(card), suit(card), four_colours)
     out[card_key(JOKER_IDS[0])] = card_face(0, None)
     return out

@@ -15,8 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from bot.pictures.text import fit, font, player_names, write
+from games.bots import is_bot
 from games.crap.engine import CrapState
 from games.farkle.engine import FarkleState
 from games.kuriki.engine import KPlayer, KurikiState
@@ -45,15 +47,14 @@ COLOURS = [
 
 @dataclass
 class Series:
-    """One player's line: their scores at x = 0, 1, 2..."""
+    """One player's line: their scores at x = 0, 1, 2... `bot`: drawn with a robot's head
+    instead of the 🤖 of its name; `left`: the player left the game."""
 
     name: str
     points: list[int]
     won: bool = False
-
-
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    return ImageFont.load_default(size)
+    bot: bool = False
+    left: bool = False
 
 
 def _png(image: Image.Image) -> bytes:
@@ -64,10 +65,6 @@ def _png(image: Image.Image) -> bytes:
         out, format="PNG", compress_level=6
     )
     return out.getvalue()
-
-
-def _short(name: str, limit: int = 18) -> str:
-    return name if len(name) <= limit else name[: limit - 1] + "…"
 
 
 def _nice_step(span: float) -> int:
@@ -86,7 +83,7 @@ def line_chart(
     height = 560 + legend_h
     img = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(img)
-    draw.text((width // 2, 30), title, font=_font(32), fill=TEXT, anchor="mm")
+    write(draw, (width // 2, 30), title, 32, TEXT, "mm")
     left, right, top, bottom = 90, width - 30, 70, 500
     values = [v for s in series for v in s.points] + [0, target]
     low, high = min(values), max(values)
@@ -103,16 +100,15 @@ def line_chart(
     def x(i: float) -> float:
         return left + i / last_x * (right - left)
 
-    small = _font(20)
     for v in range(int(low), int(high) + 1, step):
         draw.line((left, y(v), right, y(v)), fill=GRID, width=1)
-        draw.text((left - 10, y(v)), f"{v}", font=small, fill=MUTED, anchor="rm")
+        write(draw, (left - 10, y(v)), f"{v}", 20, MUTED, "rm")
     x_step = max(1, _nice_step(last_x) if last_x > 10 else 1)
     for i in range(0, last_x + 1, x_step):
-        draw.text((x(i), bottom + 14), str(i), font=small, fill=MUTED, anchor="mt")
-    draw.text(((left + right) // 2, bottom + 44), x_label, font=small, fill=MUTED, anchor="mt")
+        write(draw, (x(i), bottom + 14), str(i), 20, MUTED, "mt")
+    write(draw, ((left + right) // 2, bottom + 44), x_label, 20, MUTED, "mt")
     _dashed(draw, (left, y(target)), (right, y(target)), TARGET, 3)
-    draw.text((left + 8, y(target) - 6), target_label, font=small, fill=TARGET, anchor="lb")
+    write(draw, (left + 8, y(target) - 6), target_label, 20, TARGET, "lb")
     for n, s in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         pts = [(x(i), y(v)) for i, v in enumerate(s.points)]
@@ -124,19 +120,23 @@ def line_chart(
                 draw.line(pts, fill=colour, width=4, joint="curve")
         for px, py in pts[-1:]:
             draw.ellipse((px - 6, py - 6, px + 6, py + 6), fill=colour)
-    font = _font(24)
-    for n, s in enumerate(series):
+    names = player_names([s.name for s in series])
+    for n, (s, name) in enumerate(zip(series, names, strict=True)):
         colour = COLOURS[n % len(COLOURS)]
         lx = 40 + (n % 2) * (width // 2)
         ly = 580 + (n // 2) * 34
         draw.rectangle((lx, ly - 8, lx + 26, ly + 8), fill=colour)
-        final = s.points[-1] if s.points else 0
+        ink = GOLD if s.won else TEXT
         tx = lx + 38
         if s.won:
             _crown(draw, tx + 11, ly + 2, GOLD)
             tx += 32
-        text = f"{_short(s.name)}: {final}"
-        draw.text((tx, ly), text, font=font, fill=GOLD if s.won else TEXT, anchor="lm")
+        if s.bot:
+            robot(draw, tx + 11, ly, 22, ink, BACKGROUND)
+            tx += 30
+        score = f"{' (left)' if s.left else ''}: {s.points[-1] if s.points else 0}"
+        room = lx + width // 2 - 50 - tx - font(24).getlength(score)
+        draw.text((tx, ly), fit(name, 24, room) + score, font=font(24), fill=ink, anchor="lm")
     return _png(img)
 
 
@@ -176,7 +176,7 @@ def farkle_story(state: FarkleState) -> bytes:
     for p in state.players + state.departed:
         scores = [0] + [score for pid, score in state.history if pid == p.id]
         series.append(
-            Series(p.name + (" (left)" if p in state.departed else ""), scores, p.id in winners)
+            Series(p.name, scores, p.id in winners, is_bot(p.id), p in state.departed)
         )
     reach = "target" if state.rules.target_inclusive else "beat"
     return line_chart(
@@ -193,7 +193,7 @@ def crap_story(state: CrapState) -> bytes:
     series = []
     for p in state.players:
         scores = [0] + [r.get(str(p.id), 0) for r in state.history]
-        series.append(Series(p.name, scores, p.id in state.winners))
+        series.append(Series(p.name, scores, p.id in state.winners, is_bot(p.id)))
     return line_chart(
         "CRAP · scores after each scoring round",
         "scoring rounds",
@@ -216,26 +216,33 @@ def kuriki_story(state: KurikiState) -> bytes:
     img = Image.new("RGB", (cols * PAD_W, 60 + rows * PAD_H), BACKGROUND)
     draw = ImageDraw.Draw(img)
     title = f"Kuriki · {state.rules.lives} lives"
-    draw.text((img.width // 2, 30), title, font=_font(30), fill=TEXT, anchor="mm")
-    for n, p in enumerate(players):
+    write(draw, (img.width // 2, 30), title, 30, TEXT, "mm")
+    names = player_names([p.name for p in players])
+    for n, (p, name) in enumerate(zip(players, names, strict=True)):
         left, top = (n % cols) * PAD_W, 60 + (n // cols) * PAD_H
-        _pad(draw, p, state, left, top)
+        _pad(draw, p, name, state, left, top)
     return _png(img)
 
 
-def _pad(draw: ImageDraw.ImageDraw, p: KPlayer, state: KurikiState, left: int, top: int) -> None:
+def _pad(
+    draw: ImageDraw.ImageDraw, p: KPlayer, name: str, state: KurikiState, left: int, top: int
+) -> None:
     won = p.id == state.winner
+    ink, spot, paper = (40, 40, 60), (200, 30, 40), (250, 247, 232)
     box = (left + 10, top + 6, left + PAD_W - 10, top + PAD_H - 10)
     draw.rounded_rectangle(
         box,
         radius=14,
-        fill=(250, 247, 232),
+        fill=paper,
         outline=GOLD if won else (120, 120, 120),
         width=6 if won else 2,
     )
-    ink, spot = (40, 40, 60), (200, 30, 40)
-    name = _short(p.name, 14)
-    draw.text((left + PAD_W // 2, top + 30), name, font=_font(24), fill=ink, anchor="mm")
+    icon = 30 if is_bot(p.id) else 0  # a bot's robot head, before its name
+    name = fit(name, 24, PAD_W - 40 - icon)
+    nx = left + (PAD_W - font(24).getlength(name) - icon) / 2
+    if icon:
+        robot(draw, nx + 11, top + 30, 22, ink, paper)
+    draw.text((nx + icon, top + 30), name, font=font(24), fill=ink, anchor="lm")
     cx, cy, arm = left + PAD_W // 2, top + 140, 70
     lives = state.rules.lives
     arms = lives - 1
@@ -256,11 +263,11 @@ def _pad(draw: ImageDraw.ImageDraw, p: KPlayer, state: KurikiState, left: int, t
     for c in range(min(p.crowns, 8)):
         _crown(draw, left + 30 + c * 26, y, GOLD)
     if p.crowns > 8:
-        draw.text((left + 30 + 8 * 26, y), f"×{p.crowns}", font=_font(18), fill=ink, anchor="lm")
+        write(draw, (left + 30 + 8 * 26, y), f"×{p.crowns}", 18, ink, "lm")
     fouls = "foul " + "|" * min(p.fouls, 12) if p.fouls else ""
     status = "winner" if won else "Tarted" if p.id == state.tarted else "left" if p.left else ""
     bottom = "  ".join(t for t in (fouls, status) if t)
-    draw.text((left + PAD_W // 2, top + 268), bottom, font=_font(20), fill=spot, anchor="mm")
+    write(draw, (left + PAD_W // 2, top + 268), bottom, 20, spot, "mm")
 
 
 def _crown(draw: ImageDraw.ImageDraw, x: float, y: float, colour: tuple[int, int, int]) -> None:
@@ -278,6 +285,27 @@ def _crown(draw: ImageDraw.ImageDraw, x: float, y: float, colour: tuple[int, int
         fill=colour,
         outline=(120, 90, 0),
     )
+
+
+def robot(
+    draw: ImageDraw.ImageDraw,
+    x: float,
+    y: float,
+    h: float,
+    colour: tuple[int, int, int],
+    eyes: tuple[int, int, int],
+) -> None:
+    """A robot's head `h` high centred on (x, y), the mark of a bot player: drawn, since no
+    font of a reasonable size has the 🤖 emoji. `eyes` is the colour behind it."""
+    draw.line((x, y - 0.5 * h, x, y - 0.25 * h), fill=colour, width=max(2, round(h / 11)))
+    draw.ellipse((x - 0.1 * h, y - 0.55 * h, x + 0.1 * h, y - 0.35 * h), fill=colour)
+    draw.rectangle((x - 0.56 * h, y - 0.02 * h, x + 0.56 * h, y + 0.26 * h), fill=colour)  # ears
+    draw.rounded_rectangle(
+        (x - 0.45 * h, y - 0.28 * h, x + 0.45 * h, y + 0.5 * h), radius=0.14 * h, fill=colour
+    )
+    for ex in (x - 0.2 * h, x + 0.2 * h):
+        draw.ellipse((ex - 0.1 * h, y - 0.02 * h, ex + 0.1 * h, y + 0.18 * h), fill=eyes)
+    draw.line((x - 0.18 * h, y + 0.33 * h, x + 0.18 * h, y + 0.33 * h), fill=eyes, width=2)
 
 
 STORIES: dict[str, Callable[[Any], bytes]] = {

@@ -7,15 +7,21 @@ import io
 import itertools
 import random
 import re
+import unicodedata
+from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import discord
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
+from bot.pictures import story
 from bot.pictures.emojis import Faces, emoji_name, load_emojis, wanted_emojis
 from bot.pictures.faces import LOOKS, SIZE, card_face, card_key, catalogue, die_face, die_key
 from bot.pictures.story import crap_story, farkle_story, kuriki_story, story_picture
+from bot.pictures.text import coverage, drawable, fit, font, player_names
+from games.bots import FIRST_BOT_ID, bot_name
 from games.crap import engine as crap
 from games.crap.cards import full_deck, label, sort_cards
 from games.farkle import engine as farkle
@@ -72,6 +78,48 @@ def test_red_suits_are_red_and_black_are_black() -> None:
     assert reds(card_face(13, "S")) == 0 and reds(card_face(13, "C")) == 0
     with pytest.raises(ValueError):
         card_face(1, "H")
+
+
+def test_the_four_colour_deck_gives_each_suit_its_own_colour() -> None:
+    def count(image: Image.Image, colour: Callable[[int, int, int], bool]) -> int:
+        return sum(1 for r, g, b, a in pixels(image) if a > 200 and colour(r, g, b))
+
+    def red(r: int, g: int, b: int) -> bool:
+        return r > 150 and g < 80 and b < 80
+
+    def blue(r: int, g: int, b: int) -> bool:
+        return b > 150 and r < 80
+
+    def green(r: int, g: int, b: int) -> bool:
+        return g > 110 and r < 80 and b < 100
+
+    four = {s: card_face(13, s, four_colours=True) for s in "SHDC"}
+    assert count(four["H"], red) > 500 and count(four["D"], blue) > 500
+    assert count(four["C"], green) > 500
+    assert all(count(four["S"], c) == 0 for c in (red, blue, green))
+    assert count(four["D"], red) == 0 and count(card_face(13, "D"), blue) == 0
+    assert card_face(0, None, four_colours=True).tobytes() == card_face(0, None).tobytes()
+
+
+def emoji_size(image: Image.Image) -> Image.Image:
+    """A picture as Discord shows an emoji in a message: 22 pixels, in grey."""
+    return image.resize((22, 22), Image.Resampling.LANCZOS).convert("L")
+
+
+def test_cards_stay_readable_at_emoji_size(pictures: dict) -> None:
+    """Rank and suit are large: the rank's ink (the joker's 'JK') fills most of the card's
+    upper half, and a spade and a club of the same rank differ clearly at 22 pixels (the
+    club wide with round lobes, the spade narrow and pointed)."""
+    for key, image in pictures.items():
+        if key.startswith("c"):
+            on_white = Image.alpha_composite(Image.new("RGBA", image.size, "white"), image)
+            grey = on_white.convert("L").crop((30, 6, 98, 59))  # the upper half, no border
+            ink = grey.point(lambda v: 255 if v < 160 else 0).getbbox()
+            assert ink is not None and ink[3] - ink[1] >= 48, (key, ink)
+    for rank in ("2", "10", "K", "A"):
+        spade, club = emoji_size(pictures[f"c{rank}S"]), emoji_size(pictures[f"c{rank}C"])
+        differ = sum(ImageChops.difference(spade, club).get_flattened_data()) / 255
+        assert differ > 15, (rank, differ)
 
 
 def test_emoji_pictures_fit_discords_rules() -> None:
@@ -156,6 +204,112 @@ def test_crap_story_after_scoring_rounds() -> None:
     assert story_picture("none", state) is None
 
 
+# ---------------------------------------------------------------- names in every script
+
+#: A bot, accents, Cyrillic, Greek, a script the font lacks (CJK), an emoji.
+AWKWARD = [bot_name(FIRST_BOT_ID), "Zoë Ünal", "Дмитрий", "Σοφία", "王小明", "😀 Ann"]
+
+
+def awkward_stories() -> dict[str, tuple[Callable[[Any], bytes], Any]]:
+    """A finished game of each kind whose players are named AWKWARD, seated in that order."""
+    ids = [FIRST_BOT_ID] + [10**17 + n for n in range(1, len(AWKWARD))]
+    seats = [Seat(id=i, name=n) for i, n in zip(ids, AWKWARD, strict=True)]
+    fstate, _ = farkle.new_game(seats, PRESETS["classic"], random.Random(1))
+    fstate.players = [p for i in ids for p in fstate.players if p.id == i]
+    fstate.history = [(i, 50 * n) for n, i in enumerate(ids)]
+    fstate.winner = ids[0]
+    kstate = KurikiState.model_validate(
+        {
+            "rules": {"lives": 5},
+            "roller": ids[0],
+            "players": [{"id": i, "name": n, "lives": 2} for i, n in zip(ids, AWKWARD, strict=True)],
+            "winner": ids[0],
+        }
+    )
+    cstate, _ = crap.new_game(seats, crap.CrapRules(), random.Random(2))
+    cstate.players = [p for i in ids for p in cstate.players if p.id == i]
+    cstate.history = [{str(i): 100 * n for n, i in enumerate(ids)}]
+    cstate.winners = [ids[0]]
+    return {
+        "farkle": (farkle_story, fstate),
+        "kuriki": (kuriki_story, kstate),
+        "crap": (crap_story, cstate),
+    }
+
+
+def glyph(f: ImageFont.FreeTypeFont | ImageFont.ImageFont, ch: str) -> tuple[Any, bytes]:
+    mask = f.getmask(ch)
+    return mask.size, bytes(mask)
+
+
+def missing_glyphs(text: str, f: ImageFont.FreeTypeFont | ImageFont.ImageFont) -> list[str]:
+    """The characters of `text` that `f` draws as its empty box (.notdef, the glyph of a
+    code point no font has)."""
+    box = glyph(f, "\U0010ffff")
+    return [ch for ch in text if not ch.isspace() and glyph(f, ch) == box]
+
+
+@pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap"])
+def test_every_name_is_drawn_without_a_missing_glyph(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    drawn: list[str] = []
+    real_text = ImageDraw.ImageDraw.text
+
+    def text(self: ImageDraw.ImageDraw, xy: Any, text: Any, *args: Any, **kwargs: Any) -> Any:
+        f = kwargs.get("font") or (args[1] if len(args) > 1 else None)
+        assert f is not None and missing_glyphs(text, f) == [], text
+        drawn.append(text)
+        return real_text(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", text)
+    robots: list[float] = []
+    real_robot = story.robot
+    monkeypatch.setattr(story, "robot", lambda d, x, *a: robots.append(x) or real_robot(d, x, *a))
+    draw, state = awkward_stories()[kind]
+    assert_story(draw(state), 960)
+    names = " ".join(drawn)
+    # Latin with accents, Cyrillic and Greek as they are; the emoji the font has; the bot's
+    # name with a robot's head drawn before it instead of 🤖; the name in a script the font
+    # lacks as the player's place.
+    for name in ("Dicey", "Zoë Ünal", "Дмитрий", "Σοφία", "😀 Ann", "Player 5"):
+        assert name in names, (name, drawn)
+    assert "🤖" not in names and "王" not in names and len(robots) == 1
+
+
+def test_the_font_covers_latin_greek_and_cyrillic() -> None:
+    """The shipped font's table of characters (read without a font library) agrees with
+    what it draws: every letter of these scripts, and no CJK."""
+    letters = [
+        chr(c)
+        for c in [*range(0x20, 0x250), *range(0x370, 0x3D0), *range(0x400, 0x526)]
+        if unicodedata.category(chr(c)).startswith("L")
+    ]
+    f = font(20)
+    assert all(ord(ch) in coverage() for ch in letters)
+    assert missing_glyphs("".join(letters), f) == []
+    assert ord("王") not in coverage() and missing_glyphs("王", f) == ["王"]
+
+
+def test_names_the_font_cannot_draw_fall_back_to_readable_text() -> None:
+    assert drawable("🤖 Dicey") == "Dicey"
+    assert drawable("𝓙𝓪𝓷𝓮 ｆｕｌｌ") == "Jane full"  # styled letters become plain ones
+    assert drawable("👨\u200d👩\u200d👧 Fam") == "Fam"  # an emoji the font lacks, its joiners
+    assert drawable("Zoë Ünal") == "Zoë Ünal" and drawable("王小明") == ""
+    # No letter left, or two different names that would read the same: the player's place.
+    assert player_names(["王小明", "Li 王", "Li 张", "Ann", "Ann", "Σοφία"]) == [
+        "Player 1",
+        "Player 2",
+        "Player 3",
+        "Ann",
+        "Ann",
+        "Σοφία",
+    ]
+    assert fit("Bartholomew the Magnificent", 24, 150).endswith("…")
+    assert font(24).getlength(fit("Bartholomew the Magnificent", 24, 150)) <= 150
+    assert fit("Ann", 24, 150) == "Ann"
+
+
 class RacingApplication:
     """A client whose first upload loses a race: another process of the bot uploaded the
     same picture a moment before, so Discord refuses the name (it exists now)."""
@@ -182,3 +336,56 @@ async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
     assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
     assert faces.pictures and len(app.emojis) == len(catalogue())
     assert faces.die(1).startswith("<:tb_d1_") and faces.die(1).endswith(":1>")
+
+
+class Application:
+    """An application's emojis as `load_emojis` lists, creates and deletes them."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.emojis: list[SimpleNamespace] = []
+        self.created: list[str] = []
+        for name in names:
+            self.emojis.append(self._emoji(name))
+
+    def _emoji(self, name: str) -> SimpleNamespace:
+        emoji = SimpleNamespace(name=name, id=len(self.emojis) + len(self.created) + 1)
+
+        async def delete() -> None:
+            self.emojis.remove(emoji)
+
+        emoji.delete = delete
+        return emoji
+
+    async def fetch_application_emojis(self) -> list[SimpleNamespace]:
+        return list(self.emojis)
+
+    async def create_application_emoji(self, *, name: str, image: bytes) -> SimpleNamespace:
+        emoji = self._emoji(name)
+        self.emojis.append(emoji)
+        self.created.append(name)
+        return emoji
+
+
+#: Emojis of the release before the cards were redrawn larger (its dice look the same).
+PREVIOUS_CARDS = {"cKH": "tb_cKH_9b37b4", "c10S": "tb_c10S_a1bfde", "cjoker": "tb_cjoker_4cbeb2"}
+
+
+async def test_an_upgrade_uploads_the_redrawn_cards_and_deletes_the_old_ones() -> None:
+    wanted = wanted_emojis()
+    kept = [name for key, (name, _) in wanted.items() if key not in PREVIOUS_CARDS]
+    app, faces = Application([*kept, *PREVIOUS_CARDS.values(), "server_logo"]), Faces()
+    assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
+    # Only the redrawn pictures are uploaded, under their new names; the old ones are gone.
+    assert sorted(app.created) == sorted(wanted[key][0] for key in PREVIOUS_CARDS)
+    assert {e.name for e in app.emojis} == {name for name, _ in wanted.values()} | {"server_logo"}
+    assert faces.card(104).startswith(f"<:{wanted['cjoker'][0]}:")
+
+    # Switching to the four-colour deck uploads its blue diamonds and green clubs and deletes
+    # the red and black ones; the dice, spades, hearts and the joker stay as they are.
+    app.created.clear()
+    four = wanted_emojis(four_colours=True)
+    assert await load_emojis(app, faces, four_colours=True) is True  # type: ignore[arg-type]
+    assert len(app.created) == 26
+    assert all(re.fullmatch(r"tb_c\w+[DC]_[0-9a-f]{6}", name) for name in app.created)
+    assert {e.name for e in app.emojis} == {name for name, _ in four.values()} | {"server_logo"}
+    assert faces.card(2).startswith(f"<:{four['c2D'][0]}:")  # the 2 of diamonds, in blue

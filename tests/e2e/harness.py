@@ -680,6 +680,7 @@ async def running_bot(
     shard_count: int | None = 1,
     intents: discord.Intents | None = None,
     pictures: bool = False,
+    four_colour_cards: bool = False,
 ) -> AsyncIterator[Driver]:
     """The real GameBot (real cogs, SQLite at `database`) connected to a fake Discord.
     `pictures=True` lets it upload its dice and cards as emojis (then the tables' text holds
@@ -706,6 +707,7 @@ async def running_bot(
         dev_guild_id=GUILD,
         defaults=defaults or GuildSettings(),
         pictures=pictures,
+        four_colour_cards=four_colour_cards,
         farkle_tables="",  # no minutes-long table builds during the tests
     )
     bot = GameBot(config, sync=True, rng=random.Random(seed))

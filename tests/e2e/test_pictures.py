@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.pictures.emojis import PREFIX
+from bot.pictures.emojis import PREFIX, wanted_emojis
 from bot.pictures.faces import catalogue
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
@@ -83,6 +83,26 @@ async def test_emojis_are_uploaded_once_and_found_again_after_a_restart(
 
 def _name(fake: FakeDiscord, key: str) -> str:
     return next(n for n in fake.emoji_names() if n.startswith(PREFIX + key))
+
+
+async def test_a_bot_set_to_the_four_colour_deck_switches_its_card_emojis(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """`four_colour_cards = true` after running with the usual deck: the blue diamonds and
+    green clubs are uploaded and replace the red and black ones; nothing else changes."""
+    database = tmp_path / "four.sqlite3"
+    async with running_bot(database, fake=fake, pictures=True) as d:
+        assert d.bot is not None and d.bot.emoji_task is not None
+        assert await d.bot.emoji_task is True
+    two = {name for name, _ in wanted_emojis().values()}
+    assert set(fake.emoji_names()) == two
+    async with running_bot(database, fake=fake, pictures=True, four_colour_cards=True) as d:
+        assert d.bot is not None and d.bot.emoji_task is not None
+        assert await d.bot.emoji_task is True
+        four = wanted_emojis(four_colours=True)
+        assert set(fake.emoji_names()) == {name for name, _ in four.values()}
+        assert emoji_posts(fake) == PICTURES + 26  # 13 diamonds and 13 clubs
+        assert d.bot.faces.card(2).startswith(f"<:{four['c2D'][0]}:")  # 2♦, blue
 
 
 @pytest.mark.parametrize(
