@@ -69,6 +69,7 @@ class Tally:
     asked: int = 0  # non-acting people the table asked to decide on an Acquire
     let_go: int = 0  # Let it go presses
     calls: int = 0  # Call bluff presses
+    challenge_ends: int = 0  # games that ended in a challenge (it called its target)
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -237,6 +238,7 @@ async def _play(
         ch.table = await tables.click(actor, ch.button("join"), lobby_id)
     await ch.show(await tables.click(PEOPLE[0], ch.button("start"), lobby_id))
     log: list[str] = []
+    last_phase = ""
     window: tuple[int, int] | None = None  # (caller, moment) of the Acquire being counted
     asked: set[int] = set()  # whom the table asked to decide on it
     for _ in range(MAX_STEPS):
@@ -251,7 +253,11 @@ async def _play(
             )
             log = list(state.log)
         if state is None:
+            # A challenge's post also calls the next player, so its end posts nothing; a
+            # game that ends in it has no next turn to save that post on.
+            tally.challenge_ends += last_phase == "challenge"
             return
+        last_phase = state.phase
         clock.now += 1.0  # a person answers a second after the table changed
         movers = [p for p in waiting_for(state) if p in people]
         if movers:
@@ -318,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}, to {args.threshold}, {t.games} games: {t.turns} turns "
             f"({t.person_turns} by people), {t.public} public messages = "
-            f"{t.per_turn():.2f} per turn; {t.acquires} Acquires asked "
+            f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge); "
+            f"{t.acquires} Acquires asked "
             f"{t.asked_per_acquire():.2f} non-acting people each to decide; "
             f"{t.let_go} Let it go and {t.calls} Call bluff presses"
         )

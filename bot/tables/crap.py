@@ -50,8 +50,9 @@ RULES_TEXT = [
     "higher your protected cards go too), then roll two dice and draw that many.",
     "**Acquire** a value: everyone else hands over their unprotected cards of it. You may bluff; "
     "the first to press **Call bluff** in time calls it: a bluffer discards a random card, an "
-    "honest caller shows the card and the bluff-caller discards one. If nobody has any, an "
-    "honest caller discards one of that value.",
+    "honest caller shows the card and the bluff-caller discards one. Nobody has to press "
+    "anything: the window closes by itself (**Let bluffs go** in My hand lets every Acquire go "
+    "for you at once). If nobody has any, an honest caller discards one of that value.",
     "**Challenge** a player: you roll a die, both place that many cards face down, each names a "
     "value and a suit, and draws one card per match (value and suit both: two). Jokers match "
     "nothing.",
@@ -516,10 +517,15 @@ class CrapTable(TableAdapter):
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
             items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
+        on = me.let_go_all  # the player's own setting, shown with its state
         items.append(
-            self.button(session, "letgo", "Let bluffs go: on", arg="off", style=discord.ButtonStyle.success)
-            if me.let_go_all
-            else self.button(session, "letgo", "Let bluffs go: off", arg="on")
+            self.button(
+                session,
+                "letgo",
+                f"Let bluffs go: {'on' if on else 'off'}",
+                arg="off" if on else "on",
+                style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
+            )
         )
         return items
 

@@ -36,6 +36,10 @@ async def test_a_game_to_300_posts_at_most_one_message_a_turn_and_needs_no_let_g
     tally = await play_game(seed, bots, 300, path=db_path)
     assert tally.acquires > 20 and tally.turns > 100, tally
     assert tally.let_go == 0 and tally.asked == 0, tally  # nobody was asked to decide
+    # One post a turn at most: a challenge's post also calls the next player, so the next
+    # turn posts nothing, unless the game ends in the challenge (one more message then;
+    # the games of three people here end otherwise).
+    assert tally.public <= tally.turns + tally.challenge_ends, tally
     assert tally.per_turn() <= 1.0, tally
 
 
