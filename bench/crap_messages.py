@@ -70,6 +70,7 @@ class Tally:
     let_go: int = 0  # Let it go presses
     calls: int = 0  # Call bluff presses
     challenge_ends: int = 0  # games that ended in a challenge (it called its target)
+    window_seconds: float = 0.0  # how long Acquire windows held the game (test clock)
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -80,6 +81,9 @@ class Tally:
 
     def asked_per_acquire(self) -> float:
         return self.asked / max(self.acquires, 1)
+
+    def wait_per_acquire(self) -> float:
+        return self.window_seconds / max(self.acquires, 1)
 
 
 class Channel:
@@ -200,9 +204,15 @@ def _with(click: Click, values: tuple[str, ...]) -> Click:
 
 
 async def play_game(
-    seed: int, bots: int = 0, threshold: int = 300, path: Path | str | None = None
+    seed: int,
+    bots: int = 0,
+    threshold: int = 300,
+    path: Path | str | None = None,
+    *,
+    let_bluffs_go: bool = False,
 ) -> Tally:
-    """One seeded game: 3 - `bots` people and `bots` bots, to `threshold` points."""
+    """One seeded game: 3 - `bots` people and `bots` bots, to `threshold` points; with
+    `let_bluffs_go` the people turn on Let bluffs go (My hand) when it starts."""
     tally = Tally(games=1)
     clock = Clock()
     with tempfile.TemporaryDirectory(prefix="tablebot-crapmsg-") as tmp:
@@ -215,14 +225,20 @@ async def play_game(
             clock=clock,
         )
         try:
-            await _play(tables, clock, tally, seed, bots, threshold)
+            await _play(tables, clock, tally, seed, bots, threshold, let_bluffs_go)
         finally:
             await store.close()
     return tally
 
 
 async def _play(
-    tables: Tables, clock: Clock, tally: Tally, seed: int, bots: int, threshold: int
+    tables: Tables,
+    clock: Clock,
+    tally: Tally,
+    seed: int,
+    bots: int,
+    threshold: int,
+    let_bluffs_go: bool,
 ) -> None:
     people = {a.id: a for a in PEOPLE[: 3 - bots]}
     minds = random.Random(seed * 7919 + 1)
@@ -237,10 +253,17 @@ async def _play(
     for actor in list(people.values())[1:]:
         ch.table = await tables.click(actor, ch.button("join"), lobby_id)
     await ch.show(await tables.click(PEOPLE[0], ch.button("start"), lobby_id))
+    for actor in people.values() if let_bluffs_go else ():
+        hand = await tables.click(actor, ch.button("hand"), ch.table_id)
+        toggle = next(
+            c for c in (Click.parse(i.custom_id) for i in hand.items or []) if c and c.action == "letgo"
+        )
+        await ch.show(await tables.click(actor, toggle, 1, ephemeral=True))
     log: list[str] = []
     last_phase = ""
     window: tuple[int, int] | None = None  # (caller, moment) of the Acquire being counted
     asked: set[int] = set()  # whom the table asked to decide on it
+    opened_at: float | None = None  # when it opened
     for _ in range(MAX_STEPS):
         session = await tables.sessions.get(CHANNEL)
         state: CrapState | None = None if session is None else session.state
@@ -258,6 +281,10 @@ async def _play(
             tally.challenge_ends += last_phase == "challenge"
             return
         last_phase = state.phase
+        key = (state.acquire.caller, state.moment) if state.acquire is not None else None
+        if opened_at is not None and key != window:  # the window closed
+            tally.window_seconds += clock.now - opened_at
+            opened_at = None
         clock.now += 1.0  # a person answers a second after the table changed
         movers = [p for p in waiting_for(state) if p in people]
         if movers:
@@ -268,6 +295,7 @@ async def _play(
             a = state.acquire
             if window != (a.caller, state.moment):
                 window = (a.caller, state.moment)
+                opened_at = clock.now - 1.0
                 tally.acquires += 1
                 # the update that opened the window is the latest one
                 asked = (set(awaited(state)) | ch.pinged) & (set(people) - {a.caller})
@@ -306,12 +334,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+TABLES = [
+    ("3 people", 0, False),
+    ("1 person + 2 bots", 2, False),
+    ("1 person + 2 bots, she turned on Let bluffs go", 2, True),
+]
+
+
 async def run(args: argparse.Namespace) -> list[tuple[str, Tally]]:
     rows = []
-    for label_, bots in (("3 people", 0), ("1 person + 2 bots", 2)):
+    for label_, bots, let_go in TABLES:
         total = Tally()
         for seed in range(1, args.games + 1):
-            total.add(await play_game(seed, bots, args.threshold))
+            total.add(await play_game(seed, bots, args.threshold, let_bluffs_go=let_go))
         rows.append((label_, total))
     return rows
 
@@ -327,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge); "
             f"{t.acquires} Acquires asked "
             f"{t.asked_per_acquire():.2f} non-acting people each to decide; "
-            f"{t.let_go} Let it go and {t.calls} Call bluff presses"
+            f"{t.let_go} Let it go and {t.calls} Call bluff presses; an Acquire held the "
+            f"game {t.wait_per_acquire():.1f} s on average"
         )
     return 0
 

@@ -382,7 +382,7 @@ class CrapTable(TableAdapter):
         if action == "pickrank":
             return self._suit_picker(session, values)
         if action == "nocall":
-            return self._let_go(state, user_id)
+            return self._let_go(session, user_id)
         if action == "log":
             return self._log(state)
         if action != "hand":
@@ -404,9 +404,10 @@ class CrapTable(TableAdapter):
             embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
         )
 
-    @staticmethod
-    def _let_go(state: CrapState, user_id: int) -> Rendered:
-        """The private word for a player who let an Acquire go."""
+    def _let_go(self, session: Session, user_id: int) -> Rendered:
+        """The private word for a player who let an Acquire go, with Let bluffs go (so the
+        next windows need not wait on them)."""
+        state: CrapState = session.state
         a = state.acquire
         if state.phase == "acquire" and a is not None:
             left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
@@ -417,11 +418,26 @@ class CrapTable(TableAdapter):
             )
         else:
             text = "You let it go. Everyone else did too, so the Acquire goes on."
-        text += (
-            "\nNo need to press: a window closes by itself. **Let bluffs go** in **My hand** "
-            "lets every Acquire go for you at once."
+        on = state.player(user_id).let_go_all
+        if not on:
+            text += (
+                "\nNo need to press: a window closes by itself. **Let bluffs go** (here or in "
+                "**My hand**) lets every Acquire go for you at once."
+            )
+        return Rendered(
+            embed=discord.Embed(description=text, colour=EMBED_COLOUR),
+            items=[] if on else [self._let_go_button(session, on)],
         )
-        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
+
+    def _let_go_button(self, session: Session, on: bool) -> TableItem:
+        """The player's own setting, shown with its state: pressing it flips it."""
+        return self.button(
+            session,
+            "letgo",
+            f"Let bluffs go: {'on' if on else 'off'}",
+            arg="off" if on else "on",
+            style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
+        )
 
     def _hand(self, session: Session, user_id: int) -> Rendered:
         state: CrapState = session.state
@@ -517,16 +533,7 @@ class CrapTable(TableAdapter):
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
             items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
-        on = me.let_go_all  # the player's own setting, shown with its state
-        items.append(
-            self.button(
-                session,
-                "letgo",
-                f"Let bluffs go: {'on' if on else 'off'}",
-                arg="off" if on else "on",
-                style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
-            )
-        )
+        items.append(self._let_go_button(session, me.let_go_all))
         return items
 
     def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:

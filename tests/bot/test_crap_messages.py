@@ -72,6 +72,37 @@ async def test_an_acquire_window_edits_the_table_and_its_close_calls_the_next_pl
     assert closed.update.fresh and closed.update.ping == (after.current_player.id,)  # type: ignore[union-attr]
 
 
+async def test_an_acquire_window_closes_by_itself_after_a_restart(
+    db_path: Path | str, clock: Clock
+) -> None:
+    tables = await make_tables(db_path, clock)
+    table = await start_crap(tables, threshold=200)
+    caller, _ = await acquire(tables, table)
+    await tables.store.close()
+    again = await make_tables(db_path, clock)  # a new process on the same database
+    try:
+        assert await again.expire(CHANNEL) is None  # not due yet
+        clock.now += 21
+        closed = await again.expire(CHANNEL)
+        after = await state_of(again)
+        assert closed is not None and after.phase == "turn" and after.acquire is None
+        assert after.current_player.id != caller.id
+    finally:
+        await again.store.close()
+
+
+async def test_letting_an_acquire_go_offers_let_bluffs_go(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    caller, opened = await acquire(tables, table)
+    other = next(p for p in PLAYERS.values() if p is not caller)
+    let_go = await tables.click(other, find(opened.table, "nocall"), 888)  # type: ignore[attr-defined]
+    [ack] = [f for f in let_go.followups if f.ephemeral]
+    assert "No need to press" in ack.embed.description  # type: ignore[union-attr]
+    turned = await tables.click(other, find(ack, "letgo", "on"), 999, ephemeral=True)
+    assert "(**Let bluffs go** is on)" in turned.embed.description  # type: ignore[union-attr]
+    assert (await state_of(tables)).player(other.id).let_go_all
+
+
 async def test_players_who_let_bluffs_go_are_never_waited_for(tables: Tables) -> None:
     table = await start_crap(tables, threshold=200)
     state = await state_of(tables)
