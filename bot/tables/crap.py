@@ -50,8 +50,9 @@ RULES_TEXT = [
     "higher your protected cards go too), then roll two dice and draw that many.",
     "**Acquire** a value: everyone else hands over their unprotected cards of it. You may bluff; "
     "the first to press **Call bluff** in time calls it: a bluffer discards a random card, an "
-    "honest caller shows the card and the bluff-caller discards one. If nobody has any, an "
-    "honest caller discards one of that value.",
+    "honest caller shows the card and the bluff-caller discards one. Nobody has to press "
+    "anything: the window closes by itself (**Let bluffs go** in My hand lets every Acquire go "
+    "for you at once). If nobody has any, an honest caller discards one of that value.",
     "**Challenge** a player: you roll a die, both place that many cards face down, each names a "
     "value and a suit, and draws one card per match (value and suit both: two). Jokers match "
     "nothing.",
@@ -76,8 +77,9 @@ class CrapTable(TableAdapter):
     read_only_actions = frozenset({"hand", "pickrank", "log"})
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
-        # "My hand" shows your cards, and "Log" the game's log, whenever you ask.
-        if state is None or action in ("hand", "log"):
+        # "My hand" shows your cards, and "Log" the game's log, whenever you ask; "Let
+        # bluffs go" is your own setting, good at any time.
+        if state is None or action in ("hand", "log", "letgo"):
             return 0
         return engine.decision(state)
 
@@ -157,6 +159,10 @@ class CrapTable(TableAdapter):
             return Action(kind="guess", rank=r, suit=value, now=now)
         if act == "vote":
             return Action(kind="vote", value=move.arg, now=now)
+        if act == "letgo":
+            if move.arg not in ("on", "off"):
+                raise IllegalMove("Turn Let bluffs go on or off.")
+            return Action(kind="let_go_all", value=move.arg, now=now)
         raise IllegalMove("That button does not belong to CRAP.")
 
     def timeout(
@@ -183,29 +189,36 @@ class CrapTable(TableAdapter):
         return engine.on_clock(state)
 
     def waiting_on(self, state: CrapState) -> dict[int, str]:
+        """Whom a freshly posted table calls, and what for. An Acquire's window asks nobody
+        (it closes by itself; calling the bluff is a choice, not a duty), so opening it edits
+        the table and its close posts the next turn. A challenge's post also calls the player
+        whose turn comes after it, so its end edits the table rather than posting it again.
+        The partner of a co-operate is told in the table that follows it."""
         if state.finished:
             return {}
-        if state.phase == "acquire" and state.acquire is not None:
-            a = state.acquire
-            return {
-                p.id: "call the bluff or let it go"
-                for p in state.players
-                if p.id != a.caller and p.id not in a.declined
-            }
+        asks: dict[int, str] = {}
         if state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
-            return {
+            after = state.next_after(c.challenger).id
+            asks = {
                 c.challenger: "place your cards",
                 c.target: "you are challenged: place your cards",
             }
-        if state.phase == "force_vote" and state.force is not None:
+            asks.setdefault(after, "your turn comes after this challenge")
+        elif state.phase == "force_vote" and state.force is not None:
             f = state.force
-            return {
+            asks = {
                 p.id: "vote on the forced recycle"
                 for p in state.players
                 if p.id not in (f.caller, f.target, *f.yes, *f.no)
             }
-        return {state.current_player.id: "your turn"}
+        elif state.phase == "turn":
+            asks = {state.current_player.id: "your turn"}
+        partner = _partner(state)
+        if partner is not None:
+            seen = f"{who(state.cooperator or 0)} co-operated with you: **My hand** shows their hand"
+            asks[partner] = f"{asks[partner]} ({seen})" if partner in asks else seen
+        return asks
 
     def is_finished(self, state: CrapState) -> bool:
         return state.finished
@@ -249,7 +262,9 @@ class CrapTable(TableAdapter):
         embed = discord.Embed(title=f"🃏 CRAP · to {state.rules.threshold}", colour=EMBED_COLOUR)
         lines, content = self._situation(session, state)
         lines += self._players(state, view)
-        lines += [f"👁 {r.what}: {self._shown(r.cards)}" for r in last_shown(state)]
+        lines += [
+            f"👁 {shown_when(state, r)}, {r.what}: {self._shown(r.cards)}" for r in last_shown(state)
+        ]
         lines += [f"› {line}" for line in last_action(state)]
         embed.description = "\n".join(lines)[:4000]
         deck = (
@@ -287,8 +302,8 @@ class CrapTable(TableAdapter):
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
             line = (
-                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** Call bluff or let it go "
-                f"(⏳ still to decide), closes <t:{int(a.deadline) + 1}:R>"
+                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** Call bluff if you doubt "
+                f"it; it goes through by itself <t:{int(a.deadline) + 1}:R>."
             )
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
@@ -367,7 +382,7 @@ class CrapTable(TableAdapter):
         if action == "pickrank":
             return self._suit_picker(session, values)
         if action == "nocall":
-            return self._let_go(state, user_id)
+            return self._let_go(session, user_id)
         if action == "log":
             return self._log(state)
         if action != "hand":
@@ -389,19 +404,40 @@ class CrapTable(TableAdapter):
             embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
         )
 
-    @staticmethod
-    def _let_go(state: CrapState, user_id: int) -> Rendered:
-        """The private word for a player who let an Acquire go."""
+    def _let_go(self, session: Session, user_id: int) -> Rendered:
+        """The private word for a player who let an Acquire go, with Let bluffs go (so the
+        next windows need not wait on them)."""
+        state: CrapState = session.state
         a = state.acquire
         if state.phase == "acquire" and a is not None:
             left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
             text = (
-                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. "
-                f"Waiting for {len(left)} more to decide."
+                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. It goes through "
+                f"<t:{int(a.deadline) + 1}:R> unless someone calls the bluff, sooner if the "
+                f"{len(left)} others let it go too."
             )
         else:
             text = "You let it go. Everyone else did too, so the Acquire goes on."
-        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
+        on = state.player(user_id).let_go_all
+        if not on:
+            text += (
+                "\nNo need to press: a window closes by itself. **Let bluffs go** (here or in "
+                "**My hand**) lets every Acquire go for you at once."
+            )
+        return Rendered(
+            embed=discord.Embed(description=text, colour=EMBED_COLOUR),
+            items=[] if on else [self._let_go_button(session, on)],
+        )
+
+    def _let_go_button(self, session: Session, on: bool) -> TableItem:
+        """The player's own setting, shown with its state: pressing it flips it."""
+        return self.button(
+            session,
+            "letgo",
+            f"Let bluffs go: {'on' if on else 'off'}",
+            arg="off" if on else "on",
+            style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
+        )
 
     def _hand(self, session: Session, user_id: int) -> Rendered:
         state: CrapState = session.state
@@ -423,6 +459,8 @@ class CrapTable(TableAdapter):
         items = self._hand_actions(session, state, user_id, legal)
         if not legal:
             lines.append("Nothing to do right now.")
+        if state.player(user_id).let_go_all:
+            lines.append("You let every Acquire go at once (**Let bluffs go** is on).")
         embed = discord.Embed(description="\n".join(lines)[:4000], colour=EMBED_COLOUR)
         return Rendered(embed=embed, items=items)
 
@@ -495,6 +533,7 @@ class CrapTable(TableAdapter):
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
             items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
+        items.append(self._let_go_button(session, me.let_go_all))
         return items
 
     def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
@@ -513,25 +552,6 @@ class CrapTable(TableAdapter):
             description=f"You name **{rank_name(r)}**. Now a suit:", colour=EMBED_COLOUR
         )
         return Rendered(embed=embed, items=[item])
-
-    def announce(
-        self, session: Session, user_id: int, action: str, values: tuple[str, ...]
-    ) -> Rendered | None:
-        """A co-operate reaches the other player as a ping with My hand. (A challenge waits
-        on the challenged player, so the table posted afresh mentions them.)"""
-        state: CrapState = session.state
-        if action != "target" or not values or state.finished:
-            return None
-        kind, _, target = values[0].partition("-")
-        partner = number(target)
-        if kind != "cooperate" or partner is None or is_bot(partner):
-            return None  # a bot reads the hand it is shown without being told
-        text = f"🤝 {who(partner)}, {who(user_id)} co-operated with you: press **My hand** to see their hand."
-        return Rendered(
-            embed=discord.Embed(description=text, colour=EMBED_COLOUR),
-            content=who(partner),
-            items=[self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)],
-        )
 
     def message_after(
         self, session: Session, user_id: int, action: str, arg: str | None
@@ -610,16 +630,26 @@ def _distinct(cards: list[int]) -> list[int]:
 
 
 def awaited(state: CrapState) -> list[int]:
-    """Whom the table waits on besides the player whose turn it is: those still to decide on
-    an Acquire, the players of a challenge, the voters on a Force Recycle."""
-    if state.finished or state.phase == "turn":
+    """Whom the table waits on besides the player whose turn it is: the players of a
+    challenge, the voters on a Force Recycle. Nobody is waited on in an Acquire's window: it
+    closes by itself, and calling the bluff is a choice."""
+    if state.finished or state.phase in ("turn", "acquire"):
         return []
-    if state.phase == "acquire" and state.acquire is not None:
-        a = state.acquire
-        return [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
     if state.phase == "force_vote":
         return [p.id for p in state.players if "vote" in engine.legal_actions(state, p.id)]
     return engine.waiting_for(state)
+
+
+def _partner(state: CrapState) -> int | None:
+    """The partner of the co-operate just made (a person: a bot reads the hand it is shown
+    without being told), who may look at the co-operator's hand in My hand."""
+    if state.cooperator is None:
+        return None
+    key = str(state.cooperator)
+    return next(
+        (p.id for p in state.players if key in p.seen and p.id != state.cooperator and not is_bot(p.id)),
+        None,
+    )
 
 
 def last_action(state: CrapState) -> list[str]:
@@ -629,8 +659,22 @@ def last_action(state: CrapState) -> list[str]:
 
 def last_shown(state: CrapState) -> list[Any]:
     """The latest cards shown to everyone before the last action (the last action's own
-    are in its lines)."""
-    return [r for r in state.reveals if r.action != state.actions or not r.action][-1:]
+    are in its lines), while they are less than a round old: an older reveal is dropped
+    rather than shown as if it had just happened (so is one saved without its turn)."""
+    earlier = [r for r in state.reveals if r.action != state.actions][-1:]
+    return [
+        r for r in earlier if r.turn is not None and state.turns - r.turn < len(state.players)
+    ]
+
+
+def shown_when(state: CrapState, reveal: Any) -> str:
+    """When a reveal was made, as the 👁 line says it: "Last turn (Ann's)"."""
+    ago = state.turns - (reveal.turn or 0)
+    if ago <= 0:
+        return f"This turn ({reveal.whose}'s)"
+    if ago == 1:
+        return f"Last turn ({reveal.whose}'s)"
+    return f"{ago} turns ago ({reveal.whose}'s turn)"
 
 
 def plural(n: int, word: str) -> str:

@@ -50,6 +50,7 @@ ActionKind = Literal[
     "commit",
     "guess",
     "vote",
+    "let_go_all",
 ]
 
 
@@ -104,6 +105,9 @@ class CPlayer(BaseModel):
     seen: dict[str, list[int]] = Field(
         default_factory=dict, description="Co-operate: the partner's hand as seen (id -> cards)."
     )
+    let_go_all: bool = Field(
+        False, description="Lets every Acquire go at once, so no window waits on them."
+    )
 
 
 class Acquire(BaseModel):
@@ -136,6 +140,8 @@ class Reveal(BaseModel):
     what: str
     cards: list[int]
     action: int = Field(0, description="The logged action that showed them (CrapState.actions).")
+    turn: int | None = Field(None, description="The turn they were shown in (CrapState.turns).")
+    whose: str = Field("", description="Whose turn that was.")
 
 
 class Event(BaseModel):
@@ -187,6 +193,7 @@ class CrapState(BaseModel):
         0, description="How many of the log's last lines the last action wrote (all are shown)."
     )
     moment: int = Field(0, description="Counts turns and the decisions opened in them.")
+    turns: int = Field(0, description="Counts the turns begun after the first (a reveal's age).")
 
     def player(self, user_id: int) -> CPlayer:
         return seated(self.players, user_id)
@@ -382,6 +389,10 @@ def apply(
     _expire(s, action.now, rng, events)
     if s.finished:
         raise IllegalMove("This game is over.")
+    if action.kind == "let_go_all":
+        _let_go_all(s, s.player(user_id), action.value == "on", rng, events)
+        _log(s, events)
+        return s, events
     if action.kind not in legal_actions(s, user_id):
         raise _refusal(s, user_id, action.kind)
     me = s.player(user_id)
@@ -395,7 +406,7 @@ def apply(
         _recycle(s, me, rng, events)
         _end_turn(s, events)
     elif kind == "acquire":
-        _acquire(s, me, action, events)
+        _acquire(s, me, action, rng, events)
     elif kind == "protect":
         _protect(s, me, action.cards, events)
         _end_turn(s, events)
@@ -481,6 +492,10 @@ def timeout(
             )
             _remove(s, p.id, events, f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
     _log(s, events[logged:])
+    if events:
+        # Every line this timeout wrote is the last action's ("Ann ran out of time: a bot
+        # plays their turn." and the move made for them), so the table shows them all.
+        s.last_lines = min(len(events), LOG_LENGTH)
     return s, events
 
 
@@ -694,7 +709,7 @@ def _recycle(
     s: CrapState, me: CPlayer, rng: random.Random, events: list[Event], forced: bool = False
 ) -> None:
     shown = list(me.hand)
-    s.reveals.append(Reveal(what=f"{me.name}'s recycled hand", cards=shown, action=s.actions + 1))
+    _reveal(s, f"{me.name}'s recycled hand", shown)
     s.reveals = s.reveals[-6:]
     s.discard += me.hand
     me.hand = []
@@ -709,7 +724,7 @@ def _recycle(
         )
     )
     if theirs > mine and me.protected:
-        s.reveals.append(Reveal(what=f"{me.name}'s protected cards", cards=list(me.protected), action=s.actions + 1))
+        _reveal(s, f"{me.name}'s protected cards", list(me.protected))
         events.append(
             Event(
                 kind="recycle",
@@ -776,7 +791,20 @@ def _cooperate(
         _draw(s, other, 1, rng, events)
 
 
-def _acquire(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> None:
+def _let_go_all(
+    s: CrapState, me: CPlayer, on: bool, rng: random.Random, events: list[Event]
+) -> None:
+    """A player's own setting, not a move (any time, never refused): let every Acquire go
+    without a window waiting on them, the open one included."""
+    me.let_go_all = on
+    a = s.acquire
+    if on and s.phase == "acquire" and a is not None and me.id not in (a.caller, *a.declined):
+        _respond_acquire(s, me, False, rng, events)
+
+
+def _acquire(
+    s: CrapState, me: CPlayer, action: Action, rng: random.Random, events: list[Event]
+) -> None:
     r = action.rank
     if r not in RANKS:
         raise IllegalMove("Name a card value to acquire (2 to Ace).")
@@ -786,13 +814,24 @@ def _acquire(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> 
     )
     s.phase = "acquire"
     s.moment += 1
+    a = s.acquire
+    assert a is not None
+    a.declined = [p.id for p in s.players if p.let_go_all and p.id != me.id]
+    everyone = len(a.declined) == len(s.players) - 1
     events.append(
         Event(
             kind="acquire",
             player=me.id,
-            text=f'{me.name}: "Acquire {rank_words(r)}!" Call the bluff within {s.rules.bluff_window} s, or let it go.',
+            text=f'{me.name}: "Acquire {rank_words(r)}!" '
+            + (
+                "Everyone lets bluffs go."
+                if everyone
+                else f"Anyone may call the bluff within {s.rules.bluff_window} s."
+            ),
         )
     )
+    if everyone:
+        _settle_acquire(s, None, rng, events)
 
 
 def _respond_acquire(
@@ -831,7 +870,7 @@ def _settle_acquire(
             _end_turn(s, events)
             return
         proof = next(c for c in caller.hand + caller.protected if rank(c) == a.rank)
-        s.reveals.append(Reveal(what=f"{caller.name}'s proof", cards=[proof], action=s.actions + 1))
+        _reveal(s, f"{caller.name}'s proof", [proof])
         events.append(
             Event(
                 kind="bluff",
@@ -867,7 +906,7 @@ def _settle_acquire(
         card = in_hand[0] if in_hand else next(c for c in caller.protected if rank(c) == a.rank)
         _take(caller, [card], protected_too=True)
         s.discard.append(card)
-        s.reveals.append(Reveal(what=f"{caller.name}'s discard", cards=[card], action=s.actions + 1))
+        _reveal(s, f"{caller.name}'s discard", [card])
         events.append(
             Event(
                 kind="acquired",
@@ -962,7 +1001,7 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
     assert c is not None
     challenger, target = s.player(c.challenger), s.player(c.target)
     shown = c.committed[str(challenger.id)] + c.committed[str(target.id)]
-    s.reveals.append(Reveal(what="the challenge", cards=shown, action=s.actions + 1))
+    _reveal(s, "the challenge", shown)
     s.reveals = s.reveals[-6:]
     wins: dict[int, int] = {}
     for guesser, opponent in ((challenger, target), (target, challenger)):
@@ -1061,11 +1100,25 @@ def decision(state: CrapState) -> int:
     return state.moment
 
 
+def _reveal(s: CrapState, what: str, cards: list[int]) -> None:
+    """Cards shown to everyone by the action being made, in this turn."""
+    s.reveals.append(
+        Reveal(
+            what=what,
+            cards=cards,
+            action=s.actions + 1,
+            turn=s.turns,
+            whose=s.current_player.name,
+        )
+    )
+
+
 def _end_turn(s: CrapState, events: list[Event]) -> None:
     if s.finished:
         return
     s.current = (s.current + 1) % len(s.players)
     s.moment += 1
+    s.turns += 1
     p = s.current_player
     events.append(Event(kind="turn", player=p.id, text=f"{p.name}'s turn."))
 
@@ -1093,6 +1146,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
     elif was_current:
         s.current %= len(s.players)
         s.moment += 1
+        s.turns += 1
         events.append(
             Event(kind="turn", player=s.current_player.id, text=f"{s.current_player.name}'s turn.")
         )

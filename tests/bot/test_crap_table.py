@@ -288,8 +288,8 @@ def test_a_six_player_table_fits_a_phone_and_shows_every_line_of_the_last_action
 
 
 def test_the_largest_table_fits_twelve_lines_with_compact_card_lists() -> None:
-    """Six players with two sets each, an open Acquire everyone still has to decide, a
-    recycled hand shown before it: at most twelve lines, cards grouped by value."""
+    """Six players with two sets each, an open Acquire, a recycled hand shown the turn
+    before: at most twelve lines, cards grouped by value."""
     import random as _random
 
     from bot.sessions import Session
@@ -304,12 +304,17 @@ def test_the_largest_table_fits_twelve_lines_with_compact_card_lists() -> None:
         p.score = 1000 + 10 * i
         p.sets = [ScoredSet(rank=13, cards=four(13, i % 2)), ScoredSet(rank=7, cards=four(7, i % 2))]
     hand = [c(2, "S"), c(2, "S", 1), c(2, "H"), c(7, "C"), c(9, "D"), c(9, "S"), c(11, "H")]
-    state.reveals = [Reveal(what="Ann's recycled hand", cards=hand, action=state.actions)]
+    state.turns = 1  # the hand was shown on the turn before this one
+    state.reveals = [
+        Reveal(what="Ann's recycled hand", cards=hand, action=state.actions, turn=0, whose="Ann")
+    ]
     me = state.current_player
     me.hand.append(c(12, "H"))
     state, _ = crap_engine.apply(state, me.id, Action(kind="acquire", rank=12), _random.Random(1))
     session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
     lines = table_lines(CrapTable().render(session).embed)
     assert len(lines) <= 12, "\n".join(lines)
-    assert "👁 Ann's recycled hand: 2♥♠♠ 7♣ 9♦♠ J♥" in lines, lines
-    assert sum(line.startswith("⏳ ") for line in lines) == 5, lines
+    assert "👁 Last turn (Ann's), Ann's recycled hand: 2♥♠♠ 7♣ 9♦♠ J♥" in lines, lines
+    # Nobody is waited on in the window: it closes by itself.
+    assert sum(line.startswith("⏳ ") for line in lines) == 0, lines
+    assert sum(line.startswith("▶ ") for line in lines) == 1, lines

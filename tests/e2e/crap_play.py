@@ -30,6 +30,7 @@ TURN = re.compile(r"\*\*<@(\d+)>'s turn\*\*")
 ACQUIRE = re.compile(r"<@(\d+)>: \*\*Acquire (.+?)!\*\*")
 CHALLENGE = re.compile(r"⚔ <@(\d+)> challenges <@(\d+)> and rolled \*\*([1-6])\*\*")
 MENTION = re.compile(r"<@(\d+)>")
+COOPERATED = re.compile(r"<@(\d+)>: <@\d+> co-operated with you")
 # ▶ whose turn, ⏳ whom the table waits on, · anyone else
 PLAYER_ROW = re.compile(
     r"^([▶·⏳]) <@(\d+)> \*\*(-?\d+)\*\* ✋(\d+) 🛡(\d+)(?: · sets (.*) \(\+\d+ next round\))?$",
@@ -356,20 +357,19 @@ class CrapGame:
     agenda: list[str] = field(default_factory=list)
     last_move: dict[int, str] = field(default_factory=dict)
     last: InteractionRecord | None = None  # the last choice made in a hand reply
+    letting_go: set[int] = field(default_factory=set)  # who turned on Let bluffs go
 
     def ping(self, target: FakeUser) -> FakeMessage:
-        """The public message of the last choice that tells `target` of a co-operate: it has
-        its own My hand button."""
-        assert self.last is not None
-        pings = [m for m in self.last.followups if not m.ephemeral and "co-operated" in m.text()]
-        assert len(pings) == 1, [m.text() for m in self.last.followups]
-        [ping] = pings
-        assert ping.labels() == ["My hand"], ping.text()
-        # The target is notified once: by this message, or by the table posted with it
-        # when the co-operate made it their turn.
-        calls = [m for m in self.last.followups if target.id in m.notified]
-        assert len(calls) == 1, [m.text() for m in calls]
-        return ping
+        """The table posted after a co-operate, which tells `target` of it (no message of
+        its own): it mentions them, notified them once, and has My hand."""
+        table = self.table_message
+        assert f"<@{target.id}>: " in (table.content or "") and "co-operated" in (
+            table.content or ""
+        ), table.content
+        assert "My hand" in table.labels(), table.text()
+        calls = [m for m in self.d.fake.public(self.channel) if target.id in m.notified]
+        assert calls and calls[-1] is table, [m.text() for m in calls]
+        return table
 
     @classmethod
     async def open(
@@ -416,18 +416,21 @@ class CrapGame:
         if after.message is before.message:  # then nobody new is waited on
             if after.phase == "turn" and before.phase == "turn":
                 assert after.current == before.current, after.text
-            assert after.phase not in ("acquire", "challenge") or after.phase == before.phase
+            # An Acquire's window asks nobody; the player after a challenge was called by it.
+            assert after.phase != "challenge" or after.phase == before.phase, after.text
+            if after.phase == "turn" and before.phase == "challenge":
+                assert before.challenger is not None
+                assert after.current in (self.after(before.challenger).id, before.challenged)
             return after
         assert is_summary(before.message) and before.message.buttons() == [], before.text
         pinged = self.d.notified(after.message)
-        players = {p.id for p in self.players}
+        told = {int(m[1]) for m in COOPERATED.finditer(after.message.content or "")}
         if after.phase == "turn":
-            expected = {after.current}
-        elif after.phase == "acquire":
-            expected = players - {after.acquirer}
+            expected = {after.current} | told  # and a co-operate's partner
         elif after.phase == "challenge":
-            expected = {after.challenged}
-        else:
+            assert after.challenger is not None and after.challenged is not None
+            expected = {after.challenged, self.after(after.challenger).id}
+        else:  # an Acquire's window is never posted: it asks nobody
             raise AssertionError(f"a table posted afresh for nobody:\n{after.text}")
         assert pinged == expected, (pinged, expected, after.message.content)
         return after
@@ -582,8 +585,29 @@ async def take_turn(game: CrapGame, who: FakeUser) -> None:
         return await protect(game, hand)  # keep one of a triple safe from Acquires
     best = best_rank(hand)
     if best is not None and best[1] >= 2 and game.last_move.get(who.id) != "acquire":
-        return await acquire(game, hand, bluff=False, responses=["Let it go", "Let it go"])
+        if game.agenda:  # the agenda's Acquires are answered on the table
+            return await acquire(game, hand, bluff=False, responses=["Let it go", "Let it go"])
+        # After the agenda nobody answers an Acquire: everyone has turned on Let bluffs go
+        # (in My hand), so it goes through at once and nobody presses anything for it.
+        for p in game.players:
+            if p.id not in game.letting_go:
+                await let_bluffs_go(game, p)
+        hand = await game.my_hand(who)
+        return await acquire(game, hand, bluff=False, responses=[])
     return await recycle(game, hand)
+
+
+async def let_bluffs_go(game: CrapGame, who: FakeUser) -> None:
+    """`who` turns on Let bluffs go in their My hand: their hand says so from then on."""
+    hand = await game.my_hand(who)
+    comp = hand.components["letgo"]
+    assert comp["label"] == "Let bluffs go: off", comp
+    rec = await game.d.click(who, game.channel, custom_id=comp["custom_id"], message=hand.message)
+    await game._dispatched(who, rec)
+    assert rec.callback_type == 7 and rec.message is hand.message, rec.text
+    assert "(**Let bluffs go** is on)" in hand.message.text(), hand.message.text()
+    assert hand.message.find_component(label="Let bluffs go: on") is not None
+    game.letting_go.add(who.id)
 
 
 async def protect(game: CrapGame, hand: Hand) -> None:
@@ -614,23 +638,30 @@ async def acquire(game: CrapGame, hand: Hand, *, bluff: bool, responses: list[st
         assert best is not None
         rank = best[0]
     await game.choose(hand, "acquire", [str(rank)])
+    game.did["acquire"] += 1
+    game.last_move[who.id] = "acquire"
+    if not responses:  # everyone else lets bluffs go: it went through at once
+        table = game.table()
+        assert table.phase != "acquire" and any("Everyone lets bluffs go." in x for x in table.log)
+        game.did["let go by setting"] += 1
+        return
     table = game.table()
     assert table.phase == "acquire" and table.acquirer == who.id, table.text
     assert table.acquire_rank == rank and table.labels[1:] == ["Call bluff", "Let it go", "Log"]
-    game.did["acquire"] += 1
-    game.last_move[who.id] = "acquire"
+    # The window asks nobody: it closes by itself (the table says when), so nobody is
+    # marked as waited on and nobody was notified (the table was edited in place).
+    assert table.waiting == [] and "goes through by itself <t:" in table.text, table.text
     responder = game.after(who.id)
     for answer in responses:
         assert responder.id != who.id
         table = game.table()
         assert table.phase == "acquire", table.text
-        # The table shows who has still to decide; the window closes as soon as everyone
-        # else has let it go (or one calls), without waiting for its deadline.
-        assert responder.id in table.waiting and who.id not in table.waiting, table.text
         table = await game.press(responder, answer)
-        if answer == "Let it go":  # acknowledged privately
+        if answer == "Let it go":  # acknowledged privately; the window closes as soon as
+            # everyone else has let it go (or one calls), without waiting for its deadline
             [ack] = [m for m in game.last_press.followups if m.ephemeral]
             assert ack.visible_to == responder.id and "You let" in ack.text(), ack.text()
+            assert "No need to press" in ack.text(), ack.text()
         game.did["let it go" if answer == "Let it go" else "call bluff"] += 1
         responder = game.after(responder.id)
     assert table.phase != "acquire", table.text
@@ -658,7 +689,11 @@ async def challenge(game: CrapGame, hand: Hand, target: FakeUser) -> None:
     # The table itself, posted afresh, calls the challenged player (and only them).
     ping = game.table_message
     assert (ping.content or "").startswith(f"<@{target.id}>: you are challenged"), ping.text()
-    assert ping.notified == [target.id] and "My hand" in ping.labels()
+    # ...and the player whose turn comes after it, so the challenge's end is an edit.
+    after = game.after(who.id)
+    assert set(ping.notified) == {target.id, after.id} and "My hand" in ping.labels()
+    if after.id != target.id:
+        assert f"<@{after.id}>: your turn comes after this challenge" in (ping.content or "")
     game.did["challenge"] += 1
     game.last_move[who.id] = "challenge"
     placed: dict[int, list[str]] = {}

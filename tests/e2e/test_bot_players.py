@@ -152,6 +152,13 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     assert opened.message is not None and "Players (3/6)" in opened.message.text()
     await d.click(ALICE, TABLE, label="Start", message=opened.message)
     me = mention(ALICE)
+    # Alice lets every bluff go once (My hand, Let bluffs go): the bots' Acquires then go
+    # through as soon as the other bot has answered, and she never presses Let it go.
+    first = await d.click(ALICE, TABLE, label="My hand", message=d.table(TABLE))
+    setting = own_ephemeral(first, ALICE)
+    assert setting is not None, first.text
+    await d.click(ALICE, TABLE, label="Let bluffs go: off", message=setting)
+    assert "(**Let bluffs go** is on)" in setting.text(), setting.text()
     moves = 0
     while True:
         await until(
@@ -161,20 +168,18 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
         text = table.text()
         if "Game over" in text:
             break
-        if table.find_component(label="Let it go") is not None and "still to decide" in text:
-            await d.click(ALICE, TABLE, label="Let it go", message=table)
+        # her turn, or a challenge she is in
+        opened_hand = await d.click(ALICE, TABLE, label="My hand", message=table)
+        hand = own_ephemeral(opened_hand, ALICE)
+        assert hand is not None, opened_hand.text
+        if select_of(hand, "commit") is not None:
+            await choose_first(d, ALICE, hand, "commit")
+        elif select_of(hand, "pickrank") is not None:
+            picked = await choose_first(d, ALICE, hand, "pickrank")
+            suits = own_ephemeral(picked, ALICE) or hand
+            await choose_first(d, ALICE, suits, "guess")
         else:
-            opened_hand = await d.click(ALICE, TABLE, label="My hand", message=table)
-            hand = own_ephemeral(opened_hand, ALICE)
-            assert hand is not None, opened_hand.text
-            if select_of(hand, "commit") is not None:
-                await choose_first(d, ALICE, hand, "commit")
-            elif select_of(hand, "pickrank") is not None:
-                picked = await choose_first(d, ALICE, hand, "pickrank")
-                suits = own_ephemeral(picked, ALICE) or hand
-                await choose_first(d, ALICE, suits, "guess")
-            else:
-                await d.click(ALICE, TABLE, label="Recycle my hand", message=hand)
+            await d.click(ALICE, TABLE, label="Recycle my hand", message=hand)
         moves += 1
         assert moves < 400
     final = d.table(TABLE).text()
@@ -186,6 +191,13 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
         text for sent in d.fake.sent if sent.public for text in strings_in(sent.body)
     )
     assert f"**{named(DICEY)}'s turn**" in everything
+    assert "Acquire" in everything and "Everyone lets bluffs go." not in everything  # bots answer
+    pressed = [
+        i
+        for i in d.fake.interactions.values()
+        if i.user.id == ALICE.id and ":nocall:" in str((i.payload.get("data") or {}).get("custom_id"))
+    ]
+    assert pressed == [], "Alice pressed Let it go"
     no_bot_is_mentioned(d)
 
 

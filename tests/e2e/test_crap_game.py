@@ -35,7 +35,8 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert refused.ephemeral and "not in this game" in refused.text
     waiting = next(p for p in PLAYERS if p.id != table.current)
     hand = await game.my_hand(waiting)
-    assert "Nothing to do right now." in hand.message.text() and hand.components == {}
+    assert "Nothing to do right now." in hand.message.text()
+    assert list(hand.components) == ["letgo"]  # only their own setting, Let bluffs go
 
     # The test's agenda: the first movers protect, acquire (one lets it go, one calls the
     # bluff of an honest caller), challenge, co-operate, recycle and bluff an Acquire (called).
@@ -47,6 +48,8 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     for move in ("score", "protect", "challenge", "cooperate", "recycle", "scoring round"):
         assert did[move] >= 1, (move, did)
     assert did["acquire"] >= 2 and did["let it go"] >= 1 and did["call bluff"] >= 2, did
+    # Once everyone let bluffs go, Acquires went through without anyone pressing anything.
+    assert did["let go by setting"] >= 1, did
     assert did["proof"] >= 1 and did["bluff caught"] >= 1, did
     assert did["commit"] >= 2 and did["guess"] >= 2, did
     assert did["protected returned"] >= 1, did  # a scoring round with protected cards out

@@ -152,8 +152,8 @@ async def test_crap_everyone_lets_an_acquire_go_at_once(d: Driver) -> None:
     await d.select(caller, TABLE, ["13"], message=hand, custom_id=acquire)
     table = live_table(d, "crap")
     others = [p for p in PLAYERS.values() if p is not caller]
-    # Both are mentioned in the table that asks them.
-    assert all(f"<@{p.id}>" in (table.content or "") for p in others)
+    # The window asks nobody (it closes by itself), yet both may let it go at once.
+    assert not any(f"<@{p.id}>" in (table.content or "") for p in others)
     presses = [
         d.prepare_click(p, TABLE, custom_id=button(table, "nocall"), message=table) for p in others
     ]

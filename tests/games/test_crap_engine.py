@@ -544,6 +544,25 @@ def test_the_caller_cannot_call_their_own_bluff() -> None:
     t.refused(STRANGER, "call_bluff", NotInGame, now=1.0)
 
 
+def test_let_bluffs_go_answers_every_window_for_the_player_the_open_one_too() -> None:
+    t = acquire_table([c(K, "S"), c(2, "S")])
+    t.do(CAT, "let_go_all", value="on", now=0.0)  # a setting: any time, not a move
+    assert t.p(CAT).let_go_all and t.state.current_player.id == ANN and t.events == []
+    t.do(ANN, "acquire", rank=K, now=0.0)
+    assert t.state.phase == "acquire" and t.state.acquire.declined == [CAT]
+    assert t.legal(CAT) == set() and t.legal(BOB) == {"call_bluff", "no_call"}
+    t.do(BOB, "let_go_all", value="on", now=1.0)  # the open window is let go: it closes
+    assert t.state.phase == "turn" and t.state.current_player.id == BOB
+    assert "acquires 3 Kings" in t.texts()
+    # With everyone else letting bluffs go, an Acquire goes through at once.
+    t.do(ANN, "let_go_all", value="on", now=2.0)
+    t.do(BOB, "acquire", rank=3, now=2.0)
+    assert t.state.phase == "turn" and t.state.current_player.id == CAT
+    assert "Everyone lets bluffs go." in t.texts(), t.texts()
+    t.do(ANN, "let_go_all", value="off", now=3.0)
+    assert not t.p(ANN).let_go_all
+
+
 def test_a_call_after_the_window_is_refused_and_the_acquire_settles_uncalled() -> None:
     t = acquire_table([c(2, "S")])
     t.do(ANN, "acquire", rank=K, now=0.0)

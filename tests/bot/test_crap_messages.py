@@ -1,0 +1,203 @@
+"""CRAP does not flood its channel: a table is posted afresh only when someone new must act,
+an Acquire's window asks nobody (it closes by itself, or at once for players who let every
+bluff go), a co-operate's partner is told in the table that follows, a timed-out turn says
+so on the table, and the 👁 line says when its cards were shown."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from bench.crap_messages import play_game
+from bot.components import Click
+from bot.service import Actor, Tables
+from bot.sessions import Session
+from bot.tables.crap import CrapTable
+from games.crap import engine
+from games.crap.engine import Action, CrapRules
+from games.lobby import Lobby
+from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, Clock, find, make_tables
+from tests.bot.test_crap_table import components, my_hand, start_crap, state_of
+from tests.bot.test_table_flow import message_at
+from tests.games.crap_helpers import seats
+
+PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
+
+
+@pytest.mark.parametrize(("seed", "bots"), [(1, 0), (4, 0), (5, 0), (1, 2), (2, 2)])
+async def test_a_game_to_300_posts_at_most_one_message_a_turn_and_needs_no_let_go(
+    db_path: Path | str, seed: int, bots: int
+) -> None:
+    """Whole games through the service (see bench/crap_messages.py): people press only on
+    their turn, in a challenge and to call a bluff they doubt; nobody ever presses Let it go,
+    the windows close by themselves and the game reaches its winner."""
+    tally = await play_game(seed, bots, 300, path=db_path)
+    assert tally.acquires > 20 and tally.turns > 100, tally
+    assert tally.let_go == 0 and tally.asked == 0, tally  # nobody was asked to decide
+    # One post a turn at most: a challenge's post also calls the next player, so the next
+    # turn posts nothing, unless the game ends in the challenge (one more message then;
+    # the games of three people here end otherwise).
+    assert tally.public <= tally.turns + tally.challenge_ends, tally
+    assert tally.per_turn() <= 1.0, tally
+
+
+async def acquire(tables: Tables, table: object, rank: str = "13") -> tuple[Actor, object]:
+    state = await state_of(tables)
+    caller = PLAYERS[state.current_player.id]
+    hand = await my_hand(tables, caller, table)  # type: ignore[arg-type]
+    cid = next(c for c in components(hand) if c.startswith("t:crap:acquire:"))
+    return caller, await tables.click(caller, Click.parse(cid, (rank,)), 999, ephemeral=True)
+
+
+async def test_an_acquire_window_edits_the_table_and_its_close_calls_the_next_player(
+    tables: Tables,
+) -> None:
+    clock = tables.clock
+    table = await start_crap(tables, threshold=200)
+    await tables.shown(table.update, message_at(clock.now))  # type: ignore[arg-type]
+    caller, opened = await acquire(tables, table)
+    update = opened.update  # type: ignore[attr-defined]
+    assert not update.fresh and update.ping == ()
+    text = update.table.embed.description
+    assert "goes through by itself <t:" in text and ":R>" in text, text
+    assert not any(line.startswith("⏳") for line in text.split("\n")), text
+    session = await tables.sessions.get(CHANNEL)
+    assert session.deadline == clock.now + 20  # committed, so a restart closes it too
+    clock.now += 21  # type: ignore[operator]
+    closed = await tables.expire(CHANNEL)
+    after = await state_of(tables)
+    assert after.phase == "turn" and after.current_player.id != caller.id
+    assert closed.update.fresh and closed.update.ping == (after.current_player.id,)  # type: ignore[union-attr]
+
+
+async def test_an_acquire_window_closes_by_itself_after_a_restart(
+    db_path: Path | str, clock: Clock
+) -> None:
+    tables = await make_tables(db_path, clock)
+    table = await start_crap(tables, threshold=200)
+    caller, _ = await acquire(tables, table)
+    await tables.store.close()
+    again = await make_tables(db_path, clock)  # a new process on the same database
+    try:
+        assert await again.expire(CHANNEL) is None  # not due yet
+        clock.now += 21
+        closed = await again.expire(CHANNEL)
+        after = await state_of(again)
+        assert closed is not None and after.phase == "turn" and after.acquire is None
+        assert after.current_player.id != caller.id
+    finally:
+        await again.store.close()
+
+
+async def test_letting_an_acquire_go_offers_let_bluffs_go(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    caller, opened = await acquire(tables, table)
+    other = next(p for p in PLAYERS.values() if p is not caller)
+    let_go = await tables.click(other, find(opened.table, "nocall"), 888)  # type: ignore[attr-defined]
+    [ack] = [f for f in let_go.followups if f.ephemeral]
+    assert "No need to press" in ack.embed.description  # type: ignore[union-attr]
+    turned = await tables.click(other, find(ack, "letgo", "on"), 999, ephemeral=True)
+    assert "(**Let bluffs go** is on)" in turned.embed.description  # type: ignore[union-attr]
+    assert (await state_of(tables)).player(other.id).let_go_all
+
+
+async def test_players_who_let_bluffs_go_are_never_waited_for(tables: Tables) -> None:
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    caller = PLAYERS[state.current_player.id]
+    others = [p for p in PLAYERS.values() if p is not caller]
+    for p in others:
+        hand = await my_hand(tables, p, table)
+        toggle = find(hand, "letgo", "on")
+        turned = await tables.click(p, toggle, 999, ephemeral=True)
+        assert "(**Let bluffs go** is on)" in turned.embed.description  # type: ignore[union-attr]
+        assert find(turned, "letgo", "off").stamp == 0  # good at any time
+    toggled = await state_of(tables)
+    assert all(toggled.player(p.id).let_go_all for p in others)
+    _, opened = await acquire(tables, table)
+    after = await state_of(tables)
+    # Nobody to wait for: the Acquire goes through at once and the turn passes.
+    assert after.phase == "turn" and after.current_player.id != caller.id
+    assert any("Everyone lets bluffs go." in line for line in after.log[-4:]), after.log
+    assert opened.update.fresh  # type: ignore[attr-defined]
+    # Turned off again, a window waits for that player once more.
+    hand = await my_hand(tables, others[0], table)
+    await tables.click(others[0], find(hand, "letgo", "off"), 999, ephemeral=True)
+    assert not (await state_of(tables)).player(others[0].id).let_go_all
+
+
+async def test_a_cooperate_partner_is_told_in_the_next_table_not_a_message_of_its_own(
+    tables: Tables,
+) -> None:
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    me = state.current_player
+    partner = state.next_after(state.next_after(me.id).id)  # not the next player
+    hand = await my_hand(tables, PLAYERS[me.id], table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:target:"))
+    reply = await tables.click(
+        PLAYERS[me.id], Click.parse(cid, (f"cooperate-{partner.id}",)), 999, ephemeral=True
+    )
+    assert [f for f in reply.followups if not f.ephemeral] == []
+    update = reply.update
+    nxt = state.next_after(me.id).id
+    assert update.fresh and set(update.ping) == {nxt, partner.id}
+    assert f"<@{partner.id}>: <@{me.id}> co-operated with you" in update.table.content
+
+
+async def test_a_challenge_post_also_calls_the_next_player_so_its_end_edits_the_table(
+    tables: Tables,
+) -> None:
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    me = state.current_player
+    nxt = state.next_after(me.id)
+    target = state.next_after(nxt.id)
+    hand = await my_hand(tables, PLAYERS[me.id], table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:target:"))
+    reply = await tables.click(
+        PLAYERS[me.id], Click.parse(cid, (f"challenge-{target.id}",)), 999, ephemeral=True
+    )
+    assert reply.update.fresh and set(reply.update.ping) == {target.id, nxt.id}
+    assert f"<@{nxt.id}>: your turn comes after this challenge" in reply.update.table.content
+
+
+async def test_a_timed_out_turn_says_so_on_the_table(db_path: Path | str, clock: Clock) -> None:
+    tables = await make_tables(db_path, clock, turn_timer=60)
+    try:
+        await start_crap(tables, threshold=200)
+        absent = (await state_of(tables)).current_player
+        clock.now += 61
+        reply = await tables.expire(CHANNEL)
+        text = reply.update.table.embed.description  # type: ignore[union-attr]
+        assert f"› {absent.name} ran out of time" in text, text
+    finally:
+        await tables.store.close()
+
+
+def test_the_eye_line_says_whose_turn_it_was_and_drops_a_reveal_a_round_old() -> None:
+    rng = random.Random(2)
+    state, _ = engine.new_game(seats(3), CrapRules(), rng)
+    first = state.current_player
+    state, _ = engine.apply(state, first.id, Action(kind="recycle"), rng)
+    adapter = CrapTable()
+
+    def eye() -> list[str]:
+        session = Session(
+            channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state
+        )
+        return [
+            line for line in adapter.render(session).embed.description.split("\n") if "👁" in line
+        ]
+
+    assert eye() == []  # the recycle's own lines show its cards
+    mover = state.current_player
+    state, _ = engine.apply(state, mover.id, Action(kind="protect", cards=mover.hand[:1]), rng)
+    assert eye() and eye()[0].startswith(
+        f"👁 2 turns ago ({first.name}'s turn), {first.name}'s recycled hand: "
+    ), eye()
+    mover = state.current_player
+    state, _ = engine.apply(state, mover.id, Action(kind="protect", cards=mover.hand[:1]), rng)
+    assert state.current_player.id == first.id and eye() == []  # a round later: no news
