@@ -1,6 +1,6 @@
 """Kuriki on a Discord table. The cup is the public message, rendered only from
 `public_view`; the dice reach a player only through ephemeral replies built from
-`private_view` (the Roller after rolling or pressing Peek, a player who sneaks a peek)."""
+`private_view` (the Roller after rolling or pressing Peek again, a player who sneaks a peek)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ RULES_TEXT = [
     "rolls again) or **Pass** (take "
     "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
     "whoever passed to him.",
-    "**Sneak a peek** shows you the dice and is charged as a foul at once (the digital lifting of "
+    "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the digital lifting of "
     "both cheeks). `/kuriki foul` proposes a disrespect foul that counts when a majority of the "
     "players other than the accuser and the accused agree (with two players, when the accused "
     "accepts it). A Rusk (manhandling the cup) is voted the same way and is a triple foul; a "
@@ -71,6 +71,20 @@ RULES_TEXT = [
     "Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until someone is. "
     "The last player with a life wins.",
 ]
+
+
+#: The table's two ways of seeing the dice: again, for whoever has seen them; the foul.
+PEEK = "Peek again"
+SNEAK = "Sneak a peek (foul!)"
+
+
+def peek_shown(state: KurikiState) -> bool:
+    """Whether the table offers Peek again: only while the player it waits on has seen the
+    dice (the Roller declaring; a Next Guy who rolled them or sneaked), so the Next Guy who
+    has not is never offered a peek he would be refused."""
+    if state.phase == "declare":
+        return True
+    return state.phase == "respond" and state.next_guy in state.seen
 
 
 class KurikiTable(TableAdapter):
@@ -364,10 +378,10 @@ class KurikiTable(TableAdapter):
                         disabled=state.next_guy in state.passed,
                     ),
                 ]
-            items += [
-                self.button(session, "peek", "Peek", style=secondary),
-                self.button(session, "sneak", "Sneak a peek (foul)", style=secondary),
-            ]
+            if peek_shown(state):
+                items.append(self.button(session, "peek", PEEK, style=secondary))
+            # The foul apart, in red, so nobody presses it for Peek again.
+            items.append(self.button(session, "sneak", SNEAK, style=danger, row=1))
         return items
 
     # ---------------------------------------------------------------- private replies
@@ -394,7 +408,8 @@ class KurikiTable(TableAdapter):
         if dice is None:
             if action == "peek":
                 raise UserError(
-                    "You have not seen these dice. Sneak a peek if you dare: it is a foul."
+                    f"You have not seen these dice: **{PEEK}** is for whoever has. "
+                    f"**{SNEAK}** shows them to you, charged as a foul."
                 )
             return None
         value = roll_value(dice[0], dice[1], state.rules.two_digit)
@@ -436,7 +451,8 @@ class KurikiTable(TableAdapter):
         if state.phase not in ("declare", "respond") or state.dice is None:
             raise UserError("There is nothing under the cup to peek at.")
         if user_id in state.seen:
-            raise UserError("You have already seen these dice: use Peek.")
+            again = f": use **{PEEK}**" if peek_shown(state) else ""
+            raise UserError(f"You have already seen these dice{again}.")
         fouls = state.player(user_id).fouls
         third = " It is your third: it costs you a life." if (fouls + 1) % 3 == 0 else ""
         text = (

@@ -702,7 +702,7 @@ def _sneak(s: KurikiState, user_id: int, action: Action, events: list[Event]) ->
     if s.phase not in ("declare", "respond") or s.dice is None:
         raise IllegalMove("There is nothing under the cup to peek at.")
     if user_id in s.seen:
-        raise IllegalMove("You have already seen these dice: use Peek.")
+        raise IllegalMove("You have already seen these dice.")
     s.seen.append(user_id)
     _foul(s, user_id, 1, "lifting both cheeks to peek under the cup", events)
 

@@ -77,11 +77,14 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     table = declared.table
     nxt = PLAYERS[state.next_guy]
     labels = {i.label for i in table.items}
-    assert {"Roll (take the cup)", "Pull", "Pass", "Peek", "Sneak a peek (foul)"} <= labels
-    # Peek: only for those who have seen the dice.
-    with pytest.raises(UserError, match="not seen"):
-        await tables.click(nxt, find(Reply(items=table.items), "peek"), 777)
-    peek = await tables.click(roller, find(Reply(items=table.items), "peek"), 777)
+    assert {"Roll (take the cup)", "Pull", "Pass", "Sneak a peek (foul!)"} <= labels
+    # Peek again: offered only while the player the cup waits on has seen the dice (the
+    # Roller declaring), and refused to anyone else with what they can do instead.
+    assert "Peek again" not in labels
+    assert "Peek again" in {i.label for i in rolled.items}
+    with pytest.raises(UserError, match=r"not seen these dice.*Sneak a peek \(foul!\)"):
+        await tables.click(nxt, find(rolled, "peek"), 777)
+    peek = await tables.click(roller, find(rolled, "peek"), 777)
     assert peek.ephemeral and dice in json.dumps(peek.embed.to_dict())
     pulled = await tables.click(nxt, find(Reply(items=table.items), "pull"), 777)
     after = await state_of(tables)

@@ -28,6 +28,10 @@ from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, Interacti
 from tests.e2e.harness import GUILD, TABLE, Driver, is_summary, mention, read_finished
 from tests.e2e.hidden_info import Secret, leaks_in, watch_public_secrets
 
+# The cup's two ways of seeing the dice, as a player reads them on the buttons.
+PEEK = "Peek again"
+SNEAK = "Sneak a peek (foul!)"
+
 EVE = FakeUser(1_100_000_000_000_001_005, "Eve")  # a fifth player
 
 VALUE_OF = {name_of(v): v for v in declarable(False)}
@@ -422,7 +426,7 @@ class KurikiGame:
     async def peek(self, who: FakeUser) -> str:
         """Peek: the dice again, in a fresh ephemeral (for whoever has seen them)."""
         cup = self.cup()
-        button = cup.button("Peek")
+        button = cup.button(PEEK)
         assert button is not None, cup.labels
         rec = await self.d.click(
             who, self.channel, custom_id=button["custom_id"], message=cup.message
@@ -438,7 +442,7 @@ class KurikiGame:
         charges the foul publicly and shows the dice privately in place of the question."""
         mark = self.secrets.mark()
         cup = self.cup()
-        button = cup.button("Sneak a peek (foul)")
+        button = cup.button(SNEAK)
         assert button is not None, cup.labels
         asked = await self.d.click(
             who, self.channel, custom_id=button["custom_id"], message=cup.message
