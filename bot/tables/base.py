@@ -324,12 +324,12 @@ class TableAdapter(ABC):
     @staticmethod
     def departure_line(why: str) -> str:
         """The finished table's headline when players left and nobody won."""
-        return f"**Game over:** {why}, so the game ended with no winner."
+        return f"**Game over:** {why}, so nobody wins."
 
     @staticmethod
     def departure_summary(why: str) -> str:
         """The finished-games outcome of a game that players left."""
-        return f"No winner: {why}, so the game ended."
+        return f"Nobody wins: {why}."
 
     # ------------------------------------------------------------------ lobby
 

@@ -253,9 +253,9 @@ class FarkleTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{winner.name} won with {winner.score}."
+                else f"{winner.name} wins with {winner.score}."
                 if winner
-                else "No winner."
+                else "Nobody wins."
             ),
         )
 

@@ -248,9 +248,9 @@ class KurikiTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{winner.name} was the last one standing."
+                else f"{winner.name} wins, the last one standing."
                 if winner
-                else "No winner."
+                else "Nobody wins."
             ),
         )
 
@@ -300,7 +300,7 @@ class KurikiTable(TableAdapter):
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.phase == "over":
             lines.append(
-                f"🏆 **Game over.** {who(state.winner)} is the last one standing!"
+                f"🏆 **Game over.** {who(state.winner)} wins, the last one standing!"
                 if state.winner
                 else "**Game over.**"
             )

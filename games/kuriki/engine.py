@@ -844,7 +844,7 @@ def _end_by_departure(s: KurikiState, why: str, events: list[Event]) -> None:
     s.ended_by_departure = why
     s.dice = None
     s.votes = []
-    text = f"Game over: {why}, so the game ends with no winner."
+    text = f"Game over: {why}, so nobody wins."
     if s.rules.stake:
         for p in s.players:
             p.purse += s.rules.stake

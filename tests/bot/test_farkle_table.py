@@ -192,13 +192,11 @@ async def test_a_game_players_left_ends_with_no_winner(tables: Tables) -> None:
     reply = await tables.leave(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "No winner: Alice left, so the game ended."
+    assert record["outcome"] == "Nobody wins: Alice left."
     table = reply.table
-    assert table.embed.description == (
-        "**Game over:** Alice left, so the game ended with no winner."
-    )
+    assert table.embed.description == "**Game over:** Alice left, so nobody wins."
     assert table.content is None  # no trophy, no ping
-    assert "wins" not in table.embed.description and "🏆" not in table.embed.description
+    assert "🏆" not in table.embed.description
     assert "/farkle leave" not in table.embed.footer.text
     assert [label for label, _ in buttons(Reply.of_table(table)).values()] == ["Rematch"]
 

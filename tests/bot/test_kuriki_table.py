@@ -209,13 +209,13 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     await start_kuriki(tables, ALICE, BOB)
     reply = await tables.leave(BOB, CHANNEL, "kuriki")
     table = reply.table
-    assert "**Game over:** Bob left, so the game ended with no winner." in table.embed.description
+    assert "**Game over:** Bob left, so nobody wins." in table.embed.description
     assert "last one standing" not in table.embed.description and table.content is None
     assert table.embed.footer.text.endswith("Rematch below, or /kuriki start for a new game")
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "No winner: Bob left, so the game ended."
+    assert record["outcome"] == "Nobody wins: Bob left."
     assert record["lobby"]["rules"]["lives"] == 3
 
 

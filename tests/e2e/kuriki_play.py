@@ -555,7 +555,7 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     [row] = read_finished(d.database, game.channel)
     assert row["kind"] == "kuriki" and row["guild_id"] == GUILD
     assert row["winner_id"] == cup.winner
-    assert row["outcome"] == f"{winner} was the last one standing."
+    assert row["outcome"] == f"{winner} wins, the last one standing."
     players = json.loads(row["players"])
     assert {p["id"] for p in players} == {p.id for p in game.players}
     assert players[0]["id"] == cup.winner  # ranked by lives left

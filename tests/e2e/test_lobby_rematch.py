@@ -74,13 +74,14 @@ async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     assert not said.ephemeral and "Bob left the Farkle game" in said.text
     final = d.table(TABLE)
     assert final.id == table.id
-    assert "**Game over:** Bob left, so the game ended with no winner." in final.text()
-    assert "wins" not in final.text() and final.content == ""
+    assert "**Game over:** Bob left, so nobody wins." in final.text()
+    assert "Alice wins" not in final.text() and "<@" + str(ALICE.id) + "> wins" not in final.text()
+    assert final.content == ""
     assert "/farkle leave" not in final.text()
     assert [b["label"] for b in final.buttons()] == ["Rematch"]
     assert d.database is not None
     [row] = read_finished(d.database, TABLE)
-    assert row["winner_id"] is None and row["outcome"] == "No winner: Bob left, so the game ended."
+    assert row["winner_id"] is None and row["outcome"] == "Nobody wins: Bob left."
 
 
 @pytest.mark.e2e(seed=3)
