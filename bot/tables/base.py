@@ -114,6 +114,11 @@ class TableAdapter(ABC):
         """The most players a lobby with these (validated) options takes."""
         return self.max_players
 
+    def players_text(self, settings: GuildSettings) -> str:
+        """How many players this server's lobbies take, as /help says it ("2-12 players")."""
+        most = self.lobby_max_players(self.lobby_options(settings, {}))
+        return f"{self.min_players}-{most} players"
+
     def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
         """`stamp` as a custom_id carries it (10 digits): stamps are only compared, so a
         counter grown absurdly large still renders and still compares."""

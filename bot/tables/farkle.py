@@ -189,6 +189,21 @@ class FarkleTable(TableAdapter):
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
         return int(FarkleRules.model_validate(options["rules"]).max_players)
 
+    def players_text(self, settings: GuildSettings) -> str:
+        """The server's rule set's count, and those of the rule sets that differ ("2-25
+        players; 2-10 with Classic Farkle"), as their lobbies say."""
+        usual = super().players_text(settings)
+        others: dict[str, list[str]] = {}
+        for preset in PRESETS:
+            with contextlib.suppress(UserError):  # a house rule that no longer validates
+                options = self.lobby_options(settings, {"rules": preset})
+                text = f"{self.min_players}-{self.lobby_max_players(options)} players"
+                if text != usual:
+                    others.setdefault(text, []).append(options["rules"]["name"])
+        return usual + "".join(
+            f"; {t.removesuffix(' players')} with {' or '.join(n)}" for t, n in others.items()
+        )
+
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
         return f"{short_rules(rules)}\nUse {mention('farkle rules')} for every rule."
