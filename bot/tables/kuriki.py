@@ -73,6 +73,10 @@ RULES_TEXT = [
 ]
 
 
+#: What the score pad's marks mean (the table's footer), and the finished game's picture's.
+PAD_LEGEND = "Pad: ◆ a life lost · ◇ a life left · ○ the last life (● lost) · 👑 a Kuriki"
+STORY_LEGEND = "Picture: a red spot per life lost, a crown per Kuriki, a stroke per foul"
+
 #: The table's two ways of seeing the dice: again, for whoever has seen them; the foul.
 PEEK = "Peek again"
 SNEAK = "Sneak a peek (foul!)"
@@ -271,8 +275,13 @@ class KurikiTable(TableAdapter):
         foot = f"Play goes {way} · {state.rules.lives} lives"
         if state.rules.stake:
             foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
+        legend = PAD_LEGEND + ("\n" + STORY_LEGEND if state.finished else "")
         embed.set_footer(
-            text=foot + " · " + (self.finished_footer() if state.finished else "/kuriki rules")
+            text=legend
+            + "\n"
+            + foot
+            + " · "
+            + (self.finished_footer() if state.finished else "/kuriki rules")
         )
         content = None
         if state.finished and state.winner is not None:
@@ -324,9 +333,16 @@ class KurikiTable(TableAdapter):
                 lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
         if state.votes:
             for v in state.votes:
-                lines.append(
-                    f"⚖ Foul vote on {who(v.accused)} ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
-                )
+                on = f"{who(v.accused)} ({v.reason})"
+                closes = f"closes <t:{int(v.deadline)}:R>"
+                if engine.voters(state, v):
+                    lines.append(
+                        f"⚖ Foul vote on {on}: {len(v.yes)} yes, {len(v.no)} no, {closes}."
+                    )
+                else:  # two players: nobody votes, the accused accepts the foul or declines
+                    lines.append(
+                        f"⚖ Foul called on {on}: {who(v.accused)} accepts or declines, {closes}."
+                    )
         if session.deadline and state.phase != "over" and session.turn_deadline:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
         return lines

@@ -78,6 +78,9 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     nxt = PLAYERS[state.next_guy]
     labels = {i.label for i in table.items}
     assert {"Roll (take the cup)", "Pull", "Pass", "Sneak a peek (foul!)"} <= labels
+    # The score pad's marks are explained under the table.
+    assert "◆ a life lost · ◇ a life left" in table.embed.footer.text
+    assert "👑 a Kuriki" in table.embed.footer.text
     # Peek again: offered only while the player the cup waits on has seen the dice (the
     # Roller declaring), and refused to anyone else with what they can do instead.
     assert "Peek again" not in labels
@@ -157,6 +160,10 @@ async def test_two_players_the_accused_accepts_or_declines_a_foul(tables: Tables
     check_limits(proposed)
     assert "may accept the foul, or it is not charged" in proposed.embed.description
     assert proposed.content == f"<@{BOB.id}>: accept the foul or decline it."
+    # The table tells the same: nobody votes, so no "0 yes, 0 no".
+    table = proposed.table.embed.description
+    assert f"⚖ Foul called on <@{BOB.id}> (rude): <@{BOB.id}> accepts or declines" in table
+    assert "yes" not in table and "Foul vote" not in table
     labels = [i.label for i in proposed.items]
     assert labels == ["Accept the foul", "Decline"]
     accept = next(i for i in proposed.items if i.custom_id.endswith("-accept"))
@@ -212,6 +219,7 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert "**Game over:** Bob left, so nobody wins." in table.embed.description
     assert "last one standing" not in table.embed.description and table.content is None
     assert table.embed.footer.text.endswith("Rematch below, or /kuriki start for a new game")
+    assert "Picture: a red spot per life lost" in table.embed.footer.text  # the story's marks
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
