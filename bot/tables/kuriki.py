@@ -302,7 +302,7 @@ class KurikiTable(TableAdapter):
                 shown = name(roll_value(*r.dice, state.rules.two_digit))
                 verdict = "a lie" if r.liar else "not a lie"
                 lines.append(
-                    f"Last pull: {self.faces.pair(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
+                    f"Last pull: {self.faces.pair(r.dice)} = {shown} against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
                 )
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
@@ -440,7 +440,7 @@ class KurikiTable(TableAdapter):
             else:
                 lines.append("Fresh roll: declare anything. Lying is allowed.")
             options = [
-                (name(v) + (" (the truth)" if v == value else ""), str(v)) for v in reversed(legal)
+                (name(v) + (" · the truth" if v == value else ""), str(v)) for v in reversed(legal)
             ]
             for part, chunk in enumerate(_chunks(options, SELECT_LIMIT)):
                 arg = "hi" if part == 0 else "lo"

@@ -591,7 +591,7 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
         Event(
             kind="pull",
             player=user_id,
-            text=f"{puller.name} pulls the cup: {dice_text(s.dice)} ({name(value)}) against {name(s.declared)}, {verdict}",
+            text=f"{puller.name} pulls the cup: {dice_text(s.dice)} = {name(value)} against {name(s.declared)}, {verdict}",
         )
     )
     if liar:

@@ -266,3 +266,42 @@ async def test_the_score_pad_shows_in_the_tarts_only_until_someone_is_tarted(
     state.tarted = ALICE.id
     pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
     assert "Tarted" in pad and "in the Tarts" not in pad
+
+
+def test_a_pulled_double_is_named_without_doubled_parentheses() -> None:
+    """'2-2 = Double-Two (Nixons)', never '2-2 (Double-Two (Nixons))': on the table and in
+    its log."""
+    from bot.sessions import Session
+    from bot.tables.kuriki import KurikiTable
+    from games.lobby import Lobby
+    from tests.games.kuriki_helpers import Table
+
+    t = Table()
+    t.point(2, 2, 106)  # Nixons, declared Boxcars
+    t.pull()
+    adapter = KurikiTable()
+    session = Session(
+        channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
+    )
+    text = json.dumps(adapter.render(session).embed.to_dict(), ensure_ascii=False)
+    assert "Last pull: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars): a lie" in text
+    assert "pulls the cup: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars)" in text
+    assert "((" not in text and "))" not in text
+
+
+def test_the_rollers_menu_marks_the_truth_without_doubled_parentheses() -> None:
+    from bot.sessions import Session
+    from bot.tables.kuriki import KurikiTable
+    from games.lobby import Lobby
+    from tests.games.kuriki_helpers import Table
+
+    t = Table()
+    t.roll(2, 2)
+    session = Session(
+        channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
+    )
+    menu = KurikiTable().private(session, t.state.roller, "peek")
+    assert menu is not None
+    labels = [o.label for item in menu.items for o in item.options]
+    assert "Double-Two (Nixons) · the truth" in labels
+    assert not any(") (" in label for label in labels)

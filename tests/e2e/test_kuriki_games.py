@@ -69,7 +69,7 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     roller = first
     roll = await game.roll()
     assert roll is not None, "a Kuriki: choose another seed"
-    assert f"{name_of(roll.truth)} (the truth)" in roll.labels
+    assert f"{name_of(roll.truth)} · the truth" in roll.labels
     assert "Fresh roll: declare anything" in roll.ephemeral.text()
     no_one_else_sees(game, roll)
     ng, third = after(roller), after(after(roller))
