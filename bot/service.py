@@ -505,7 +505,14 @@ class Tables:
             settings = await self.settings(session.guild_id)
             if lobby_click:
                 if session.started:
-                    raise UserError("The game has already started: use the buttons on the table.")
+                    if actor.id in adapter.player_ids(session.state):
+                        raise UserError(
+                            "The game has already started: use the buttons on the table."
+                        )
+                    raise UserError(
+                        "The game has already started without you. Wait for the next one, "
+                        "or start one elsewhere."
+                    )
                 return await self._lobby_click(
                     actor, work, adapter, settings, click.action, message_id
                 )
