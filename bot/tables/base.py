@@ -242,10 +242,14 @@ class TableAdapter(ABC):
         player = self.on_clock(state)
         return {} if player is None else {player: "your move"}
 
-    def summary(self, session: Session, table: Rendered) -> Rendered:
+    def summary(self, session: Session, table: Rendered) -> Rendered | None:
         """What a table message says once a newer one is posted below it: its last moves,
-        no buttons (so only the live table can be pressed)."""
-        log = list(getattr(session.state, "log", None) or [])[-2:] if session.started else []
+        no buttons (so only the live table can be pressed). None for a lobby: it has no
+        moves to keep, and a pointer to a lobby below would outlive that lobby once it is
+        cancelled or closes (the old message is deleted instead)."""
+        if not session.started:
+            return None
+        log = list(getattr(session.state, "log", None) or [])[-2:]
         embed = discord.Embed(
             title=table.embed.title,
             description="\n".join([*log, "⬇ The live table is below."]),
