@@ -20,7 +20,7 @@ from bot.config import BotConfig
 from bot.display import retire_orphans, show_over_rest
 from bot.errors import GameTree, UserError, answer_error
 from bot.gateway import skip_unread_events
-from bot.interactions import actor_of, send_rematch, send_reply
+from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
 from bot.respond import release
 from bot.service import Tables
@@ -182,12 +182,13 @@ class GameBot(commands.AutoShardedBot):
             message = interaction.message
             message_id = message.id if message else None
             ephemeral = bool(message and message.flags.ephemeral)
+            owner = ephemeral_owner(message) if message and ephemeral else None
             if click.action == "rematch":  # a finished table's: there is no session to click
                 rematch = await self.tables.rematch(actor_of(interaction), click)
                 await send_rematch(interaction, rematch)
                 return
             reply = await self.tables.click(
-                actor_of(interaction), click, message_id, ephemeral=ephemeral
+                actor_of(interaction), click, message_id, ephemeral=ephemeral, owner=owner
             )
             await send_reply(interaction, reply)
         except Exception as exc:

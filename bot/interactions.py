@@ -24,6 +24,14 @@ def actor_of(interaction: discord.Interaction) -> Actor:
     return Actor(id=user.id, name=user.display_name, is_admin=bool(perms and perms.manage_guild))
 
 
+def ephemeral_owner(message: discord.Message) -> int:
+    """Whom an ephemeral message was sent to: the user of the interaction that made it, as
+    Discord says in the clicked message (0 when it does not say: nobody's, so a click on it
+    never edits it)."""
+    meta = message.interaction_metadata
+    return meta.user.id if meta is not None else 0
+
+
 def _message_kwargs(reply: Reply) -> dict[str, object]:
     """The keyword arguments of a new message (response or follow-up) for `reply`."""
     kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}

@@ -476,9 +476,20 @@ class Tables:
     # ------------------------------------------------------------ clicks
 
     async def click(
-        self, actor: Actor, click: Click, message_id: int | None, *, ephemeral: bool = False
+        self,
+        actor: Actor,
+        click: Click,
+        message_id: int | None,
+        *,
+        ephemeral: bool = False,
+        owner: int | None = None,
     ) -> Reply:
-        """A button or select: on the table, on an ephemeral reply, or on a vote message."""
+        """A button or select: on the table, on an ephemeral reply, or on a vote message.
+        `owner` is whom a clicked ephemeral was sent to (None: the clicker). A click on
+        somebody else's ephemeral (a forged one) is answered with a fresh private reply:
+        the clicker's secrets never overwrite another user's message."""
+        # Whether the answer may update the clicked ephemeral in place.
+        edit_private = ephemeral and owner in (None, actor.id)
         async with self.sessions.lock(click.channel_id):
             session = await self._session(click.channel_id, click.kind)
             adapter = self.adapters[session.kind]
@@ -494,7 +505,14 @@ class Tables:
             settings = await self.settings(session.guild_id)
             if lobby_click:
                 if session.started:
-                    raise UserError("The game has already started: use the buttons on the table.")
+                    if actor.id in adapter.player_ids(session.state):
+                        raise UserError(
+                            "The game has already started: use the buttons on the table."
+                        )
+                    raise UserError(
+                        "The game has already started without you. Wait for the next one, "
+                        "or start one elsewhere."
+                    )
                 return await self._lobby_click(
                     actor, work, adapter, settings, click.action, message_id
                 )
@@ -518,8 +536,8 @@ class Tables:
                 shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
                 if shown is None:
                     raise UserError("There is nothing to show you right now.")
-                # From an ephemeral: update it in place; from a public message: a new one.
-                return Reply.of_table(shown, ephemeral=True, edit=ephemeral)
+                # From the clicker's ephemeral: update it in place; else a new one.
+                return Reply.of_table(shown, ephemeral=True, edit=edit_private)
             move = Move(
                 user_id=actor.id,
                 action=click.action,
@@ -546,7 +564,12 @@ class Tables:
                 reply = self._on_table(work, rendered, clicked=message_id)
             else:
                 after = adapter.message_after(work, actor.id, click.action, click.arg)
-                reply = self._with_table(Reply.of_table(after, edit=True), work, rendered)
+                answer = (
+                    Reply.of_table(after, ephemeral=True)  # never into someone else's reply
+                    if ephemeral and not edit_private
+                    else Reply.of_table(after, edit=True)
+                )
+                reply = self._with_table(answer, work, rendered)
             if secret is not None:
                 reply.followups.append(Reply.of_table(secret, ephemeral=True))
             ping = adapter.announce(work, actor.id, click.action, click.values)

@@ -112,8 +112,12 @@ class Lobby(BaseModel):
 
     def check_start(self, user_id: int, is_admin: bool) -> None:
         if not self.has(user_id) and not is_admin:
+            # "Join first" only while joining is possible (a full table seats a person in a
+            # bot's place, but not in a person's).
+            can_join = len(self.players) < self.max_players or bool(self.bots())
             raise LobbyError(
-                "Only a player in the lobby (or a server manager) can start it: join first."
+                "Only a player in the lobby (or a server manager) can start it"
+                + (": join first." if can_join else ".")
             )
         if len(self.players) < self.min_players:
             raise LobbyError(f"At least {self.min_players} players are needed to start.")

@@ -15,15 +15,18 @@ if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-def help_embed() -> discord.Embed:
-    """The help page, every command a clickable mention once the commands are synced."""
+def help_embed(players: dict[str, str]) -> discord.Embed:
+    """The help page, every command a clickable mention once the commands are synced;
+    `players` is each game's player count as its lobbies here take them."""
     m = mention
     games = "\n".join(
         [
-            f"🎲 **Farkle** (2-10 players): {m('farkle start')} · {m('farkle rules')}",
-            f"🥤 **Kuriki** (2-12), the bluffing dice cup: {m('kuriki start')} · "
+            f"🎲 **Farkle** ({players['farkle']}): {m('farkle start')} · "
+            f"{m('farkle rules')}",
+            f"🥤 **Kuriki** ({players['kuriki']}), the bluffing dice cup: {m('kuriki start')} · "
             f"{m('kuriki rules')}",
-            f"🃏 **CRAP** (3-6), the card game: {m('crap start')} · {m('crap rules')}",
+            f"🃏 **CRAP** ({players['crap']}), the card game: {m('crap start')} · "
+            f"{m('crap rules')}",
         ]
     )
     play = (
@@ -57,4 +60,7 @@ class HelpCog(commands.Cog):
     @app_commands.command(name="help")
     async def help(self, interaction: discord.Interaction[GameBot]) -> None:
         """The games, how to start one, and the admin commands."""
-        await interaction.response.send_message(embed=help_embed(), ephemeral=True)
+        tables = self.bot.tables
+        settings = await tables.settings(interaction.guild_id)
+        players = {kind: a.players_text(settings) for kind, a in tables.adapters.items()}
+        await interaction.response.send_message(embed=help_embed(players), ephemeral=True)

@@ -62,13 +62,15 @@ def stats_embed(name: str, figures: list[PlayerRecord]) -> discord.Embed:
 
 
 def _figure_lines(fig: PlayerRecord) -> str:
-    rate = f" · {100 * fig.wins / fig.games:.0f}% won" if fig.games else ""
+    rate = f" ({100 * fig.wins / fig.games:.0f}%)" if fig.games else ""
     lines = [
         f"**{fig.games}** game{'s' if fig.games != 1 else ''} · **{fig.wins}** "
         f"win{'s' if fig.wins != 1 else ''}{rate}"
     ]
     if fig.bot_games:
-        lines.append(f"Against bots: {fig.bot_games} games, {fig.bot_wins} won")
+        lines.append(
+            f"Against bots: {fig.bot_games} games, {fig.bot_wins} win{'s' if fig.bot_wins != 1 else ''}"
+        )
     if fig.abandoned:
         lines.append(f"Abandoned: {fig.abandoned}")
     if fig.best_score is not None and fig.kind in BEST_SCORE:

@@ -114,6 +114,11 @@ class TableAdapter(ABC):
         """The most players a lobby with these (validated) options takes."""
         return self.max_players
 
+    def players_text(self, settings: GuildSettings) -> str:
+        """How many players this server's lobbies take, as /help says it ("2-12 players")."""
+        most = self.lobby_max_players(self.lobby_options(settings, {}))
+        return f"{self.min_players}-{most} players"
+
     def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
         """`stamp` as a custom_id carries it (10 digits): stamps are only compared, so a
         counter grown absurdly large still renders and still compares."""
@@ -237,10 +242,14 @@ class TableAdapter(ABC):
         player = self.on_clock(state)
         return {} if player is None else {player: "your move"}
 
-    def summary(self, session: Session, table: Rendered) -> Rendered:
+    def summary(self, session: Session, table: Rendered) -> Rendered | None:
         """What a table message says once a newer one is posted below it: its last moves,
-        no buttons (so only the live table can be pressed)."""
-        log = list(getattr(session.state, "log", None) or [])[-2:] if session.started else []
+        no buttons (so only the live table can be pressed). None for a lobby: it has no
+        moves to keep, and a pointer to a lobby below would outlive that lobby once it is
+        cancelled or closes (the old message is deleted instead)."""
+        if not session.started:
+            return None
+        log = list(getattr(session.state, "log", None) or [])[-2:]
         embed = discord.Embed(
             title=table.embed.title,
             description="\n".join([*log, "⬇ The live table is below."]),
@@ -324,12 +333,12 @@ class TableAdapter(ABC):
     @staticmethod
     def departure_line(why: str) -> str:
         """The finished table's headline when players left and nobody won."""
-        return f"**Game over:** {why}, so the game ended with no winner."
+        return f"**Game over:** {why}, so nobody wins."
 
     @staticmethod
     def departure_summary(why: str) -> str:
         """The finished-games outcome of a game that players left."""
-        return f"No winner: {why}, so the game ended."
+        return f"Nobody wins: {why}."
 
     # ------------------------------------------------------------------ lobby
 

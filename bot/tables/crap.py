@@ -245,9 +245,9 @@ class CrapTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{names} won."
+                else f"{names} {'win' if len(state.winners) > 1 else 'wins'}."
                 if names
-                else "No winner."
+                else "Nobody wins."
             ),
         )
 
@@ -289,12 +289,9 @@ class CrapTable(TableAdapter):
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
             names = " and ".join(who(w) for w in state.winners)
-            lines = [
-                f"🏆 **Game over.** {names} {'win' if len(state.winners) > 1 else 'wins'}!"
-                if names
-                else "**Game over.**"
-            ]
-            return lines, (f"🏆 {names} won the CRAP game!" if names else None)
+            verb = "win" if len(state.winners) > 1 else "wins"
+            lines = [f"🏆 **Game over.** {names} {verb}!" if names else "**Game over.**"]
+            return lines, (f"🏆 {names} {verb} the CRAP game!" if names else None)
         turn = state.current_player
         line = ""
         if state.phase == "turn":

@@ -30,6 +30,9 @@ from games.numbers import number
 
 LOG_LINES = 6
 FIELD_LIMIT = 1024
+#: On a button that rolls all six dice again after scoring every die (hot dice): short
+#: enough that "Keep 1500 & roll 6 🔥" fits a phone's button.
+HOT = " 🔥"
 _ACTIONS = {
     "toggle": "toggle",
     "roll": "roll",
@@ -186,6 +189,21 @@ class FarkleTable(TableAdapter):
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
         return int(FarkleRules.model_validate(options["rules"]).max_players)
 
+    def players_text(self, settings: GuildSettings) -> str:
+        """The server's rule set's count, and those of the rule sets that differ ("2-25
+        players; 2-10 with Classic Farkle"), as their lobbies say."""
+        usual = super().players_text(settings)
+        others: dict[str, list[str]] = {}
+        for preset in PRESETS:
+            with contextlib.suppress(UserError):  # a house rule that no longer validates
+                options = self.lobby_options(settings, {"rules": preset})
+                text = f"{self.min_players}-{self.lobby_max_players(options)} players"
+                if text != usual:
+                    others.setdefault(text, []).append(options["rules"]["name"])
+        return usual + "".join(
+            f"; {t.removesuffix(' players')} with {' or '.join(n)}" for t, n in others.items()
+        )
+
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
         return f"{short_rules(rules)}\nUse {mention('farkle rules')} for every rule."
@@ -250,9 +268,9 @@ class FarkleTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{winner.name} won with {winner.score}."
+                else f"{winner.name} wins with {winner.score}."
                 if winner
-                else "No winner."
+                else "Nobody wins."
             ),
         )
 
@@ -402,7 +420,7 @@ class FarkleTable(TableAdapter):
             roll_label = "Throw the last die again"
         else:
             left = len(turn.dice) - len(turn.selected)
-            roll_label = f"Set aside & roll {left or 6}" + (" (hot dice!)" if left == 0 else "")
+            roll_label = f"Set aside & roll {left or 6}" + (HOT if left == 0 else "")
         items.append(
             self.button(
                 session,
@@ -413,11 +431,13 @@ class FarkleTable(TableAdapter):
                 row=2,
             )
         )
+        chosen: int | None = None  # what the selection scores (None: nothing, or no score)
         if turn.dice and not engine.must_reroll_last_die(state):
             bank_label = "Bank"
             if turn.selected:  # an empty selection is no value (and no exception to raise)
                 with contextlib.suppress(IllegalMove):
-                    bank_label = f"Bank {turn.total + engine.selection_value(state)}"
+                    chosen = engine.selection_value(state)
+                    bank_label = f"Bank {turn.total + chosen}"
             items.append(
                 self.button(
                     session,
@@ -429,9 +449,11 @@ class FarkleTable(TableAdapter):
                 )
             )
         keep = engine.best_keep(state) if legal else None
-        if keep is not None:
+        # The selection already is the best keep (same points, same dice left): Set aside &
+        # roll and Bank do what the Keep buttons would, so those are not shown twice.
+        if keep is not None and (chosen, len(turn.dice) - len(turn.selected) or 6) != keep[:2]:
             value, left, bankable = keep
-            hot = " (hot dice!)" if left == 6 else ""
+            hot = HOT if left == 6 else ""
             items.append(
                 self.button(
                     session,
@@ -446,7 +468,7 @@ class FarkleTable(TableAdapter):
                     self.button(
                         session,
                         "bestbank",
-                        f"Keep {value} & bank {turn.total + value}",
+                        f"Keep {value} & bank",
                         style=discord.ButtonStyle.success,
                         row=3,
                     )

@@ -1,6 +1,6 @@
 """Kuriki on a Discord table. The cup is the public message, rendered only from
 `public_view`; the dice reach a player only through ephemeral replies built from
-`private_view` (the Roller after rolling or pressing Peek, a player who sneaks a peek)."""
+`private_view` (the Roller after rolling or pressing Peek again, a player who sneaks a peek)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ RULES_TEXT = [
     "rolls again) or **Pass** (take "
     "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
     "whoever passed to him.",
-    "**Sneak a peek** shows you the dice and is charged as a foul at once (the digital lifting of "
+    "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the digital lifting of "
     "both cheeks). `/kuriki foul` proposes a disrespect foul that counts when a majority of the "
     "players other than the accuser and the accused agree (with two players, when the accused "
     "accepts it). A Rusk (manhandling the cup) is voted the same way and is a triple foul; a "
@@ -71,6 +71,24 @@ RULES_TEXT = [
     "Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until someone is. "
     "The last player with a life wins.",
 ]
+
+
+#: What the score pad's marks mean (the table's footer), and the finished game's picture's.
+PAD_LEGEND = "Pad: ◆ a life lost · ◇ a life left · ○ the last life (● lost) · 👑 a Kuriki"
+STORY_LEGEND = "Picture: a red spot per life lost, a crown per Kuriki, a stroke per foul"
+
+#: The table's two ways of seeing the dice: again, for whoever has seen them; the foul.
+PEEK = "Peek again"
+SNEAK = "Sneak a peek (foul!)"
+
+
+def peek_shown(state: KurikiState) -> bool:
+    """Whether the table offers Peek again: only while the player it waits on has seen the
+    dice (the Roller declaring; a Next Guy who rolled them or sneaked), so the Next Guy who
+    has not is never offered a peek he would be refused."""
+    if state.phase == "declare":
+        return True
+    return state.phase == "respond" and state.next_guy in state.seen
 
 
 class KurikiTable(TableAdapter):
@@ -234,9 +252,9 @@ class KurikiTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{winner.name} was the last one standing."
+                else f"{winner.name} wins, the last one standing."
                 if winner
-                else "No winner."
+                else "Nobody wins."
             ),
         )
 
@@ -257,8 +275,13 @@ class KurikiTable(TableAdapter):
         foot = f"Play goes {way} · {state.rules.lives} lives"
         if state.rules.stake:
             foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
+        legend = PAD_LEGEND + ("\n" + STORY_LEGEND if state.finished else "")
         embed.set_footer(
-            text=foot + " · " + (self.finished_footer() if state.finished else "/kuriki rules")
+            text=legend
+            + "\n"
+            + foot
+            + " · "
+            + (self.finished_footer() if state.finished else "/kuriki rules")
         )
         content = None
         if state.finished and state.winner is not None:
@@ -279,14 +302,14 @@ class KurikiTable(TableAdapter):
                 shown = name(roll_value(*r.dice, state.rules.two_digit))
                 verdict = "a lie" if r.liar else "not a lie"
                 lines.append(
-                    f"Last pull: {self.faces.pair(r.dice)} ({shown}) against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
+                    f"Last pull: {self.faces.pair(r.dice)} = {shown} against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
                 )
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.phase == "over":
             lines.append(
-                f"🏆 **Game over.** {who(state.winner)} is the last one standing!"
+                f"🏆 **Game over.** {who(state.winner)} wins, the last one standing!"
                 if state.winner
                 else "**Game over.**"
             )
@@ -310,9 +333,16 @@ class KurikiTable(TableAdapter):
                 lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
         if state.votes:
             for v in state.votes:
-                lines.append(
-                    f"⚖ Foul vote on {who(v.accused)} ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
-                )
+                on = f"{who(v.accused)} ({v.reason})"
+                closes = f"closes <t:{int(v.deadline)}:R>"
+                if engine.voters(state, v):
+                    lines.append(
+                        f"⚖ Foul vote on {on}: {len(v.yes)} yes, {len(v.no)} no, {closes}."
+                    )
+                else:  # two players: nobody votes, the accused accepts the foul or declines
+                    lines.append(
+                        f"⚖ Foul called on {on}: {who(v.accused)} accepts or declines, {closes}."
+                    )
         if session.deadline and state.phase != "over" and session.turn_deadline:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
         return lines
@@ -364,10 +394,10 @@ class KurikiTable(TableAdapter):
                         disabled=state.next_guy in state.passed,
                     ),
                 ]
-            items += [
-                self.button(session, "peek", "Peek", style=secondary),
-                self.button(session, "sneak", "Sneak a peek (foul)", style=secondary),
-            ]
+            if peek_shown(state):
+                items.append(self.button(session, "peek", PEEK, style=secondary))
+            # The foul apart, in red, so nobody presses it for Peek again.
+            items.append(self.button(session, "sneak", SNEAK, style=danger, row=1))
         return items
 
     # ---------------------------------------------------------------- private replies
@@ -394,7 +424,8 @@ class KurikiTable(TableAdapter):
         if dice is None:
             if action == "peek":
                 raise UserError(
-                    "You have not seen these dice. Sneak a peek if you dare: it is a foul."
+                    f"You have not seen these dice: **{PEEK}** is for whoever has. "
+                    f"**{SNEAK}** shows them to you, charged as a foul."
                 )
             return None
         value = roll_value(dice[0], dice[1], state.rules.two_digit)
@@ -409,7 +440,7 @@ class KurikiTable(TableAdapter):
             else:
                 lines.append("Fresh roll: declare anything. Lying is allowed.")
             options = [
-                (name(v) + (" (the truth)" if v == value else ""), str(v)) for v in reversed(legal)
+                (name(v) + (" · the truth" if v == value else ""), str(v)) for v in reversed(legal)
             ]
             for part, chunk in enumerate(_chunks(options, SELECT_LIMIT)):
                 arg = "hi" if part == 0 else "lo"
@@ -436,7 +467,8 @@ class KurikiTable(TableAdapter):
         if state.phase not in ("declare", "respond") or state.dice is None:
             raise UserError("There is nothing under the cup to peek at.")
         if user_id in state.seen:
-            raise UserError("You have already seen these dice: use Peek.")
+            again = f": use **{PEEK}**" if peek_shown(state) else ""
+            raise UserError(f"You have already seen these dice{again}.")
         fouls = state.player(user_id).fouls
         third = " It is your third: it costs you a life." if (fouls + 1) % 3 == 0 else ""
         text = (

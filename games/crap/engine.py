@@ -1158,7 +1158,7 @@ def _end_by_departure(s: CrapState, why: str, events: list[Event]) -> None:
     s.winners = []
     s.acquire = s.challenge = s.force = None
     s.ended_by_departure = why
-    events.append(Event(kind="game_over", text=f"Game over: {why}, so the game ends with no winner."))
+    events.append(Event(kind="game_over", text=f"Game over: {why}, so nobody wins."))
 
 
 def _log(s: CrapState, events: list[Event]) -> None:

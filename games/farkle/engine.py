@@ -650,7 +650,7 @@ def _finish(
         s.winner, s.ended_by_departure = None, departure
         events.append(
             Event(
-                kind="game_over", text=f"Game over: {departure}, so the game ends with no winner."
+                kind="game_over", text=f"Game over: {departure}, so nobody wins."
             )
         )
         return

@@ -591,7 +591,7 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
         Event(
             kind="pull",
             player=user_id,
-            text=f"{puller.name} pulls the cup: {dice_text(s.dice)} ({name(value)}) against {name(s.declared)}, {verdict}",
+            text=f"{puller.name} pulls the cup: {dice_text(s.dice)} = {name(value)} against {name(s.declared)}, {verdict}",
         )
     )
     if liar:
@@ -702,7 +702,7 @@ def _sneak(s: KurikiState, user_id: int, action: Action, events: list[Event]) ->
     if s.phase not in ("declare", "respond") or s.dice is None:
         raise IllegalMove("There is nothing under the cup to peek at.")
     if user_id in s.seen:
-        raise IllegalMove("You have already seen these dice: use Peek.")
+        raise IllegalMove("You have already seen these dice.")
     s.seen.append(user_id)
     _foul(s, user_id, 1, "lifting both cheeks to peek under the cup", events)
 
@@ -844,7 +844,7 @@ def _end_by_departure(s: KurikiState, why: str, events: list[Event]) -> None:
     s.ended_by_departure = why
     s.dice = None
     s.votes = []
-    text = f"Game over: {why}, so the game ends with no winner."
+    text = f"Game over: {why}, so nobody wins."
     if s.rules.stake:
         for p in s.players:
             p.purse += s.rules.stake

@@ -140,7 +140,7 @@ async def test_whole_game_to_the_threshold(db_path, clock: Clock) -> None:
     assert record["kind"] == "crap" and record["winner_id"] in PLAYERS
     assert max(record["scores"].values()) >= 150
     assert record["scores"][str(record["winner_id"])] == max(record["scores"].values())
-    assert "won the CRAP game" in (table.content or "")
+    assert "wins the CRAP game" in (table.content or "")
     await tables.store.close()
 
 
@@ -208,7 +208,7 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     reply = await tables.leave(CAROL, CHANNEL, "crap")
     table = reply.table
     assert table.embed.description.startswith(
-        "**Game over:** Carol left, so the game ended with no winner.\n"
+        "**Game over:** Carol left, so nobody wins.\n"
     )
     assert table.content is None and table.embed.footer.text.endswith(
         " · Rematch below, or /crap start for a new game"
@@ -216,7 +216,7 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["rules"]["winners"] == []
-    assert record["outcome"] == "No winner: Carol left, so the game ended."
+    assert record["outcome"] == "Nobody wins: Carol left."
     assert record["lobby"]["rules"]["threshold"] == 500
 
 

@@ -192,13 +192,11 @@ async def test_a_game_players_left_ends_with_no_winner(tables: Tables) -> None:
     reply = await tables.leave(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "No winner: Alice left, so the game ended."
+    assert record["outcome"] == "Nobody wins: Alice left."
     table = reply.table
-    assert table.embed.description == (
-        "**Game over:** Alice left, so the game ended with no winner."
-    )
+    assert table.embed.description == "**Game over:** Alice left, so nobody wins."
     assert table.content is None  # no trophy, no ping
-    assert "wins" not in table.embed.description and "🏆" not in table.embed.description
+    assert "🏆" not in table.embed.description
     assert "/farkle leave" not in table.embed.footer.text
     assert [label for label, _ in buttons(Reply.of_table(table)).values()] == ["Rematch"]
 
@@ -357,3 +355,36 @@ async def test_other_rule_sets_keep_ten_players(tables: Tables) -> None:
     assert "10/10" in reply.embed.fields[0].name
     with pytest.raises(LobbyError, match="full"):
         await tables.click(crowd[10], find(reply, "join"), 555)
+
+
+async def test_no_two_buttons_do_the_same_thing_and_labels_fit_a_phone(tables: Tables) -> None:
+    """Keep N & roll / Keep N & bank sit beside Set aside & roll / Bank only while the
+    selection is not already the best keep; every label stays short enough for a phone."""
+    reply = await open_game(tables, ALICE, BOB)
+    for _ in range(20):  # a throw that scores (a farkle passes the turn: roll again)
+        mover = PLAYERS[(await current(tables)).current_player.id]
+        reply = await tables.click(mover, await live(tables, "roll"), 555)
+        state = await current(tables)
+        if state.turn.dice and state.current_player.id == mover.id:
+            break
+    else:
+        raise AssertionError("no scoring throw in 20 turns")
+
+    def labels(reply: Reply) -> dict[str, list[str]]:
+        shown: dict[str, list[str]] = {}
+        for item in reply.table.items:
+            shown.setdefault(Click.parse(item.custom_id).action, []).append(item.label)
+        assert all(len(label) <= 25 for names in shown.values() for label in names), shown
+        return shown
+
+    shown = labels(reply)
+    assert shown["bestroll"][0].startswith("Keep ")
+    best = best_selection(state.turn.dice, state.rules, state.turn.extended)
+    for i in best:
+        reply = await tables.click(mover, find(reply, "toggle", f"{i}-on"), 555)
+    shown = labels(reply)
+    assert "bestroll" not in shown and "bestbank" not in shown, shown
+    assert shown["roll"][0].startswith("Set aside & roll") and shown["bank"][0].startswith("Bank")
+    # Change the selection: the Keep buttons are back.
+    reply = await tables.click(mover, find(reply, "toggle", f"{best[0]}-off"), 555)
+    assert "bestroll" in labels(reply)

@@ -77,11 +77,17 @@ async def test_a_point_from_roll_to_pull(tables: Tables) -> None:
     table = declared.table
     nxt = PLAYERS[state.next_guy]
     labels = {i.label for i in table.items}
-    assert {"Roll (take the cup)", "Pull", "Pass", "Peek", "Sneak a peek (foul)"} <= labels
-    # Peek: only for those who have seen the dice.
-    with pytest.raises(UserError, match="not seen"):
-        await tables.click(nxt, find(Reply(items=table.items), "peek"), 777)
-    peek = await tables.click(roller, find(Reply(items=table.items), "peek"), 777)
+    assert {"Roll (take the cup)", "Pull", "Pass", "Sneak a peek (foul!)"} <= labels
+    # The score pad's marks are explained under the table.
+    assert "◆ a life lost · ◇ a life left" in table.embed.footer.text
+    assert "👑 a Kuriki" in table.embed.footer.text
+    # Peek again: offered only while the player the cup waits on has seen the dice (the
+    # Roller declaring), and refused to anyone else with what they can do instead.
+    assert "Peek again" not in labels
+    assert "Peek again" in {i.label for i in rolled.items}
+    with pytest.raises(UserError, match=r"not seen these dice.*Sneak a peek \(foul!\)"):
+        await tables.click(nxt, find(rolled, "peek"), 777)
+    peek = await tables.click(roller, find(rolled, "peek"), 777)
     assert peek.ephemeral and dice in json.dumps(peek.embed.to_dict())
     pulled = await tables.click(nxt, find(Reply(items=table.items), "pull"), 777)
     after = await state_of(tables)
@@ -154,6 +160,10 @@ async def test_two_players_the_accused_accepts_or_declines_a_foul(tables: Tables
     check_limits(proposed)
     assert "may accept the foul, or it is not charged" in proposed.embed.description
     assert proposed.content == f"<@{BOB.id}>: accept the foul or decline it."
+    # The table tells the same: nobody votes, so no "0 yes, 0 no".
+    table = proposed.table.embed.description
+    assert f"⚖ Foul called on <@{BOB.id}> (rude): <@{BOB.id}> accepts or declines" in table
+    assert "yes" not in table and "Foul vote" not in table
     labels = [i.label for i in proposed.items]
     assert labels == ["Accept the foul", "Decline"]
     accept = next(i for i in proposed.items if i.custom_id.endswith("-accept"))
@@ -206,13 +216,14 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     await start_kuriki(tables, ALICE, BOB)
     reply = await tables.leave(BOB, CHANNEL, "kuriki")
     table = reply.table
-    assert "**Game over:** Bob left, so the game ended with no winner." in table.embed.description
+    assert "**Game over:** Bob left, so nobody wins." in table.embed.description
     assert "last one standing" not in table.embed.description and table.content is None
     assert table.embed.footer.text.endswith("Rematch below, or /kuriki start for a new game")
+    assert "Picture: a red spot per life lost" in table.embed.footer.text  # the story's marks
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "No winner: Bob left, so the game ended."
+    assert record["outcome"] == "Nobody wins: Bob left."
     assert record["lobby"]["rules"]["lives"] == 3
 
 
@@ -255,3 +266,42 @@ async def test_the_score_pad_shows_in_the_tarts_only_until_someone_is_tarted(
     state.tarted = ALICE.id
     pad = tables.adapters["kuriki"].render(session).embed.fields[0].value
     assert "Tarted" in pad and "in the Tarts" not in pad
+
+
+def test_a_pulled_double_is_named_without_doubled_parentheses() -> None:
+    """'2-2 = Double-Two (Nixons)', never '2-2 (Double-Two (Nixons))': on the table and in
+    its log."""
+    from bot.sessions import Session
+    from bot.tables.kuriki import KurikiTable
+    from games.lobby import Lobby
+    from tests.games.kuriki_helpers import Table
+
+    t = Table()
+    t.point(2, 2, 106)  # Nixons, declared Boxcars
+    t.pull()
+    adapter = KurikiTable()
+    session = Session(
+        channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
+    )
+    text = json.dumps(adapter.render(session).embed.to_dict(), ensure_ascii=False)
+    assert "Last pull: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars): a lie" in text
+    assert "pulls the cup: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars)" in text
+    assert "((" not in text and "))" not in text
+
+
+def test_the_rollers_menu_marks_the_truth_without_doubled_parentheses() -> None:
+    from bot.sessions import Session
+    from bot.tables.kuriki import KurikiTable
+    from games.lobby import Lobby
+    from tests.games.kuriki_helpers import Table
+
+    t = Table()
+    t.roll(2, 2)
+    session = Session(
+        channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
+    )
+    menu = KurikiTable().private(session, t.state.roller, "peek")
+    assert menu is not None
+    labels = [o.label for item in menu.items for o in item.options]
+    assert "Double-Two (Nixons) · the truth" in labels
+    assert not any(") (" in label for label in labels)

@@ -104,8 +104,12 @@ async def test_started_game_refuses_lobby_buttons(tables: Tables) -> None:
     lobby_join = find(reply, "join")
     reply = await tables.click(BOB, lobby_join, 555)
     await tables.click(ALICE, find(reply, "start"), 555)
-    with pytest.raises(UserError, match="already started"):
+    # A refusal suggests only what that player can do: the table's buttons are the
+    # players' (Bob's), not Carol's.
+    with pytest.raises(UserError, match="already started without you"):
         await tables.click(CAROL, lobby_join, 555)
+    with pytest.raises(UserError, match="already started: use the buttons on the table"):
+        await tables.click(BOB, lobby_join, 555)
 
 
 # --------------------------------------------------------------------------- hand-over
@@ -232,3 +236,21 @@ async def test_a_started_game_never_keeps_the_lobby_deadline(
     assert await tables.expire(CHANNEL) is None
     assert (await tables.sessions.get(CHANNEL)).started
     await tables.store.close()
+
+
+def test_start_by_an_outsider_suggests_joining_only_while_a_seat_is_free() -> None:
+    """A refusal suggests only what that player can do: "join first" while the table has a
+    seat (or a bot's seat to take), not once it is full of people."""
+    from games.errors import LobbyError
+    from games.lobby import Lobby, Seat
+
+    lobby = Lobby(starter=ALICE.id, max_players=2)
+    lobby.join(Seat(id=ALICE.id, name="Alice"))
+    with pytest.raises(LobbyError, match="join first"):
+        lobby.check_start(CAROL.id, is_admin=False)
+    lobby.join(Seat(id=BOB.id, name="Bob"))
+    with pytest.raises(LobbyError) as refused:
+        lobby.check_start(CAROL.id, is_admin=False)
+    assert "join" not in str(refused.value)
+    with pytest.raises(LobbyError, match="full"):
+        lobby.join(Seat(id=CAROL.id, name="Carol"))

@@ -94,7 +94,7 @@ async def test_farkle_records_after_a_whole_game(
         stats_embed(winner.name, [await figures(tables, winner, "farkle")]).to_dict(),
         ensure_ascii=False,
     )
-    assert "**1** game · **1** win · 100% won" in text
+    assert "**1** game · **1** win (100%)" in text
     # Crappy Malappy's words in its games, Farkle's elsewhere
     assert ("Crappys" in text) == (preset == "crappy-malappy")
     assert ("Farkles" in text) == (preset == "classic")
@@ -222,7 +222,7 @@ async def test_games_against_a_bot_are_counted_apart(tables: Tables) -> None:
     alice = await figures(tables, ALICE, "farkle")
     assert (alice.games, alice.wins, alice.bot_games, alice.bot_wins) == (1, 0, 2, 1)
     text = json.dumps(stats_embed("Alice", [alice]).to_dict(), ensure_ascii=False)
-    assert "Against bots: 2 games, 1 won" in text and "**1** game · **0** wins · 0% won" in text
+    assert "Against bots: 2 games, 1 win" in text and "**1** game · **0** wins (0%)" in text
     # the bot is never on the leaderboard, and games against it do not count there
     _, rows = await store.leaderboard(GUILD, "farkle", "all", 0, 10)
     assert [(s.player_id, s.games, s.wins) for s in rows] == [(BOB.id, 1, 1), (ALICE.id, 1, 0)]

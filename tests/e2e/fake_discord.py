@@ -1407,6 +1407,15 @@ class FakeDiscord:
             message_id=message.id if message else None,
         )
 
+    def forged_click(
+        self, user: FakeUser, channel_id: int, custom_id: str, message: FakeMessage
+    ) -> InteractionRecord:
+        """A button click no real client sends: `custom_id` pressed on `message` whoever may
+        see it (say another user's ephemeral). Discord still sends the message as it stores
+        it, with its `interaction_metadata` (an ephemeral's: the user it was sent to)."""
+        data = {"custom_id": custom_id, "component_type": 2, "id": 1}
+        return self.interaction_payload(MESSAGE_COMPONENT, user, channel_id, data, message)
+
     async def inject(self, record: InteractionRecord) -> InteractionRecord:
         """Send the INTERACTION_CREATE; `record.acked` resolves when the bot answers."""
         self.register(record)
@@ -1584,12 +1593,15 @@ class FakeDiscord:
         if interaction is not None:
             msg.webhook_id = self.app_id
             msg.application_id = self.app_id
+            # Whom the message answers: an ephemeral's owner is this `user`.
             msg.interaction_metadata = {
                 "id": str(interaction.id),
                 "type": interaction.type,
                 "user": interaction.user.payload(),
                 "authorizing_integration_owners": {"0": str(interaction.guild_id)},
             }
+            if interaction.type == MESSAGE_COMPONENT and interaction.message_id is not None:
+                msg.interaction_metadata["interacted_message_id"] = str(interaction.message_id)
         self.messages.setdefault(channel_id, []).append(msg)
         return msg
 

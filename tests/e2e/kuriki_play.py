@@ -28,6 +28,10 @@ from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, Interacti
 from tests.e2e.harness import GUILD, TABLE, Driver, is_summary, mention, read_finished
 from tests.e2e.hidden_info import Secret, leaks_in, watch_public_secrets
 
+# The cup's two ways of seeing the dice, as a player reads them on the buttons.
+PEEK = "Peek again"
+SNEAK = "Sneak a peek (foul!)"
+
 EVE = FakeUser(1_100_000_000_000_001_005, "Eve")  # a fifth player
 
 VALUE_OF = {name_of(v): v for v in declarable(False)}
@@ -38,8 +42,8 @@ PASSED = re.compile(r"^Passed: (.+)$", re.M)
 HOLDS = re.compile(r"🥤 <@(\d+)> holds the cup: \*\*fresh roll\*\*")
 PEEKING = re.compile(r"🥤 <@(\d+)> rolled(?: on \*\*(.+?)\*\*)? and is peeking under the cup")
 FIRST = re.compile(r"<@(\d+)> rolled highest: first Roller")
-PULLED = re.compile(r"pulls the cup: ([1-6]-[1-6]) \((.+?)\) against (.+?), (a lie!|not a lie\.)")
-LAST_PULL = re.compile(r"Last pull: ([1-6]-[1-6]) \(.+?\) against .+?: (?:a lie|not a lie)")
+PULLED = re.compile(r"pulls the cup: ([1-6]-[1-6]) = (.+?) against (.+?), (a lie!|not a lie\.)")
+LAST_PULL = re.compile(r"Last pull: ([1-6]-[1-6]) = .+? against .+?: (?:a lie|not a lie)")
 LAST_KURIKI = re.compile(r"Last: 👑 Kuriki \((1-2|2-1)\)\.")
 PAD_ROW = re.compile(r"<@(\d+)> (\d+)♥( 👑+)?(?: · (\d+) fouls?)?(.*)$", re.M)
 WINNER = re.compile(r"🏆 <@(\d+)> wins the Kuriki game!")
@@ -422,7 +426,7 @@ class KurikiGame:
     async def peek(self, who: FakeUser) -> str:
         """Peek: the dice again, in a fresh ephemeral (for whoever has seen them)."""
         cup = self.cup()
-        button = cup.button("Peek")
+        button = cup.button(PEEK)
         assert button is not None, cup.labels
         rec = await self.d.click(
             who, self.channel, custom_id=button["custom_id"], message=cup.message
@@ -438,7 +442,7 @@ class KurikiGame:
         charges the foul publicly and shows the dice privately in place of the question."""
         mark = self.secrets.mark()
         cup = self.cup()
-        button = cup.button("Sneak a peek (foul)")
+        button = cup.button(SNEAK)
         assert button is not None, cup.labels
         asked = await self.d.click(
             who, self.channel, custom_id=button["custom_id"], message=cup.message
@@ -551,7 +555,7 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     [row] = read_finished(d.database, game.channel)
     assert row["kind"] == "kuriki" and row["guild_id"] == GUILD
     assert row["winner_id"] == cup.winner
-    assert row["outcome"] == f"{winner} was the last one standing."
+    assert row["outcome"] == f"{winner} wins, the last one standing."
     players = json.loads(row["players"])
     assert {p["id"] for p in players} == {p.id for p in game.players}
     assert players[0]["id"] == cup.winner  # ranked by lives left

@@ -4,6 +4,8 @@ reading the public table message only, to a winner recorded in the finished-game
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.e2e.fake_discord import embed_text
@@ -107,7 +109,7 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert row["scores"] == {str(i): s for i, s in final.scores.items()}
     assert row["scores"][str(final.winner)] == final.winner_score  # type: ignore[index]
     winner_name = player_by_id(final.winner).name
-    assert row["outcome"] == f"{winner_name} won with {final.winner_score}."
+    assert row["outcome"] == f"{winner_name} wins with {final.winner_score}."
     assert row["rules"]["name"] == NAMES[preset] and row["rules"]["target"] == target  # type: ignore[index]
 
     # What only one player saw never reached the table, its edits or anyone else.
@@ -125,7 +127,7 @@ def player_by_id(user_id: int) -> FakeUser:
 @pytest.mark.e2e(seed=7)
 async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
     """Roll, "Keep N & roll", "Keep N & bank": a typical turn of two throws in three taps,
-    with the worth of each choice on its label. Turns that farkle (or stay below the bank
+    with the points kept on each label. Turns that farkle (or stay below the bank
     minimum) are played on with the Keep buttons until one scores on both throws."""
     players = [ALICE, BOB]
     table = await open_game(d, TABLE, players)
@@ -147,9 +149,12 @@ async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
         table = d.on_table(
             await d.click(who, TABLE, custom_id=roll["custom_id"], message=table), table
         )
-        bank = keep(" & bank ")
+        bank = keep(" & bank")
         if bank is not None:
-            worth = int(bank["label"].split()[-1])
+            # "Keep 150 & bank": the turn total so far and the 150 kept.
+            total = re.search(r"turn total \*\*(\d+)\*\*", table.text())
+            assert total is not None and bank["label"].endswith("& bank"), bank["label"]
+            worth = int(total[1]) + int(bank["label"].split()[1])
             table = d.on_table(
                 await d.click(who, TABLE, custom_id=bank["custom_id"], message=table), table
             )

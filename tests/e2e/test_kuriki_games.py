@@ -28,6 +28,8 @@ from tests.e2e.harness import (
 )
 from tests.e2e.kuriki_play import (
     EVE,
+    PEEK,
+    SNEAK,
     Habits,
     KurikiGame,
     finish_secrets,
@@ -36,6 +38,10 @@ from tests.e2e.kuriki_play import (
     no_one_else_sees,
     play_to_end,
 )
+
+
+def row_labels(row: dict[str, object]) -> list[str]:
+    return [c.get("label") for c in row.get("components", [])]  # type: ignore[union-attr, attr-defined]
 
 HABITS = Habits(pull_at=8)
 
@@ -63,15 +69,22 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     roller = first
     roll = await game.roll()
     assert roll is not None, "a Kuriki: choose another seed"
-    assert f"{name_of(roll.truth)} (the truth)" in roll.labels
+    assert f"{name_of(roll.truth)} · the truth" in roll.labels
     assert "Fresh roll: declare anything" in roll.ephemeral.text()
     no_one_else_sees(game, roll)
-    cup = await game.declare(roll, lie_above(roll))
     ng, third = after(roller), after(after(roller))
-    assert cup.next_guy == ng.id and cup.passed == []
-    assert "have not seen these dice" in await game.refused(ng, "Peek")
-    assert "waiting for" in await game.refused(third, "Pull")
+    # Peek again is the Roller's (he has seen the dice); the foul stands apart, in red.
+    peek, sneak = game.cup().button(PEEK), game.cup().button(SNEAK)
+    assert peek is not None and peek["style"] == 2 and sneak is not None and sneak["style"] == 4
+    assert [PEEK, SNEAK] not in [row_labels(r) for r in game.table.components]
+    says = await game.refused(ng, PEEK)
+    assert "have not seen these dice" in says and SNEAK in says
     assert await game.peek(roller) == roll.dice  # the Roller may look again, privately
+    cup = await game.declare(roll, lie_above(roll))
+    assert cup.next_guy == ng.id and cup.passed == []
+    # The Next Guy has not seen the dice: the table offers him no Peek to be refused.
+    assert cup.button(PEEK) is None and cup.button(SNEAK) is not None
+    assert "waiting for" in await game.refused(third, "Pull")
     reveal = await game.pull()
     assert reveal.lie and reveal.dice == roll.dice
     cup = game.cup()
@@ -90,8 +103,10 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     cup = game.cup()
     assert cup.fouls[third.id] == 1
     assert f"Foul on {third.name}: lifting both cheeks" in cup.text
-    assert "use Peek" in await game.refused(third, "Sneak a peek (foul)")
-    assert await game.peek(third) == roll.dice
+    # Seen already; no Peek again to suggest while the cup waits on the Next Guy.
+    says = await game.refused(third, SNEAK)
+    assert "already seen these dice" in says and PEEK not in says
+    assert game.cup().button(PEEK) is None
     # /kuriki status: the cup posted at the bottom of the channel, for everyone, with its
     # buttons (notifying nobody); the dice stay hidden (the check watches every body).
     shown = game.cup()
@@ -119,6 +134,9 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     cup = await game.pass_(third)
     assert cup.next_guy == roller.id and cup.responsible == third.id
     assert cup.passed == [ng.id, third.id]
+    # Back to the Roller, who has seen the dice: Peek again is his now.
+    assert cup.button(PEEK) is not None
+    assert await game.peek(roller) == roll.dice
     assert f"Passed: {mention(ng)}, {mention(third)}" in cup.description
     before = dict(cup.lives)
     reveal = await game.pull(roller)

@@ -20,6 +20,7 @@ from games.kuriki.engine import KurikiState
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, embed_text
 from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, is_summary, running_bot
 from tests.e2e.kuriki_play import (
+    SNEAK,
     Habits,
     KurikiGame,
     finish_secrets,
@@ -94,8 +95,11 @@ async def test_a_crash_between_declaration_and_pull(fake: FakeDiscord, tmp_path:
         assert mentions(fake, [ALICE, BOB, CAROL]) == notified
         old_cup = game.table
         assert old_cup.id == declared["message_id"]
-        assert "have not seen these dice" in await game.refused(ng, "Peek")
-        assert await game.peek(roller) == roll.dice
+        # Who has seen the dice survived the restart: the Roller has, the Next Guy has not
+        # (Sneak a peek asks him first; nothing is charged).
+        assert "already seen these dice" in await game.refused(roller, SNEAK)
+        asked = await d.click(ng, TABLE, label=SNEAK, message=old_cup)
+        assert asked.ephemeral and "Peek anyway?" in asked.text
         reveal = await game.pull(ng)
         assert reveal.dice == roll.dice and reveal.lie and reveal.declared == lie
         cup = game.cup()

@@ -32,7 +32,7 @@ def leaking(phase: str, shown_as: str) -> Any:
         ("declare", "psst, {a}-{b}", "the dice under the cup went public"),
         # Later, on the cup posted afresh after the declaration (it calls the Next Guy; the
         # declaration's public follow-up), dressed up as a pull.
-        ("respond", "Last pull: {a}-{b} (x)", "secret leaked: POST /api/v10/webhooks/"),
+        ("respond", "Last pull: {a}-{b} = x", "secret leaked: POST /api/v10/webhooks/"),
     ],
     ids=["on-the-roll", "disguised-as-a-pull"],
 )

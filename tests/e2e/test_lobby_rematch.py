@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
-from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, mention, read_finished
+from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, is_summary, mention, read_finished
 
 
 async def test_the_host_leaving_hands_the_lobby_to_the_next_player(d: Driver) -> None:
@@ -74,13 +74,14 @@ async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     assert not said.ephemeral and "Bob left the Farkle game" in said.text
     final = d.table(TABLE)
     assert final.id == table.id
-    assert "**Game over:** Bob left, so the game ended with no winner." in final.text()
-    assert "wins" not in final.text() and final.content == ""
+    assert "**Game over:** Bob left, so nobody wins." in final.text()
+    assert "Alice wins" not in final.text() and "<@" + str(ALICE.id) + "> wins" not in final.text()
+    assert final.content == ""
     assert "/farkle leave" not in final.text()
     assert [b["label"] for b in final.buttons()] == ["Rematch"]
     assert d.database is not None
     [row] = read_finished(d.database, TABLE)
-    assert row["winner_id"] is None and row["outcome"] == "No winner: Bob left, so the game ended."
+    assert row["winner_id"] is None and row["outcome"] == "Nobody wins: Bob left."
 
 
 @pytest.mark.e2e(seed=3)
@@ -116,3 +117,37 @@ async def test_rematch_on_a_finished_farkle_table_invites_the_other_player(d: Dr
     started = await d.click(BOB, TABLE, label="Start", message=lobby)
     assert started.message is lobby and "'s turn" in lobby.text()
     assert "Crappy Malappy" in lobby.text()
+
+
+@pytest.mark.parametrize("how", ["button", "command"])
+async def test_a_cancelled_rematch_lobby_leaves_no_pointer_to_a_live_table(
+    d: Driver, how: str
+) -> None:
+    """A rematch lobby that chatter pushed up is posted again below; cancelled there (its
+    Cancel, or /farkle end), it leaves no "⬇ The live table is below." above: the lobby
+    message it replaced is gone rather than pointing at a table that never comes."""
+    await open_game(d, TABLE, [ALICE, BOB], rules="crappy-malappy", target=1000)
+    await play_to_end(d, TABLE, [ALICE, BOB])
+    finished = d.table(TABLE)
+    pressed = await d.click(BOB, TABLE, label="Rematch", message=finished)
+    [first] = pressed.followups
+    assert d.bot is not None
+    d.bot.config.repost_delay = 0.05
+    for said in ("gg", "again?", "me too"):
+        await d.say(CAROL, TABLE, said)
+    for _ in range(100):
+        if d.table(TABLE) is not first:
+            break
+        await asyncio.sleep(0.02)
+    await d.settle()
+    lobby = d.table(TABLE)
+    assert lobby is not first and "join the table" in lobby.text()
+    assert first.deleted  # a lobby has no moves to sum up
+    if how == "button":
+        await d.click(BOB, TABLE, label="Cancel", message=lobby)
+    else:
+        await d.slash(BOB, TABLE, "farkle end")
+    assert d.stored(TABLE) is None
+    assert "cancelled the Farkle lobby" in d.last_message(TABLE).text()
+    pointers = [m for m in d.channel_messages(TABLE) if m.id > finished.id and is_summary(m)]
+    assert pointers == [], [m.text() for m in pointers]

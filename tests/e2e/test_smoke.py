@@ -114,6 +114,15 @@ async def test_help_lists_the_games_with_clickable_commands(d: Driver) -> None:
         assert f"</{command}:{ids[command.split()[0]]}>" in text, text
     assert "Farkle" in text and "Kuriki" in text and "CRAP" in text
     assert "/farkle start" not in text.replace("</farkle start:", "")  # no plain fallback
+    # The player counts are the lobbies' (Crappy Malappy, the default, seats 25 at one table).
+    farkle = "**Farkle** (2-25 players; 2-10 with Classic Farkle or On the Table)"
+    assert farkle in text, text
+    assert "**Kuriki** (2-12 players)" in text and "**CRAP** (3-6 players)" in text, text
+    await d.slash(ALICE, TABLE, "farkle start")
+    assert "2-25 players, bots included" in d.table(TABLE).text()
+    await d.slash(ALICE, TABLE, "farkle end")
+    await d.slash(ALICE, TABLE, "farkle start", rules="classic")
+    assert "2-10 players, bots included" in d.table(TABLE).text()
 
 
 async def test_suggested_commands_are_clickable_wherever_they_are_suggested(d: Driver) -> None:

@@ -1144,7 +1144,7 @@ def test_timeouts_that_leave_one_player_end_the_game_with_no_winner() -> None:
             t.do(BOB, "protect", cards=[t.hand(BOB)[0]])
     assert t.state.finished and t.state.winners == []
     assert t.state.ended_by_departure == "Ann timed out 3 times"
-    assert "Game over: Ann timed out 3 times, so the game ends with no winner." in t.texts()
+    assert "Game over: Ann timed out 3 times, so nobody wins." in t.texts()
     assert [p.id for p in t.state.players] == [BOB]
 
 
@@ -1171,7 +1171,7 @@ def test_removing_players_keeps_the_turn_with_the_right_player() -> None:
     assert t.state.finished and t.state.winners == []  # Bob is left, not a winner
     assert t.state.ended_by_departure == "Dan left"
     assert t.state.current_player.id == BOB
-    assert "Game over: Dan left, so the game ends with no winner." in t.texts()
+    assert "Game over: Dan left, so nobody wins." in t.texts()
     assert legal_actions(t.state, BOB) == set()
 
 

@@ -809,7 +809,7 @@ def test_three_timeouts_leaving_one_player_end_the_game_with_no_winner() -> None
     assert t.state.finished and t.state.winner is None
     assert t.p(ANN) in t.state.departed
     assert t.state.ended_by_departure == "Ann timed out 3 times"
-    assert "Ann timed out 3 times, so the game ends with no winner." in t.texts()
+    assert "Ann timed out 3 times, so nobody wins." in t.texts()
 
 
 def test_an_action_resets_the_timeout_count() -> None:
@@ -883,7 +883,7 @@ def test_the_last_player_left_does_not_win() -> None:
     assert t.state.finished and t.state.winner is None
     assert t.state.ended_by_departure == "Ann left"
     assert t.kinds() == ["removed", "game_over"]
-    assert t.events[-1].text == "Game over: Ann left, so the game ends with no winner."
+    assert t.events[-1].text == "Game over: Ann left, so nobody wins."
     assert legal_actions(t.state, BOB) == set()
 
 

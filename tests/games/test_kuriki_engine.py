@@ -1174,7 +1174,7 @@ def test_timeouts_of_the_next_guy_count_too() -> None:
     t.timeout()
     assert t.state.finished and t.state.winner is None
     assert t.state.ended_by_departure == "Bob timed out 3 times"
-    assert "Bob timed out 3 times, so the game ends with no winner." in t.texts()
+    assert "Bob timed out 3 times, so nobody wins." in t.texts()
 
 
 def test_a_timeout_that_ends_the_game_removes_nobody() -> None:
@@ -1255,7 +1255,7 @@ def test_remove_down_to_one_player_ends_the_game_with_no_winner() -> None:
     assert t.state.ended_by_departure == "Ann left"
     assert t.kinds() == ["removed", "game_over"]
     assert t.events[-1].text == (
-        "Game over: Ann left, so the game ends with no winner. The stakes go back to everyone."
+        "Game over: Ann left, so nobody wins. The stakes go back to everyone."
     )
     assert t.p(BOB).purse == 0 and t.p(ANN).purse == 0 and money(t.state) == 0
     assert t.state.dice is None and on_clock(t.state) is None
