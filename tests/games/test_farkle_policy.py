@@ -376,7 +376,8 @@ def test_prepare_saves_the_table_and_loads_it_again(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rules = SMALL
-    monkeypatch.setattr(optimal, "solve", lambda rules, budget: solved(rules))
+    table = solved(rules)  # solved before solve() is replaced, so the test runs on its own
+    monkeypatch.setattr(optimal, "solve", lambda rules, budget: table)
     built = optimal.prepare(rules, tmp_path)
     files = list(tmp_path.glob("farkle-*.npz"))
     assert len(files) == 1
