@@ -16,7 +16,7 @@ from games.farkle.engine import Action, FarklePlayer, FarkleState, PiggybackOffe
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import best_score, counts_of
 from games.farkle.selfplay import play
-from games.farkle.throws import selections, throw_probability
+from games.farkle.throws import keeps_of, selections, throw_probability
 from games.farkle.turnvalues import final_turn_chance, turn_model
 from tests.games.test_farkle_properties import CUSTOM
 
@@ -227,6 +227,13 @@ def test_table_chances_are_probabilities_and_monotone() -> None:
 def test_finish_the_round_favours_the_second_seat_and_one_more_turn_the_first() -> None:
     assert solved(SMALL_CM).start[0, 0, 0] < 0.5  # the second seat always gets the last turn
     assert solved(SMALL).start[0, 0, 0] > 0.5  # the first mover's edge
+
+
+def test_a_throw_offers_every_distinct_keep() -> None:
+    """1 1 5: a 1 or the 5 (two dice left), 1 1 or 1 5 (one left), all three (hot dice). The
+    smaller keeps stay: near the target they can be worth more (tests below)."""
+    keeps = keeps_of(counts_of([1, 1, 5]), PRESETS["classic"])
+    assert keeps == ((250, 0), (150, 1), (200, 1), (50, 2), (100, 2))
 
 
 Menu = tuple[tuple[float, frozenset[tuple[int, int]]], ...]
