@@ -36,7 +36,9 @@ CELL_BUDGET = 12_000_000
 #: Value iteration stops when no turn-start chance moves by more than this.
 TOLERANCE = 1e-5
 MAX_SWEEPS = 400
-VERSION = 1
+#: Names how tables are computed: a saved table of another version is built again (2: every
+#: distinct keep is tried, not only the most points for each number of dice left).
+VERSION = 2
 
 
 @dataclass

@@ -57,22 +57,22 @@ def scoring_keeps(
     return tuple(sorted(selections(counts, rules, extended)))
 
 
-def pareto(keeps: list[Keep]) -> tuple[Keep, ...]:
-    """For each number of dice left, the keep with the most points. (Fewer dice are not
-    always worse: one last die with three throws can beat two dice, so no count of dice is
-    dropped.)"""
-    best: dict[int, int] = {}
-    for points, left in keeps:
-        best[left] = max(points, best.get(left, points))
-    return tuple(sorted(((p, left) for left, p in best.items()), key=lambda k: k[1]))
+def distinct(keeps: list[Keep]) -> tuple[Keep, ...]:
+    """Each (points, dice left) once, fewest dice left first. No keep is dropped for scoring
+    less than another leaving as many dice: more points can be worth less. Near the target,
+    banking short of it can beat passing it (the opponent's last turn may then need only their
+    bank minimum), and the tables follow a turn only so far (a longer one banks), so keeping
+    less to throw on can be worth more. Nor for leaving fewer dice: one last die with three
+    throws can beat two dice."""
+    return tuple(sorted(set(keeps), key=lambda k: (k[1], k[0])))
 
 
 def keeps_of(
     counts: Counts, rules: FarkleRules, extended: frozenset[int] = frozenset()
 ) -> tuple[Keep, ...]:
-    """The keeps worth considering for a throw: the most points for each number of dice left."""
+    """The keeps worth considering for a throw: every distinct (points, dice left)."""
     n = sum(counts)
-    return pareto([(value, n - sum(sub)) for sub, value in selections(counts, rules, extended)])
+    return distinct([(value, n - sum(sub)) for sub, value in selections(counts, rules, extended)])
 
 
 @lru_cache(maxsize=64)

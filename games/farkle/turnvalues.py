@@ -109,7 +109,7 @@ def turn_model(rules: FarkleRules) -> TurnModel:
     for n in range(1, 7):
         groups: dict[tuple[tuple[int, int], ...], float] = {}
         for t in throws(rules, n):
-            key = tuple((max(1, round(p / unit)), left) for p, left in t.keeps)
+            key = tuple(sorted({(max(1, round(p / unit)), left) for p, left in t.keeps}))
             groups[key] = groups.get(key, 0.0) + t.probability
         buckets = []
         for width in sorted({len(k) for k in groups}):

@@ -4,7 +4,7 @@ the simple bot. Value tables are built for small targets only, so the file stays
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 
@@ -16,7 +16,7 @@ from games.farkle.engine import Action, FarklePlayer, FarkleState, PiggybackOffe
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import best_score, counts_of
 from games.farkle.selfplay import play
-from games.farkle.throws import selections, throw_probability
+from games.farkle.throws import keeps_of, selections, throw_probability
 from games.farkle.turnvalues import final_turn_chance, turn_model
 from tests.games.test_farkle_properties import CUSTOM
 
@@ -229,54 +229,123 @@ def test_finish_the_round_favours_the_second_seat_and_one_more_turn_the_first() 
     assert solved(SMALL).start[0, 0, 0] > 0.5  # the first mover's edge
 
 
-def test_table_is_a_fixed_point_of_the_turn(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Recompute one turn-start chance from scratch: a plain recursion over (turn total, dice)
-    through every throw and keep, banking and farkling valued by the table's own turn-start
-    chances. It must match what value iteration converged to. (Turns are cut at 1000 points
-    here so the recursion stays quick; a turn past the cut banks, so keeping fewer points to
-    stay under it could look better: as in the table, only the most points for each number
-    of dice left are tried. test_final_turn_chance_matches_brute_force tries every keep.)"""
-    monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", 1000)
-    rules = short(PRESETS["classic"], 650)  # a rule set no other test caches a model for
-    table = optimal.solve(rules)
+def test_a_throw_offers_every_distinct_keep() -> None:
+    """1 1 5: a 1 or the 5 (two dice left), 1 1 or 1 5 (one left), all three (hot dice). The
+    smaller keeps stay: near the target they can be worth more (tests below)."""
+    keeps = keeps_of(counts_of([1, 1, 5]), PRESETS["classic"])
+    assert keeps == ((250, 0), (150, 1), (200, 1), (50, 2), (100, 2))
+
+
+Menu = tuple[tuple[float, frozenset[tuple[int, int]]], ...]
+
+
+def every_keep(rules: FarkleRules, dice: int) -> Menu:
+    """Every throw of `dice` dice, throws offering the same keeps merged: its probability and
+    each (units scored, dice left) of every scoring selection. No keep is left out."""
     m = turn_model(rules)
-    assert m.cells == 21 and len(table.grid) == m.goal
-    mine, theirs = 4, 7  # units (200 and 350 points), grid points
-    farkle = 1 - table.start[0, theirs, mine]
+    merged: dict[frozenset[tuple[int, int]], float] = {}
+    for faces in combinations_with_replacement(range(1, 7), dice):
+        counts = counts_of(faces)
+        keeps = frozenset(
+            (m.units(points), dice - sum(sub))
+            for sub, points in selections(counts, rules, frozenset())
+        )
+        merged[keeps] = merged.get(keeps, 0.0) + float(throw_probability(counts))
+    return tuple((p, keeps) for keeps, p in merged.items())
 
-    def bank(total: int) -> float:
-        return table.bank(0, mine, theirs, total, True)
 
-    menus = {}  # dice -> [(probability, {dice left: the most points leaving that many})]
-    for dice in range(1, 7):
-        menus[dice] = []
-        for faces in combinations_with_replacement(range(1, 7), dice):
-            counts = counts_of(faces)
-            most: dict[int, int] = {}
-            for sub, points in selections(counts, rules, frozenset()):
-                left = dice - sum(sub)
-                most[left] = max(most.get(left, 0), points)
-            menus[dice].append((float(throw_probability(counts)), most))
+def turn_by_recursion(
+    table: optimal.WinTable, role: int, mine: int, theirs: int
+) -> Callable[[int, int, int], float]:
+    """The chance to win throwing on from (turn total, dice to throw, units since hot dice), by
+    plain recursion through every throw and every scoring selection, banking and farkling
+    valued by the table's own turn-start chances. The table must hold the same values: it is
+    the fixed point of this turn. Scores in units, on grid points."""
+    rules = table.rules
+    m = turn_model(rules)
+    seen = table.at(role, mine, theirs, theirs > 0)
+    need = m.need_on if mine > 0 else m.need_off
+    menus = {dice: every_keep(rules, dice) for dice in range(1, 7)}
 
-    def keep_value(total: int, left: int) -> float:
-        if total >= m.cells:
-            return bank(total)
-        on = throw_on(total, left or 6)
-        return max(on, bank(total)) if total >= m.need_on else on
+    def keep_value(total: int, left: int, since: int) -> float:
+        if total >= m.cells:  # the turns followed end here: a longer one banks
+            return seen.banked(total)
+        on = throw_on(total, left or 6, since)
+        may = total >= max(need, 1) and since >= m.h_top
+        return max(on, seen.banked(total)) if may else on
 
     @cache
-    def throw_on(total: int, dice: int) -> float:
+    def throw_on(total: int, dice: int, since: int) -> float:
         hit = miss = 0.0
-        for p, most in menus[dice]:
-            if most:
-                hit += p * max(keep_value(total + pts // 50, left) for left, pts in most.items())
+        for p, keeps in menus[dice]:
+            if keeps:
+                hit += p * max(
+                    keep_value(total + u, left, 0 if left == 0 else min(m.h_top, since + u))
+                    for u, left in keeps
+                )
             else:
                 miss += p
-        if dice == 1:  # classic: three throws with the last die
-            return hit * (1 + miss + miss**2) + miss**3 * farkle
-        return hit + miss * farkle
+        throws = rules.one_die_throws if dice == 1 else 1  # the last die may be thrown again
+        return hit * sum(miss**k for k in range(throws)) + miss**throws * seen.farkle
 
-    assert table.start[0, mine, theirs] == pytest.approx(throw_on(0, 6), abs=1e-4)
+    return throw_on
+
+
+def test_keeping_fewer_points_to_stay_short_of_the_target_is_in_the_table() -> None:
+    """Classic to 600 (pass 600 to win, 350 to bank): me at 50, the opponent at 500, 500 in
+    the turn and five dice to throw. Throwing 1 1 2 2 5, keeping the 5 alone and banking 600
+    (short of the target) beats keeping a 1 for 650: past the target, the opponent gets a last
+    turn that needs only their 350 to bank. A table that tried only the most points for each
+    count of dice left valued throwing on here at 0.462 instead of 0.472."""
+    table = solved(SMALL)
+    m = turn_model(SMALL)
+    mine, theirs, total = 1, 10, 10  # units of 50
+    seen = table.at(0, mine, theirs, True)
+    assert seen.banked(total + 1) > seen.banked(total + 2) + 0.2  # 600 banked beats 650
+    by_recursion = turn_by_recursion(table, 0, mine, theirs)(total, 5, 0)
+    assert by_recursion == pytest.approx(0.472, abs=1e-3)
+    assert seen.throw_on(total, m.state(5, 0)) == pytest.approx(by_recursion, abs=1e-4)
+
+
+NO_PENALTY = {"farkle_penalty_every": 0, "crappy_malappy_wins": 0}
+#: Rule sets where keeping fewer points for as many dice left can be worth more: the target
+#: crossed with the opponent's last turn to come, or the turns followed cut short of it.
+FIXED_POINT = {
+    "classic to 650, turns cut at 1000": (short(PRESETS["classic"], 650), 1000),
+    # the bank minimum counted afresh after hot dice
+    "crappy malappy to 600, one more turn": (
+        SMALL_CM.model_copy(update={**NO_PENALTY, "end_rule": "one_more_turn"}),
+        1500,
+    ),
+    # two throws with the last die, an opening score, finish the round (two seats)
+    "everything on to 700, turns cut at 600": (
+        HOUSE["everything on"].model_copy(update={**NO_PENALTY, "target": 700}),
+        600,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED_POINT))
+def test_table_is_the_fixed_point_of_a_turn_trying_every_keep(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every in-turn chance of the table, for score pairs near the target and at the start,
+    equals the plain recursion through every keep (farkle penalties, which the table counts
+    at their average, are off here)."""
+    rules, cap = FIXED_POINT[name]
+    monkeypatch.setattr(turnvalues, "TURN_CAP_POINTS", cap)
+    table = optimal.solve(rules)
+    m = turn_model(rules)
+    assert len(table.grid) == m.goal  # every score a grid point
+    scores = [0, m.goal - 2, m.goal - 1]
+    for role in range(optimal.roles_of(rules)):
+        for mine in scores:
+            for theirs in scores:
+                throw_on = turn_by_recursion(table, role, mine, theirs)
+                got = table.roll[role, :, :, mine, theirs]
+                states = [(dice, h) for dice in range(1, 7) for h in range(m.h_top + 1)]
+                want = [[throw_on(t, dice, h) for dice, h in states] for t in range(m.cells)]
+                assert got == pytest.approx(np.array(want), abs=1e-4), (role, mine, theirs)
 
 
 def brute_force_reach(rules: FarkleRules, need: int, dice: int = 6) -> float:
@@ -314,7 +383,8 @@ def test_prepare_saves_the_table_and_loads_it_again(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rules = SMALL
-    monkeypatch.setattr(optimal, "solve", lambda rules, budget: solved(rules))
+    table = solved(rules)  # solved before solve() is replaced, so the test runs on its own
+    monkeypatch.setattr(optimal, "solve", lambda rules, budget: table)
     built = optimal.prepare(rules, tmp_path)
     files = list(tmp_path.glob("farkle-*.npz"))
     assert len(files) == 1
