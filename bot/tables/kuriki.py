@@ -217,6 +217,7 @@ class KurikiTable(TableAdapter):
     def outcome(self, state: KurikiState) -> Outcome:
         ranked = sorted(state.players, key=lambda p: (-p.lives, -p.crowns))
         winner = next((p for p in state.players if p.id == state.winner), None)
+        shared = " and ".join(state.player(w).name for w in state.winners)
         return Outcome(
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.lives for p in ranked},
@@ -231,9 +232,12 @@ class KurikiTable(TableAdapter):
                 }
                 for p in ranked
             },
+            winners=list(state.winners),
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
+                else f"{shared} won: no person was left standing."
+                if shared
                 else f"{winner.name} was the last one standing."
                 if winner
                 else "No winner."
@@ -262,7 +266,8 @@ class KurikiTable(TableAdapter):
         )
         content = None
         if state.finished and state.winner is not None:
-            content = f"🏆 {who(state.winner)} wins the Kuriki game!"
+            won = " and ".join(who(w) for w in state.winners or [state.winner])
+            content = f"🏆 {won} {'win' if state.winners else 'wins'} the Kuriki game!"
         return Rendered(
             embed=embed,
             items=[] if state.finished else self._buttons(session, state),
@@ -284,6 +289,9 @@ class KurikiTable(TableAdapter):
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
+        elif state.phase == "over" and state.winners:
+            won = " and ".join(who(w) for w in state.winners)
+            lines.append(f"🏆 **Game over.** No person is left standing: {won} win!")
         elif state.phase == "over":
             lines.append(
                 f"🏆 **Game over.** {who(state.winner)} is the last one standing!"
@@ -308,12 +316,15 @@ class KurikiTable(TableAdapter):
             lines.append(f"**Next Guy: {who(state.next_guy)}**: {choices}.")
             if state.passed:
                 lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
+        bots = self.thinking(state)
+        if bots and state.phase != "declare":  # a Roller peeking says it already
+            lines.append(self.thinking_line(bots))
         if state.votes:
             for v in state.votes:
                 lines.append(
                     f"⚖ Foul vote on {who(v.accused)} ({v.reason}): {len(v.yes)} yes, {len(v.no)} no, closes <t:{int(v.deadline)}:R>."
                 )
-        if session.deadline and state.phase != "over" and session.turn_deadline:
+        if session.deadline and state.phase != "over" and session.turn_deadline and not bots:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
         return lines
 
@@ -342,6 +353,11 @@ class KurikiTable(TableAdapter):
             discord.ButtonStyle.danger,
         )
         items: list[TableItem] = []
+        # While a bot is to act, only what any person may press (a peek) is shown: the
+        # direction, the cup and the Next Guy's answer are the bot's.
+        bot_moves = bool(self.thinking(state))
+        if bot_moves and state.phase in ("direction", "roll"):
+            return items
         if state.phase == "direction":
             items += [
                 self.button(session, "cw", "Clockwise ↻", style=primary),
@@ -352,7 +368,7 @@ class KurikiTable(TableAdapter):
             if state.can_reverse:
                 items.append(self.button(session, "reverse", "Reverse direction"))
         elif state.phase in ("declare", "respond"):
-            if state.phase == "respond":
+            if state.phase == "respond" and not bot_moves:
                 items += [
                     self.button(session, "roll", "Roll (take the cup)", style=primary),
                     self.button(session, "pull", "Pull", style=danger),
