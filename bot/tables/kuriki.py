@@ -222,7 +222,9 @@ class KurikiTable(TableAdapter):
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.lives for p in ranked},
             winner_id=state.winner,
-            rules=state.rules.model_dump(mode="json"),
+            # (like CRAP's ties: the row says who shared the win)
+            rules=state.rules.model_dump(mode="json")
+            | ({"winners": state.winners} if state.winners else {}),
             stats={
                 str(p.id): {
                     "kurikis": p.crowns,
