@@ -17,6 +17,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.autoplay import Chooser
+from games.bots import is_bot, only_bots
 from games.errors import IllegalMove
 from games.kuriki import engine, policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState
@@ -519,6 +520,9 @@ class KurikiTable(TableAdapter):
                 f"or it is not charged. {closes}",
                 colour=EMBED_COLOUR,
             )
+            if is_bot(vote.accused):  # its answer is the bot's: nothing here to press
+                embed.description += "\n" + self.thinking_line([vote.accused])
+                return Rendered(embed=embed)
             items = [
                 self.button(
                     session,
@@ -554,6 +558,9 @@ class KurikiTable(TableAdapter):
         # The vote waits on the players who have still to vote: the new vote message calls
         # them (an edit after a vote notifies nobody, as Discord does).
         undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
+        if undecided and only_bots(undecided):  # the votes left are bots': none to press
+            embed.description += "\n" + self.thinking_line(undecided)
+            return Rendered(embed=embed)
         content = (
             " ".join(who(v) for v in undecided) + ": vote on the foul." if undecided else None
         )

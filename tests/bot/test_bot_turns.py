@@ -283,3 +283,16 @@ async def test_a_person_against_a_bot_who_never_plays_abandons_it(
     assert record["winner_id"] is None and "nobody played for 2 turns" in record["outcome"]
     (fig,) = await tables.store.player_records(GUILD, ALICE.id, ["farkle"])
     assert (fig.bot_games, fig.bot_wins, fig.abandoned) == (0, 0, 1)
+
+
+@pytest.mark.parametrize("bots", [1, 2])
+async def test_a_foul_vote_only_bots_answer_has_no_buttons(tables: Tables, bots: int) -> None:
+    """Alice calls a foul on 🤖 Dicey: with 🤖 Rolly the only voter, or Dicey alone to accept
+    it, the vote message says the bot is thinking and has nothing for her to press."""
+    reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "kuriki", {"bots": bots})
+    await tables.table_posted(CHANNEL, TABLE)
+    await tables.click(ALICE, find(reply, "start"), TABLE)
+    vote = await tables.command(ALICE, CHANNEL, "kuriki", "propose", f"{DICEY}:rolling off")
+    assert vote.items == [] and vote.content is None
+    deciding = "🤖 Rolly" if bots == 2 else "🤖 Dicey"
+    assert vote.embed is not None and f"{deciding} is thinking…" in vote.embed.description
