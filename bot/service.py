@@ -434,7 +434,8 @@ class Tables:
         when chatter pushed the table up, when the table may no longer be edited, or when
         the click came from another message than the table."""
         adapter = self.adapters[session.kind]
-        ping = tuple(session.ping) if session.shown_revision < session.revision else ()
+        over = session.started and adapter.is_finished(session.state)  # its one and last table
+        ping = tuple(session.ping) if over or session.shown_revision < session.revision else ()
         current = session.message_id
         fresh = (
             fresh
@@ -447,6 +448,8 @@ class Tables:
         table = rendered
         if ping:
             waiting = adapter.waiting_on(session.state) if session.started else {}
+            if over:
+                waiting = dict.fromkeys(ping, "the game is over")
             table = replace(rendered, content=_ping_text(ping, waiting, rendered.content))
         self._seq += 1
         self._latest[session.channel_id] = self._seq
@@ -864,6 +867,9 @@ class Tables:
         work.ping = people(u for u in adapter.waiting_on(work.state) if u not in before_waiting)
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = work.bot_deadline = None
+            # The end is news for every person still at the table: the final table is posted
+            # afresh mentioning them (an edit notifies nobody); not bots, nor who left.
+            work.ping = people(adapter.present_ids(work.state))
             game_id = await self.sessions.finish(work, self._record(work, adapter))
             final = adapter.render(work)
             final.picture = await self._story(work)

@@ -1,12 +1,14 @@
 """Playing an absent player's part with a policy: the engines' timeouts use this when given a
-chooser (the bot player's policy), and fall back to their fixed rule when it has no answer."""
+chooser (the bot player's policy), and fall back to their fixed rule when it has no answer.
+Also the rule every engine's timeout applies when nobody plays at all (`idle_turns`)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from games.bots import is_bot
 from games.errors import GameError
 
 S = TypeVar("S")
@@ -18,6 +20,12 @@ Apply = Callable[[S, int, Any, random.Random], tuple[S, list[Any]]]
 #: Most moves a policy makes for one absent player in one timeout (a Farkle turn of many
 #: throws); past it the fixed rule plays instead, so a timeout always ends.
 MOVE_LIMIT = 60
+
+#: Turns in a row that every person still in a game let run out, with no move of their own in
+#: between, after which the game ends abandoned (no winner): a game nobody touches is nobody's
+#: win, however well the bot policy played their turns.
+IDLE_TURNS = 2
+_IDLE = "nobody played for "
 
 
 def play_part(
@@ -44,3 +52,24 @@ def play_part(
         if done(s):
             return s, events
     return None
+
+
+def idle_turns(timeouts: Iterable[tuple[int, int]]) -> int | None:
+    """Given each player still in the game with the turns in a row they let run out: how many
+    turns nobody played, once every person among them let `IDLE_TURNS` or more run out; None
+    while someone plays (or no person is left: that ends the game otherwise). Bots never
+    count: they always move."""
+    counts = [missed for seat, missed in timeouts if not is_bot(seat)]
+    if not counts or min(counts) < IDLE_TURNS:
+        return None
+    return sum(counts)
+
+
+def idle_reason(turns: int) -> str:
+    """Why a game nobody played ended (an engine's `ended_by_departure`)."""
+    return f"{_IDLE}{turns} turns"
+
+
+def is_idle(why: str | None) -> bool:
+    """Whether a game ended because nobody played (see `idle_reason`)."""
+    return why is not None and why.startswith(_IDLE)

@@ -31,3 +31,8 @@ def next_bot_id(taken: Iterable[int]) -> int | None:
 def bot_seats(ids: Iterable[int]) -> list[int]:
     """The bots among `ids`, in order."""
     return [i for i in ids if is_bot(i)]
+
+
+def only_bots(ids: Iterable[int]) -> bool:
+    """No person among `ids` (True for none at all): what is left of a game plays itself."""
+    return all(is_bot(i) for i in ids)

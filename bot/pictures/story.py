@@ -227,7 +227,7 @@ def kuriki_story(state: KurikiState) -> bytes:
 def _pad(
     draw: ImageDraw.ImageDraw, p: KPlayer, name: str, state: KurikiState, left: int, top: int
 ) -> None:
-    won = p.id == state.winner
+    won = p.id in (state.winners or [state.winner])
     ink, spot, paper = (40, 40, 60), (200, 30, 40), (250, 247, 232)
     box = (left + 10, top + 6, left + PAD_W - 10, top + PAD_H - 10)
     draw.rounded_rectangle(

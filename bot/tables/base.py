@@ -18,8 +18,8 @@ from bot.pictures.emojis import Faces
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
-from games.autoplay import Chooser
-from games.bots import bot_seats
+from games.autoplay import Chooser, is_idle
+from games.bots import bot_seats, only_bots
 from games.lobby import Lobby
 
 log = logging.getLogger(__name__)
@@ -242,6 +242,19 @@ class TableAdapter(ABC):
         player = self.on_clock(state)
         return {} if player is None else {player: "your move"}
 
+    def thinking(self, state: Any) -> list[int]:
+        """The bots the table waits on, when it waits on bots alone (empty: a person is
+        asked). Meanwhile the table says so in words and shows only what a person can use
+        (their own hand, a peek), never the buttons of the bot's move."""
+        waiting = list(self.waiting_on(state))
+        return waiting if waiting and only_bots(waiting) else []
+
+    @staticmethod
+    def thinking_line(bots: list[int]) -> str:
+        """'🤖 Dicey is thinking…': what the table waits for while bots make their moves."""
+        names = " and ".join(who(b) for b in bots)
+        return f"{names} {'is' if len(bots) == 1 else 'are'} thinking…"
+
     def summary(self, session: Session, table: Rendered) -> Rendered | None:
         """What a table message says once a newer one is posted below it: its last moves,
         no buttons (so only the live table can be pressed). None for a lobby: it has no
@@ -332,8 +345,9 @@ class TableAdapter(ABC):
 
     @staticmethod
     def departure_line(why: str) -> str:
-        """The finished table's headline when players left and nobody won."""
-        return f"**Game over:** {why}, so nobody wins."
+        """The finished table's headline when players left (or nobody played) and nobody won."""
+        head = "Abandoned" if is_idle(why) else "Game over"
+        return f"**{head}:** {why}, so nobody wins."
 
     @staticmethod
     def departure_summary(why: str) -> str:

@@ -19,7 +19,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.autoplay import Chooser
-from games.bots import is_bot
+from games.bots import is_bot, only_bots
 from games.crap import engine, policy
 from games.crap.cards import (
     RANKS,
@@ -220,6 +220,13 @@ class CrapTable(TableAdapter):
             asks[partner] = f"{asks[partner]} ({seen})" if partner in asks else seen
         return asks
 
+    def thinking(self, state: CrapState) -> list[int]:
+        """The bots the table waits on (⏳, or whose turn it is), when it waits on bots alone."""
+        if state.finished:
+            return []
+        acting = awaited(state) or [state.current_player.id]
+        return acting if only_bots(acting) else []
+
     def is_finished(self, state: CrapState) -> bool:
         return state.finished
 
@@ -293,28 +300,37 @@ class CrapTable(TableAdapter):
             lines = [f"🏆 **Game over.** {names} {verb}!" if names else "**Game over.**"]
             return lines, (f"🏆 {names} {verb} the CRAP game!" if names else None)
         turn = state.current_player
+        bots = self.thinking(state)
         line = ""
-        if state.phase == "turn":
+        if state.phase == "turn" and bots:
+            line = f"**{who(turn.id)}'s turn**: {self.thinking_line(bots)}"
+        elif state.phase == "turn":
             line = f"**{who(turn.id)}'s turn**: press **My hand** to act."
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
+            asked = (
+                f"{self.thinking_line(bots)}; it goes through"
+                if bots
+                else "Call bluff if you doubt it; it goes through by itself"
+            )
             line = (
-                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** Call bluff if you doubt "
-                f"it; it goes through by itself <t:{int(a.deadline) + 1}:R>."
+                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** {asked} "
+                f"<t:{int(a.deadline) + 1}:R>."
             )
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
             line = (
                 f"⚔ {who(c.challenger)} challenges {who(c.target)} and rolled **{c.die}**: "
-                "⏳ press My hand."
+                + (self.thinking_line(bots) if bots else "⏳ press My hand.")
             )
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             line = (
-                f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}: ⏳ vote, "
-                f"{len(f.yes)} yes, {len(f.no)} no · closes <t:{int(f.deadline) + 1}:R>"
+                f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}: "
+                + (self.thinking_line(bots) if bots else "⏳ vote")
+                + f", {len(f.yes)} yes, {len(f.no)} no · closes <t:{int(f.deadline) + 1}:R>"
             )
-        if session.turn_deadline and engine.on_clock(state) is not None:
+        if session.turn_deadline and engine.on_clock(state) is not None and not bots:
             line += f" ⏱ <t:{int(session.turn_deadline)}:R>"
         return [line], None
 
@@ -342,12 +358,14 @@ class CrapTable(TableAdapter):
 
     def _buttons(self, session: Session, state: CrapState) -> list[TableItem]:
         items = [self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)]
-        if state.phase == "acquire":
+        # While only bots are to answer, a person has nothing but their hand and the log.
+        bots = self.thinking(state)
+        if state.phase == "acquire" and not bots:
             items += [
                 self.button(session, "bluff", "Call bluff", style=discord.ButtonStyle.danger),
                 self.button(session, "nocall", "Let it go"),
             ]
-        elif state.phase == "force_vote":
+        elif state.phase == "force_vote" and not bots:
             items += [
                 self.button(
                     session,

@@ -319,11 +319,13 @@ class FarkleTable(TableAdapter):
             text=f"Target: {reach} {rules.target} · "
             + (self.finished_footer() if state.finished else "/farkle rules · /farkle leave")
         )
-        items = [] if state.finished else self._buttons(session, state)
+        # A bot's turn has no button a person could use: every one of them is the turn's.
+        items = [] if state.finished or self.thinking(state) else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
 
     def _turn_lines(self, session: Session, state: FarkleState) -> list[str]:
         turn, player = state.turn, state.current_player
+        bots = self.thinking(state)
         lines = [f"**{who(player.id)}'s turn** · turn total **{turn.total}**"]
         need = state.rules.bank_minimum(player.on_table)
         if need:
@@ -354,9 +356,10 @@ class FarkleTable(TableAdapter):
         elif turn.dice:
             chosen = engine.selection_dice(state)
             if not chosen:
-                lines.append(
-                    "Press Keep to set aside the best dice, or tap the dice you want to keep."
-                )
+                if not bots:  # a bot's turn: nobody to tell what to press
+                    lines.append(
+                        "Press Keep to set aside the best dice, or tap the dice you want to keep."
+                    )
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
@@ -368,7 +371,9 @@ class FarkleTable(TableAdapter):
                         lines.append(short)
                 except IllegalMove as exc:
                     lines.append(f"**Selected:** {self.faces.dice(chosen, 'selected')} · {exc}")
-        if session.deadline:
+        if bots:  # in place of a clock: the bot moves in a moment
+            lines.append(self.thinking_line(bots))
+        elif session.deadline:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.deadline)}:R>.")
         return lines
 

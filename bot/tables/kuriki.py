@@ -17,6 +17,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
 from games.autoplay import Chooser
+from games.bots import is_bot, only_bots
 from games.errors import IllegalMove
 from games.kuriki import engine, policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState
@@ -235,11 +236,14 @@ class KurikiTable(TableAdapter):
     def outcome(self, state: KurikiState) -> Outcome:
         ranked = sorted(state.players, key=lambda p: (-p.lives, -p.crowns))
         winner = next((p for p in state.players if p.id == state.winner), None)
+        shared = " and ".join(state.player(w).name for w in state.winners)
         return Outcome(
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.lives for p in ranked},
             winner_id=state.winner,
-            rules=state.rules.model_dump(mode="json"),
+            # (like CRAP's ties: the row says who shared the win)
+            rules=state.rules.model_dump(mode="json")
+            | ({"winners": state.winners} if state.winners else {}),
             stats={
                 str(p.id): {
                     "kurikis": p.crowns,
@@ -249,9 +253,13 @@ class KurikiTable(TableAdapter):
                 }
                 for p in ranked
             },
+            winners=list(state.winners),
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
+                else f"{shared} {'win' if len(state.winners) > 1 else 'wins'}: no person was"
+                " left standing."
+                if shared
                 else f"{winner.name} wins, the last one standing."
                 if winner
                 else "Nobody wins."
@@ -285,7 +293,8 @@ class KurikiTable(TableAdapter):
         )
         content = None
         if state.finished and state.winner is not None:
-            content = f"🏆 {who(state.winner)} wins the Kuriki game!"
+            won = " and ".join(who(w) for w in state.winners or [state.winner])
+            content = f"🏆 {won} {'win' if state.winners else 'wins'} the Kuriki game!"
         return Rendered(
             embed=embed,
             items=[] if state.finished else self._buttons(session, state),
@@ -307,6 +316,10 @@ class KurikiTable(TableAdapter):
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
+        elif state.phase == "over" and state.winners:
+            won = " and ".join(who(w) for w in state.winners)
+            verb = "win" if len(state.winners) > 1 else "wins"
+            lines.append(f"🏆 **Game over.** No person is left standing: {won} {verb}!")
         elif state.phase == "over":
             lines.append(
                 f"🏆 **Game over.** {who(state.winner)} wins, the last one standing!"
@@ -331,6 +344,9 @@ class KurikiTable(TableAdapter):
             lines.append(f"**Next Guy: {who(state.next_guy)}**: {choices}.")
             if state.passed:
                 lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
+        bots = self.thinking(state)
+        if bots and state.phase != "declare":  # a Roller peeking says it already
+            lines.append(self.thinking_line(bots))
         if state.votes:
             for v in state.votes:
                 on = f"{who(v.accused)} ({v.reason})"
@@ -343,7 +359,7 @@ class KurikiTable(TableAdapter):
                     lines.append(
                         f"⚖ Foul called on {on}: {who(v.accused)} accepts or declines, {closes}."
                     )
-        if session.deadline and state.phase != "over" and session.turn_deadline:
+        if session.deadline and state.phase != "over" and session.turn_deadline and not bots:
             lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
         return lines
 
@@ -372,6 +388,11 @@ class KurikiTable(TableAdapter):
             discord.ButtonStyle.danger,
         )
         items: list[TableItem] = []
+        # While a bot is to act, only what any person may press (a peek) is shown: the
+        # direction, the cup and the Next Guy's answer are the bot's.
+        bot_moves = bool(self.thinking(state))
+        if bot_moves and state.phase in ("direction", "roll"):
+            return items
         if state.phase == "direction":
             items += [
                 self.button(session, "cw", "Clockwise ↻", style=primary),
@@ -382,7 +403,7 @@ class KurikiTable(TableAdapter):
             if state.can_reverse:
                 items.append(self.button(session, "reverse", "Reverse direction"))
         elif state.phase in ("declare", "respond"):
-            if state.phase == "respond":
+            if state.phase == "respond" and not bot_moves:
                 items += [
                     self.button(session, "roll", "Roll (take the cup)", style=primary),
                     self.button(session, "pull", "Pull", style=danger),
@@ -533,6 +554,9 @@ class KurikiTable(TableAdapter):
                 f"or it is not charged. {closes}",
                 colour=EMBED_COLOUR,
             )
+            if is_bot(vote.accused):  # its answer is the bot's: nothing here to press
+                embed.description += "\n" + self.thinking_line([vote.accused])
+                return Rendered(embed=embed)
             items = [
                 self.button(
                     session,
@@ -568,6 +592,9 @@ class KurikiTable(TableAdapter):
         # The vote waits on the players who have still to vote: the new vote message calls
         # them (an edit after a vote notifies nobody, as Discord does).
         undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
+        if undecided and only_bots(undecided):  # the votes left are bots': none to press
+            embed.description += "\n" + self.thinking_line(undecided)
+            return Rendered(embed=embed)
         content = (
             " ".join(who(v) for v in undecided) + ": vote on the foul." if undecided else None
         )

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, play_part
+from games.autoplay import Chooser, idle_reason, idle_turns, play_part
 from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
@@ -453,7 +453,8 @@ def timeout(
     policy) it plays an absent player's turn, cards and guesses from what that seat may know;
     without one, or when it has no answer, an absent player's turn is skipped and in a
     challenge their cards are chosen and guesses made at random. Three timeouts in a row take
-    a player out of the game."""
+    a player out of the game; once every person at the table let their last turns run out
+    (`autoplay.idle_turns`), the game ends abandoned, with no winner."""
     if state.finished:
         raise IllegalMove("This game is over.")
     s = working_copy(state)
@@ -481,6 +482,9 @@ def timeout(
     for pid, count in missed.items():
         if pid in _ids(s):
             s.player(pid).timeouts = count
+    idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
+    if idle is not None:
+        _end_by_departure(s, idle_reason(idle), events)
     for p in list(s.players):
         if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
             events.append(

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from games.autoplay import Chooser, play_part
+from games.autoplay import Chooser, idle_reason, idle_turns, play_part
 from games.copies import working_copy
 from games.dice import roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
@@ -296,7 +296,9 @@ def timeout(
 ) -> tuple[FarkleState, list[Event]]:
     """The current player ran out of time. With a `chooser` (the bot player's policy) it
     plays the rest of their turn; without one, or when it has no answer, the fixed rule:
-    bank if the rules allow it, else end the turn. Three timeouts in a row remove the player."""
+    bank if the rules allow it, else end the turn. Three timeouts in a row remove the player;
+    once every person at the table let their last turns run out (`autoplay.idle_turns`), the
+    game ends abandoned, with no winner."""
     if state.finished:
         raise IllegalMove("This game is over.")
     who = state.current_player
@@ -320,7 +322,13 @@ def timeout(
         s, events = _fixed_timeout(state)
     player = next(p for p in s.players + s.departed if p.id == who.id)
     player.timeouts = missed
-    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
+    idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
+    if idle is not None:
+        ended: list[Event] = []
+        _finish(s, ended, departure=idle_reason(idle))
+        _log(s, ended)
+        events += ended
+    elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
         removal = [
             Event(
                 kind="removed",

@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, play_part
+from games.autoplay import Chooser, idle_reason, idle_turns, play_part
+from games.bots import only_bots
 from games.copies import working_copy
 from games.dice import roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
@@ -128,6 +129,11 @@ class KurikiState(BaseModel):
     next_vote: int = 1
     tarted: int | None = None
     winner: int | None = None
+    winners: list[int] = Field(
+        default_factory=list,
+        description="Everyone who won when that is several (the bots still standing when the "
+        "last person is out); empty: `winner` alone.",
+    )
     ended_by_departure: str | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
@@ -304,7 +310,9 @@ def timeout(
     from what that seat may know, so a timeout tells the table nothing. Without one, or when
     it has no answer, the fixed rule: a Next Guy pulls; a Roller (rolling first if he had
     not) declares the lowest legal declaration whatever the dice; the first Roller plays
-    clockwise. Three timeouts in a row take a player out of the game."""
+    clockwise. Three timeouts in a row take a player out of the game; once every person
+    still in it let their last turns run out (`autoplay.idle_turns`), the game ends
+    abandoned, with no winner."""
     if state.phase == "over":
         raise IllegalMove("This game is over.")
     s = working_copy(state)
@@ -334,7 +342,10 @@ def timeout(
         _fixed_timeout(s, who, rng, events)
     player = s.player(who)
     player.timeouts = missed
-    if player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
+    idle = None if s.phase == "over" else idle_turns((p.id, p.timeouts) for p in s.alive())
+    if idle is not None:
+        _end_by_departure(s, idle_reason(idle), events)
+    elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
         events.append(
             Event(
                 kind="removed",
@@ -640,37 +651,45 @@ def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event
     elif p.lives == 1 and s.tarted is None:  # once someone is Tarted, nobody is at risk of it
         events.append(Event(kind="tarts", player=p.id, text=f"{p.name} is in the Tarts."))
     alive = s.alive()
-    if len(alive) == 1:
-        _finish(s, alive[0].id, events)
-    elif not alive:
-        _finish(s, None, events)
+    if len(alive) <= 1:
+        _finish(s, [p.id for p in alive], events)
+    elif only_bots(p.id for p in alive) and not only_bots(p.id for p in s.players):
+        # The last person is out: bots do not play on by themselves. The bots still standing
+        # win together (most lives first), so the person's game reads as lost to bots,
+        # whether one bot or several were left.
+        standing = sorted(alive, key=lambda p: (-p.lives, -p.crowns))
+        _finish(s, [p.id for p in standing], events)
 
 
-def _finish(s: KurikiState, winner: int | None, events: list[Event]) -> None:
+def _finish(s: KurikiState, winners: list[int], events: list[Event]) -> None:
+    """The game is over; `winners` share the win (usually the last one standing alone)."""
     s.phase = "over"
-    s.winner = winner
+    s.winner = winners[0] if winners else None
+    s.winners = winners if len(winners) > 1 else []
     s.dice = None
     s.votes = []
-    if winner is None:
+    if not winners:
         events.append(Event(kind="game_over", text="Game over: nobody is left."))
         return
-    w = s.player(winner)
+    names = " and ".join(s.player(w).name for w in winners)
     if s.rules.stake:
         prize = s.rules.stake * len(s.players) + s.pot
-        w.purse += prize
+        share, rest = divmod(prize, len(winners))
+        for i, w in enumerate(winners):  # the first (most lives) takes what does not divide
+            s.player(w).purse += share + (rest if i == 0 else 0)
+        takes = "takes" if len(winners) == 1 else "share"
         events.append(
             Event(
-                kind="prize", player=winner, text=f"{w.name} takes the stakes and the pot: {prize}."
+                kind="prize", player=s.winner, text=f"{names} {takes} the stakes and the pot: {prize}."
             )
         )
         s.pot = 0
-    events.append(
-        Event(
-            kind="game_over",
-            player=winner,
-            text=f"Game over: {w.name} is the last one standing and wins!",
-        )
+    text = (
+        f"Game over: {names} is the last one standing and wins!"
+        if len(winners) == 1
+        else f"Game over: no person is left standing, so {names} win!"
     )
+    events.append(Event(kind="game_over", player=s.winner, text=text))
 
 
 def _foul(s: KurikiState, user_id: int, count: int, what: str, events: list[Event]) -> None:

@@ -210,7 +210,8 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert table.embed.description.startswith(
         "**Game over:** Carol left, so nobody wins.\n"
     )
-    assert table.content is None and table.embed.footer.text.endswith(
+    assert table.content == f"<@{ALICE.id}>: the game is over."  # no trophy, a ping
+    assert table.embed.footer.text.endswith(
         " · Rematch below, or /crap start for a new game"
     )
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]

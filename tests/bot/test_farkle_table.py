@@ -195,7 +195,9 @@ async def test_a_game_players_left_ends_with_no_winner(tables: Tables) -> None:
     assert record["outcome"] == "Nobody wins: Alice left."
     table = reply.table
     assert table.embed.description == "**Game over:** Alice left, so nobody wins."
-    assert table.content is None  # no trophy, no ping
+    # No trophy; the one left at the table is told the game is over (a fresh post pings).
+    assert table.content == f"<@{BOB.id}>: the game is over."
+    assert reply.update is not None and reply.update.fresh and reply.update.ping == (BOB.id,)
     assert "🏆" not in table.embed.description
     assert "/farkle leave" not in table.embed.footer.text
     assert [label for label, _ in buttons(Reply.of_table(table)).values()] == ["Rematch"]

@@ -411,7 +411,8 @@ class CrapGame:
         """The table after a move: the message that showed `before`, edited, while nobody
         new is waited on; else posted afresh below (that message reduced to a summary),
         mentioning exactly whom the game now waits on besides those it waited on already:
-        the next player, everyone asked about an Acquire, the challenged player."""
+        the next player, everyone asked about an Acquire, the challenged player; at the end,
+        everyone still at the table."""
         after = self.table()
         if after.message is before.message:  # then nobody new is waited on
             if after.phase == "turn" and before.phase == "turn":
@@ -425,7 +426,10 @@ class CrapGame:
         assert is_summary(before.message) and before.message.buttons() == [], before.text
         pinged = self.d.notified(after.message)
         told = {int(m[1]) for m in COOPERATED.finditer(after.message.content or "")}
-        if after.phase == "turn":
+        players = {p.id for p in self.players}
+        if after.phase == "over":  # (players who left are not on the score rows)
+            expected = players & set(after.scores)
+        elif after.phase == "turn":
             expected = {after.current} | told  # and a co-operate's partner
         elif after.phase == "challenge":
             assert after.challenger is not None and after.challenged is not None

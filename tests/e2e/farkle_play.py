@@ -167,7 +167,7 @@ async def play_move(
 ) -> InteractionRecord:
     """One press by the player whose turn the table shows; the bot must answer with the
     table: edited in place while the same player goes on, posted afresh below (mentioning
-    exactly the next player) when the turn passes."""
+    exactly the next player) when the turn passes, and (mentioning every player) at the end."""
     view = read_table(d.table(channel))
     why, button = next_press(view, bank_at=bank_at)
     who = player(players, view.current)
@@ -176,7 +176,9 @@ async def play_move(
         raise AssertionError(f"{who.name} pressed {why!r} and got {rec.callback_type}: {rec.text}")
     after = read_table(d.on_table(rec, view.message))
     if after.message is view.message:
-        assert after.finished or after.current == view.current, (why, after.text)
+        assert not after.finished and after.current == view.current, (why, after.text)
+    elif after.finished:
+        assert d.notified(after.message) == {p.id for p in players}, (why, after.message.content)
     else:
         assert not after.finished and after.current != view.current, (why, after.text)
         assert d.notified(after.message) == {after.current}, (why, after.message.content)

@@ -285,13 +285,20 @@ class KurikiGame:
     def followed(self, before: Cup, table: FakeMessage) -> Cup:
         """The cup after a move, wherever it is shown: `table`, the message that showed
         `before`, edited while the same player is waited on; else posted afresh below,
-        mentioning exactly the player it now waits on (and `table` a summary)."""
+        mentioning exactly the player it now waits on, or at the end everyone still at the
+        table (and `table` a summary)."""
         live = self.table
         after = read_cup(live)
         if live is table:
-            assert self.waits_on(after) in (self.waits_on(before), None), after.text
+            assert after.phase != "over" and self.waits_on(after) == self.waits_on(before), (
+                after.text
+            )
         else:
             assert is_summary(table) and table.buttons() == [], table.text()
+            if after.phase == "over":
+                present = {u for u, s in after.status.items() if "left" not in (s or "")}
+                assert self.d.notified(live) == present, live.content
+                return after
             waits = self.waits_on(after)
             assert waits is not None and waits != self.waits_on(before), after.text
             assert self.d.notified(live) == {waits}, live.content
@@ -546,7 +553,12 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     assert [b["label"] for b in cup.message.buttons()] == ["Rematch"]  # nothing else to press
     assert "Rematch below, or /kuriki start" in cup.text
     assert [a["filename"] for a in cup.message.attachments] == ["story.png"]  # the score pads
-    assert cup.message.content == f"🏆 {mention(game.user(cup.winner))} wins the Kuriki game!"
+    # A new message that tells everyone still at the table (an edit notifies nobody).
+    present = [uid for uid, s in cup.status.items() if "left" not in (s or "")]
+    assert cup.message.content == (
+        " ".join(f"<@{uid}>" for uid in present)
+        + f": the game is over.\n🏆 {mention(game.user(cup.winner))} wins the Kuriki game!"
+    ), cup.message.content
     alive = [uid for uid, lives in cup.lives.items() if lives > 0]
     assert alive == [cup.winner], cup.text
     winner = game.user(cup.winner).name

@@ -42,6 +42,64 @@ from tests.e2e.hidden_info import strings_in
 
 QUICK = GuildSettings(bot_delay=0.05)
 
+#: A table that waits on a bot's move: its turn, a first Roller's direction, its cup, its
+#: answer as the Next Guy.
+BOT_TO_ACT = re.compile(
+    r"\*\*🤖 [^*]+'s turn\*\*|🤖 [^\n*]+ rolled highest|🥤 🤖 [^\n*]+ holds the cup|"
+    r"\*\*Next Guy: 🤖"
+)
+
+
+def live_buttons(value: object) -> list[str]:
+    """The labels of the enabled buttons anywhere in a sent body."""
+    if isinstance(value, list):
+        return [label for v in value for label in live_buttons(v)]
+    if not isinstance(value, dict):
+        return []
+    if value.get("type") == 2 and value.get("custom_id") and not value.get("disabled"):
+        return [str(value.get("label"))]
+    return [label for v in value.values() for label in live_buttons(v)]
+
+
+def situation(value: object) -> str:
+    """The descriptions in a sent body: what its table says it waits for (not its log)."""
+    if isinstance(value, list):
+        return "\n".join(situation(v) for v in value)
+    if not isinstance(value, dict):
+        return ""
+    own = value.get("description")
+    return "\n".join(
+        [own if isinstance(own, str) else "", *(situation(v) for v in value.values())]
+    ).strip()
+
+
+def check_bot_tables(d: Driver, usable: set[str]) -> int:
+    """Every public table the bot sent (posts and edits alike) while a bot was to act says
+    the bot is thinking, and offers a person only `usable` buttons (never one of the bot's
+    move: "It's not your turn" for anyone who pressed it); returns how many there were."""
+    seen = 0
+    for sent in d.fake.sent:
+        text = situation(sent.body)
+        if not sent.public or "The live table is below" in text or not BOT_TO_ACT.search(text):
+            continue
+        seen += 1
+        # (A bot Roller is "peeking under the cup…", which says it already.)
+        assert "is thinking…" in text or "is peeking under the cup…" in text, text
+        assert "to act" not in text and "Press Keep" not in text, text
+        assert set(live_buttons(sent.body)) <= usable, (live_buttons(sent.body), text)
+    return seen
+
+
+def check_the_end_pings(d: Driver, *people: int) -> None:
+    """The finished table is a message of its own (an edit notifies nobody) that mentions
+    the people of the game, and only them."""
+    final = d.table(TABLE)
+    assert d.notified(final) == set(people), final.content
+    assert (final.content or "").startswith(
+        " ".join(f"<@{p}>" for p in people) + ": the game is over."
+    ), final.content
+    assert [m for m in d.summaries(TABLE) if m.id == final.id] == []
+
 
 async def play_farkle_against_dicey(d: Driver) -> tuple[int, int]:
     """Alice plays the Farkle table against 🤖 Dicey to the end, pressing on her turns and
@@ -59,6 +117,9 @@ async def play_farkle_against_dicey(d: Driver) -> tuple[int, int]:
             # The bot's turn: the table names it, and Alice waits for her turn (a table
             # posted afresh that mentions her) or the end of the game.
             assert f"**{named(DICEY)}'s turn**" in table.text(), table.text()
+            # Nothing to press: every button of a Farkle turn is the bot's.
+            assert f"{named(DICEY)} is thinking…" in table.text(), table.text()
+            assert table.live_components() == [], table.labels()
             bot_turns += 1
             await until(
                 d,
@@ -89,6 +150,8 @@ async def test_one_person_plays_farkle_against_a_bot_to_the_end(d: Driver) -> No
     # The bot's moves read in the log as a person's do, under its name.
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     assert f"{named(DICEY)} rolled" in everything
+    assert check_bot_tables(d, usable=set()) >= bot_turns
+    check_the_end_pings(d, ALICE.id)
     no_bot_is_mentioned(d)
 
 
@@ -130,11 +193,18 @@ async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
     [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
     assert json.loads(row["bots"]) == [DICEY, ROLLY]
     assert row["winner_id"] in (ALICE.id, DICEY, ROLLY)
-    winner = f"<@{ALICE.id}>" if row["winner_id"] == ALICE.id else named(row["winner_id"])
-    assert f"🏆 {winner} wins the Kuriki game!" in final
+    shared = json.loads(row["rules"]).get("winners")
+    if shared:  # Alice's last life went while both bots stood: it ended right there
+        assert f"🏆 {named(DICEY)} and {named(ROLLY)} win the Kuriki game!" in final
+    else:
+        winner = f"<@{ALICE.id}>" if row["winner_id"] == ALICE.id else named(row["winner_id"])
+        assert f"🏆 {winner} wins the Kuriki game!" in final
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     # The bots' moves read as a person's: they roll and declare, and pull or take the cup.
     assert f"{named(DICEY)} declares" in everything or f"{named(ROLLY)} declares" in everything
+    # While a bot acts, a person has only Peek and Sneak a peek (under a bot's cup).
+    assert check_bot_tables(d, usable={"Peek", "Sneak a peek (foul)"}) > 0
+    check_the_end_pings(d, ALICE.id)
     no_bot_is_mentioned(d)
     assert [m for m in d.fake.visible(ALICE.id, TABLE) if m.ephemeral and m.visible_to != ALICE.id] == []
 
@@ -198,6 +268,10 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
         if i.user.id == ALICE.id and ":nocall:" in str((i.payload.get("data") or {}).get("custom_id"))
     ]
     assert pressed == [], "Alice pressed Let it go"
+    assert f"**{named(DICEY)}'s turn**: {named(DICEY)} is thinking…" in everything
+    # A bot's turn leaves a person their hand and the log, never "press My hand to act".
+    assert check_bot_tables(d, usable={"My hand", "Log"}) > 0
+    check_the_end_pings(d, ALICE.id)
     no_bot_is_mentioned(d)
 
 

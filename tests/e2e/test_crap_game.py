@@ -62,7 +62,8 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert all(final.scores[w] == max(final.scores.values()) for w in final.winners)
     names = " and ".join(f"<@{w}>" for w in final.winners)
     verb = "win" if len(final.winners) > 1 else "wins"
-    assert final.message.content == f"🏆 {names} {verb} the CRAP game!"
+    everyone = " ".join(f"<@{p}>" for p in final.scores)  # a new message telling everyone
+    assert final.message.content == f"{everyone}: the game is over.\n🏆 {names} {verb} the CRAP game!"
     # Only the live table remains one: every table message above it became a summary.
     assert d.tables(TABLE) == [final.message] and len(d.summaries(TABLE)) >= 2
 

@@ -73,10 +73,11 @@ async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     said = await d.slash(BOB, TABLE, "farkle leave")
     assert not said.ephemeral and "Bob left the Farkle game" in said.text
     final = d.table(TABLE)
-    assert final.id == table.id
+    # The end is a new message telling Alice, who is still at the table (not Bob, who left).
+    assert final.id != table.id and d.notified(final) == {ALICE.id}
     assert "**Game over:** Bob left, so nobody wins." in final.text()
     assert "Alice wins" not in final.text() and "<@" + str(ALICE.id) + "> wins" not in final.text()
-    assert final.content == ""
+    assert final.content == f"{mention(ALICE)}: the game is over."
     assert "/farkle leave" not in final.text()
     assert [b["label"] for b in final.buttons()] == ["Rematch"]
     assert d.database is not None

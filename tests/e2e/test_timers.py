@@ -9,7 +9,8 @@ import re
 import pytest
 
 from bot.settings import GuildSettings
-from tests.e2e.harness import ALICE, BOB, TABLE, Driver, is_summary
+from tests.e2e.bot_play import live, until
+from tests.e2e.harness import ALICE, BOB, TABLE, Driver, is_summary, read_finished
 
 
 @pytest.mark.e2e(defaults=GuildSettings(turn_timer=1))
@@ -39,5 +40,28 @@ async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) ->
     # The absent player's turn was played by the bot policy, in the usual words.
     assert "ran out of time; a bot played that turn for them." in seen
     assert is_summary(table) and table.buttons() == []
+    await d.settle()
+    assert d.fake.violations == []
+
+
+@pytest.mark.e2e(defaults=GuildSettings(turn_timer=1))
+async def test_a_game_nobody_plays_is_abandoned_not_won(d: Driver) -> None:
+    """Nobody presses anything after Start: each player's turn runs out twice, and the game
+    ends abandoned, with no winner and no win in the stats, in a new message that tells both."""
+    await d.slash(ALICE, TABLE, "farkle start", rules="classic")
+    await d.click(BOB, TABLE, label="Join")
+    await d.click(ALICE, TABLE, label="Start")
+    await until(d, "the game's end", lambda: "nobody played" in live(d), timeout=20)
+    final = d.table(TABLE)
+    assert "**Abandoned:** nobody played for 4 turns, so nobody wins." in (
+        final.text()
+    )
+    assert "🏆" not in final.text() and "wins" not in final.text()
+    assert d.notified(final) == {ALICE.id, BOB.id}  # posted afresh: an edit tells nobody
+    [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
+    assert row["winner_id"] is None
+    assert row["outcome"] == "No winner: nobody played for 4 turns, so the game ended."
+    stats = await d.slash(ALICE, TABLE, "stats", game="farkle")
+    assert "Abandoned: 1" in stats.text and "**0** wins" in stats.text
     await d.settle()
     assert d.fake.violations == []
