@@ -221,11 +221,17 @@ class CrapTable(TableAdapter):
         return asks
 
     def thinking(self, state: CrapState) -> list[int]:
-        """The bots the table waits on (⏳, or whose turn it is), when it waits on bots alone."""
+        """The bots the table waits on (⏳, whose turn it is, or who may still call an
+        Acquire's bluff), when it waits on bots alone."""
         if state.finished:
             return []
-        acting = awaited(state) or [state.current_player.id]
-        return acting if only_bots(acting) else []
+        if state.phase == "acquire":  # the window is anyone's who may still call the bluff
+            acting = [
+                p.id for p in state.players if "call_bluff" in engine.legal_actions(state, p.id)
+            ]
+        else:
+            acting = awaited(state) or [state.current_player.id]
+        return acting if acting and only_bots(acting) else []
 
     def is_finished(self, state: CrapState) -> bool:
         return state.finished

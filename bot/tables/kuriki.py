@@ -415,7 +415,7 @@ class KurikiTable(TableAdapter):
                         disabled=state.next_guy in state.passed,
                     ),
                 ]
-            if peek_shown(state):
+            if peek_shown(state) and not bot_moves:  # a bot never presses it
                 items.append(self.button(session, "peek", PEEK, style=secondary))
             # The foul apart, in red, so nobody presses it for Peek again.
             items.append(self.button(session, "sneak", SNEAK, style=danger, row=1))
