@@ -23,7 +23,7 @@ import asyncio
 import random
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -192,15 +192,7 @@ async def person_moves(ch: Channel, actor: Actor, minds: random.Random) -> None:
 
 
 def _with(click: Click, values: tuple[str, ...]) -> Click:
-    return Click(
-        kind=click.kind,
-        action=click.action,
-        channel_id=click.channel_id,
-        game=click.game,
-        stamp=click.stamp,
-        arg=click.arg,
-        values=values,
-    )
+    return replace(click, values=values)
 
 
 async def play_game(
