@@ -5,7 +5,7 @@
 Fills a SQLite file (seeded) with finished games and their per-player rows in one bulk
 insert, builds the leaderboard totals with the same SQL migration 6 uses, then times the
 store's queries as the bot runs them (leaderboards in the reader's thread, the rest on the
-event loop; see bot/sqlite.py): the busiest server's leaderboards
+event loop; see bot/store/sqlite_connection.py): the busiest server's leaderboards
 (all games and one game; this week, this month and all time; the first page and a deep one)
 and the stats of its most active player and of a typical one, plus recording one more
 finished game. Prints p50/p99 over repeated runs; asserts nothing about time."""

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.pictures.story import FILENAME as STORY_FILENAME
+from bot.replies import TableUpdate, only_mentioning
 from bot.respond import update_message
-from bot.service import TableUpdate, only_mentioning
 from bot.tables.base import Rendered
 
 if TYPE_CHECKING:

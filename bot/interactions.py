@@ -9,8 +9,8 @@ import discord
 
 from bot.components import view_of
 from bot.display import show_on_interaction, show_over_rest
+from bot.replies import Actor, Rematch, Reply
 from bot.respond import update_message
-from bot.service import Actor, Rematch, Reply
 
 if TYPE_CHECKING:
     from bot.app import GameBot

@@ -26,8 +26,8 @@ from typing import Any, TextIO
 import asyncpg
 
 from bot.config import ConfigError, load_config
-from bot.pgstore import PostgresStore, add_up
 from bot.store import PlayerRow, SqliteStore, is_postgres_url
+from bot.store.postgres import PostgresStore, add_up
 
 #: How a row of a table with a generated id is recognised in another database (its id is
 #: not: every file counts from 1). Tables with another primary key are matched on it.

@@ -10,7 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.interactions import send_reply
-from bot.service import Reply, duration
+from bot.replies import Reply, duration
 from bot.settings import GuildSettings, house_rule_words, rule_choice_name
 from bot.tables.base import EMBED_COLOUR
 from games.farkle.rules import PRESETS, rule_fields

@@ -5,8 +5,6 @@ actions live in the "My hand" ephemeral, built from `private_view` of whoever pr
 from __future__ import annotations
 
 import random
-from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 import discord
@@ -18,28 +16,21 @@ from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from bot.tables.crap_hand import CrapHand
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy
 from games.crap.cards import (
-    RANKS,
-    SUIT_NAMES,
-    SUIT_SYMBOLS,
-    SUITS,
     grouped,
     is_joker,
-    label,
     rank,
     rank_name,
     rank_words,
-    sort_cards,
 )
 from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
 from games.numbers import is_number, number
-
-SELECT_LIMIT = 25
 
 RULES_TEXT = [
     "On your turn do exactly one thing (press **My hand**):",
@@ -66,7 +57,9 @@ RULES_TEXT = [
 ]
 
 
-class CrapTable(TableAdapter):
+class CrapTable(CrapHand, TableAdapter):
+    """The public table; the private "My hand" is `CrapHand` (bot/tables/crap_hand.py)."""
+
     kind = "crap"
     title = "CRAP"
     min_players = 3
@@ -385,205 +378,6 @@ class CrapTable(TableAdapter):
         items.append(self.button(session, "log", "Log"))
         return items
 
-    # ---------------------------------------------------------------- the hand
-
-    def private(
-        self,
-        session: Session,
-        user_id: int,
-        action: str,
-        arg: str | None = None,
-        values: tuple[str, ...] = (),
-    ) -> Rendered | None:
-        """The "My hand" ephemeral: the player's cards (from private_view) and, when it is
-        their move, the actions they can take."""
-        state: CrapState = session.state
-        if state.finished:
-            return None
-        if action == "pickrank":
-            return self._suit_picker(session, values)
-        if action == "nocall":
-            return self._let_go(session, user_id)
-        if action == "log":
-            return self._log(state)
-        if action != "hand":
-            return None  # other actions refresh the hand through message_after
-        return self._hand(session, user_id)
-
-    @staticmethod
-    def _log(state: CrapState) -> Rendered:
-        """The game's log, privately: the moves the table has no room for."""
-        lines: list[str] = []
-        size = 0
-        for line in reversed(state.log):
-            size += len(line) + 1
-            if size > 3900:
-                break
-            lines.append(line)
-        text = "\n".join(reversed(lines)) or "Nothing has happened yet."
-        return Rendered(
-            embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
-        )
-
-    def _let_go(self, session: Session, user_id: int) -> Rendered:
-        """The private word for a player who let an Acquire go, with Let bluffs go (so the
-        next windows need not wait on them)."""
-        state: CrapState = session.state
-        a = state.acquire
-        if state.phase == "acquire" and a is not None:
-            left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
-            text = (
-                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. It goes through "
-                f"<t:{int(a.deadline) + 1}:R> unless someone calls the bluff, sooner if the "
-                f"{len(left)} others let it go too."
-            )
-        else:
-            text = "You let it go. Everyone else did too, so the Acquire goes on."
-        on = state.player(user_id).let_go_all
-        if not on:
-            text += (
-                "\nNo need to press: a window closes by itself. **Let bluffs go** (here or in "
-                "**My hand**) lets every Acquire go for you at once."
-            )
-        return Rendered(
-            embed=discord.Embed(description=text, colour=EMBED_COLOUR),
-            items=[] if on else [self._let_go_button(session, on)],
-        )
-
-    def _let_go_button(self, session: Session, on: bool) -> TableItem:
-        """The player's own setting, shown with its state: pressing it flips it."""
-        return self.button(
-            session,
-            "letgo",
-            f"Let bluffs go: {'on' if on else 'off'}",
-            arg="off" if on else "on",
-            style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
-        )
-
-    def _hand(self, session: Session, user_id: int) -> Rendered:
-        state: CrapState = session.state
-        mine = engine.private_view(state, user_id)["me"]
-        hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
-        lines = [
-            f"**Your hand ({len(hand)}):** {self.faces.cards(hand)}",
-            f"**Protected ({len(protected)}):** {self.faces.cards(protected, 500)}",
-        ]
-        for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
-            lines.append(
-                f"**Seen in co-operate, {who(int(other_id))}'s hand:** {self.faces.cards(cards, 500)}"
-            )
-        if "committed" in mine:  # type: ignore[operator]
-            lines.append(
-                f"**Face down in the challenge:** {self.faces.cards(mine['committed'], 500)}"  # type: ignore[index]
-            )
-        legal = engine.legal_actions(state, user_id)
-        items = self._hand_actions(session, state, user_id, legal)
-        if not legal:
-            lines.append("Nothing to do right now.")
-        if state.player(user_id).let_go_all:
-            lines.append("You let every Acquire go at once (**Let bluffs go** is on).")
-        embed = discord.Embed(description="\n".join(lines)[:4000], colour=EMBED_COLOUR)
-        return Rendered(embed=embed, items=items)
-
-    def _hand_actions(
-        self, session: Session, state: CrapState, user_id: int, legal: set[str]
-    ) -> list[TableItem]:
-        me = state.player(user_id)
-        items: list[TableItem] = []
-        if "score" in legal:
-            options = []
-            for r in engine.scorable_ranks(me):
-                options.append((f"Score {rank_words(r)}", f"{r}-4"))
-                if _count_for(me, r) >= 8:
-                    options.append((f"Score a double set of {rank_words(r)}", f"{r}-8"))
-            items.append(
-                self.select(session, "score", options[:SELECT_LIMIT], placeholder="Score a set…")
-            )
-        if "acquire" in legal:
-            options = [(f"Acquire {rank_words(r)}", str(r)) for r in RANKS]
-            items.append(
-                self.select(
-                    session,
-                    "acquire",
-                    options,
-                    placeholder="Acquire a value… (bluffing allowed)",
-                )
-            )
-        if "protect" in legal:
-            twice = Counter(label(c) for c in me.hand)
-            options = [
-                (
-                    label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""),
-                    str(c),
-                    self.faces.card_emoji(c),
-                )
-                for c in _distinct(me.hand)
-            ][:SELECT_LIMIT]
-            items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
-        if legal & {"challenge", "cooperate", "force"}:
-            options = []
-            for p in state.players:
-                if p.id == user_id:
-                    continue
-                options.append((f"Challenge {p.name}", f"challenge-{p.id}"))
-                options.append((f"Co-operate with {p.name}", f"cooperate-{p.id}"))
-                if "force" in legal:
-                    options.append((f"Force {p.name} to recycle (vote)", f"force-{p.id}"))
-            items.append(
-                self.select(
-                    session,
-                    "target",
-                    options[:SELECT_LIMIT],
-                    placeholder="Challenge or co-operate…",
-                )
-            )
-        if "recycle" in legal:
-            items.append(
-                self.button(session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger)
-            )
-        if "commit" in legal:
-            need = engine.challenge_size(state, user_id)
-            cards = sort_cards(me.hand)[:SELECT_LIMIT]
-            item = self.select(
-                session,
-                "commit",
-                [(label(c), str(c), self.faces.card_emoji(c)) for c in cards],
-                placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
-            )
-            items.append(replace(item, min_values=need, max_values=need))
-        if "guess" in legal:
-            options = [(rank_name(r), str(r)) for r in RANKS]
-            items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
-        items.append(self._let_go_button(session, me.let_go_all))
-        return items
-
-    def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
-        if not values or not is_number(values[0]) or int(values[0]) not in RANKS:
-            raise UserError("Choose a value first.")
-        r = int(values[0])
-        options = [(f"{rank_name(r)}{SUIT_SYMBOLS[s]} ({SUIT_NAMES[s]})", s) for s in SUITS]
-        item = self.select(
-            session,
-            "guess",
-            options,
-            placeholder=f"{rank_name(r)} of…",
-            arg=r,
-        )
-        embed = discord.Embed(
-            description=f"You name **{rank_name(r)}**. Now a suit:", colour=EMBED_COLOUR
-        )
-        return Rendered(embed=embed, items=[item])
-
-    def message_after(
-        self, session: Session, user_id: int, action: str, arg: str | None
-    ) -> Rendered:
-        """An ephemeral "My hand" after its action: refreshed with the new hand."""
-        if session.state.finished:
-            return Rendered(
-                embed=discord.Embed(description="The game is over.", colour=EMBED_COLOUR)
-            )
-        return self._hand(session, user_id)
-
     def rules_embed(
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
@@ -620,11 +414,6 @@ def _describe(rules: CrapRules) -> str:
     return " ".join(bits)
 
 
-def _count_for(player: Any, r: int) -> int:
-    cards = player.hand + player.protected
-    return sum(1 for c in cards if rank(c) == r or is_joker(c))
-
-
 def _pick_set(player: Any, r: int, size: int) -> list[int]:
     """The cards a "Score" choice uses: naturals first (hand, then protected), then jokers."""
     if size not in (4, 8):
@@ -637,17 +426,6 @@ def _pick_set(player: Any, r: int, size: int) -> list[int]:
     if len(picked) < size:
         raise IllegalMove(f"You need {size} {rank_words(r)} (jokers count) to score that.")
     return picked
-
-
-def _distinct(cards: list[int]) -> list[int]:
-    """One card per label (two decks hold two of each card)."""
-    seen: set[str] = set()
-    out = []
-    for c in sort_cards(cards):
-        if label(c) not in seen:
-            seen.add(label(c))
-            out.append(c)
-    return out
 
 
 def awaited(state: CrapState) -> list[int]:

@@ -17,25 +17,21 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
-from bot.store import (
+from bot.store.interface import RevisionConflict, Shards, Store
+from bot.store.migrations import MIGRATIONS, migration_sql
+from bot.store.rows import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
-    MIGRATIONS,
     FinishedGame,
     PlayerRecord,
     PlayerRow,
-    RevisionConflict,
     SessionRow,
-    Shards,
     Standing,
-    Store,
-    added_record,
     finished_record,
     finished_values,
-    leaderboard_rows,
-    migration_sql,
     session_values,
 )
+from bot.store.stats import added_record, leaderboard_rows
 
 #: The advisory lock key that serialises migrations of processes starting at once
 #: (channel ids, the keys of deadline claims, are Discord snowflakes: far larger).
@@ -214,7 +210,7 @@ class PostgresStore(Store):
     async def _record_players(
         self, conn: asyncpg.Connection, game: FinishedGame, game_id: int, finished_at: float
     ) -> None:
-        """As `SqliteStore._record_players`, inside the caller's transaction."""
+        """As the SQLite backend's `_record_players`, inside the caller's transaction."""
         rows = game.player_rows(game_id, finished_at)
         await conn.executemany(
             "INSERT INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,"

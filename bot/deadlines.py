@@ -1,0 +1,119 @@
+"""What a passed deadline does (part of `Tables`): the timer loop (`TurnTimers.run_due`,
+bot/timers.py) calls `expire` for each channel whose stored deadline passed. An unstarted
+lobby closes; otherwise the game's extra deadlines run out (votes), an absent player's move
+is played by the engine's timeout with the bot policy, and every bot that can act moves,
+all under the channel's lock and committed through the move path (`Moves._commit`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from bot.errors import CorruptSession
+from bot.replies import Reply
+from bot.sessions import Sessions
+from bot.store import Store
+from bot.tables.base import TableAdapter
+from games.bots import bot_seats
+
+log = logging.getLogger(__name__)
+
+
+class Deadlines:
+    """Part of `Tables` (bot/service.py): turn timeouts, closing votes and lobbies, and bots."""
+
+    store: Store
+    sessions: Sessions
+    adapters: dict[str, TableAdapter]
+    rng: random.Random
+    clock: Callable[[], float]
+    _background: set[asyncio.Task[None]]
+
+    async def expire(self, channel_id: int) -> Reply | None:
+        """Play the safe move for whoever's turn deadline passed, and close whatever else of
+        the game's ran out (votes); None when nothing was due. The stored game is read
+        afresh: with a shared database, another process may have moved it meanwhile."""
+        async with self.sessions.lock(channel_id):
+            try:
+                session = await self.sessions.get(channel_id, fresh=True)
+            except CorruptSession:
+                await self.store.clear_deadline(channel_id)
+                return None
+            now = self.clock()
+            if session is None or session.deadline is None:
+                return None
+            if session.deadline > now:
+                return None
+            if not session.started:
+                return await self._close_lobby(session)
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            work = replace(session)  # the lobby is not changed here
+            state = adapter.expire_extra(session.state, now, self.rng)
+            turn_over = session.turn_deadline is not None and session.turn_deadline <= now
+            if turn_over and not adapter.is_finished(state):
+                # The absent player's move is the bot player's (the policy may take a while).
+                chooser = adapter.chooser(self.rng, now)
+                state = await asyncio.to_thread(adapter.timeout, state, self.rng, now, chooser)
+            bots_due = session.bot_deadline is not None and session.bot_deadline <= now
+            moved: list[int] = []
+            if bots_due and not adapter.is_finished(state):
+                state, moved = await asyncio.to_thread(self._bots_move, adapter, state, now)
+            work.state = state
+            if not turn_over:
+                work.turn_deadline = session.turn_deadline
+            clock_holder = adapter.on_clock(session.state)
+            rendered = await self._commit(
+                work,
+                adapter,
+                settings,
+                clock_holder if clock_holder in moved else None,
+                before=session.state,
+                restart_clock=turn_over,
+                # Bots that were asked and had nothing to do are not asked again until
+                # the game moves on.
+                bots_idle=bots_due and not moved,
+            )
+            return self._with_table(Reply(), work, rendered)
+
+    def _bots_move(self, adapter: TableAdapter, state: Any, now: float) -> tuple[Any, list[int]]:
+        """Every bot that can move makes its move (several may, in a vote or a bluff
+        window); returns the state and the bots that moved. A bot whose policy fails or
+        makes a refused move is logged and, when the game waits on it alone, plays the
+        engine's timeout move, so the game never waits on a bot for ever."""
+        moved = []
+        for seat in bot_seats(adapter.player_ids(state)):
+            if adapter.is_finished(state) or not adapter.can_act(state, seat):
+                continue
+            try:
+                after = adapter.bot_move(state, seat, self.rng, now)
+            except Exception:
+                log.exception("The %s bot in seat %s failed to move", adapter.kind, seat)
+                if adapter.clock_holders(state) != [seat]:
+                    continue
+                after = adapter.timeout(state, self.rng, now)
+            if after != state:
+                moved.append(seat)
+            state = after
+        return state, moved
+
+    def _prepare_bots(self, adapter: TableAdapter, state: Any) -> None:
+        """Run what readies the adapter's bots off the event loop, if anything (a failure is
+        logged: the bots then play without what it prepares)."""
+        work = adapter.bot_preparation(state)
+        if work is None:
+            return
+
+        async def prepare() -> None:
+            try:
+                await asyncio.to_thread(work)
+            except Exception:
+                log.exception("Could not prepare the %s bot players", adapter.kind)
+
+        task = asyncio.create_task(prepare(), name=f"prepare-bots-{adapter.kind}")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)

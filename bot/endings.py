@@ -1,0 +1,131 @@
+"""A game's end (part of `Tables`): the finished-games row it is recorded as, the story
+picture drawn in a thread, the Rematch button of its last table, and /end, which ends a
+game early (its host or a server manager) or clears a stored game that cannot be loaded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import discord
+
+from bot.components import button
+from bot.errors import CorruptSession, NoSession, UserError
+from bot.mentions import mention
+from bot.pictures.story import story_picture
+from bot.replies import Actor, Reply
+from bot.sessions import Session, Sessions
+from bot.store import FinishedGame
+from bot.tables.base import Rendered, TableAdapter
+
+log = logging.getLogger(__name__)
+
+
+class Endings:
+    """Part of `Tables` (bot/service.py): how a finished or ended game is kept and shown."""
+
+    adapters: dict[str, TableAdapter]
+    sessions: Sessions
+
+    async def end(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        """End the channel's game early: its starter or a server manager. A stored game that
+        cannot be loaded is cleared by any game's /end (by its host, when the row still says
+        who that was, or a server manager) and kept aside in `damaged_sessions`."""
+        async with self.sessions.lock(channel_id):
+            try:
+                session = await self.sessions.get(channel_id)
+            except CorruptSession as damaged:
+                if actor.id != damaged.starter and not actor.is_admin:
+                    raise
+                await self._set_aside(channel_id, damaged, actor)
+                return Reply(
+                    content=f"{actor.name} cleared the saved game in this channel, which could "
+                    f"not be loaded; it is kept aside. Start a new one with {mention(kind + ' start')}."
+                )
+            if session is None:
+                raise NoSession("There is no game running in this channel.")
+            if session.kind != kind:
+                raise UserError(
+                    f"The game here is {self.adapters[session.kind].title}: use "
+                    f"{mention(session.kind + ' end')}."
+                )
+            adapter = self.adapters[kind]
+            if actor.id != session.lobby.starter and not actor.is_admin:
+                raise UserError("Only the host of this game (or a server manager) can end it.")
+            if not session.started:
+                await self.sessions.delete(channel_id)
+                return self._with_table(
+                    Reply(content=f"{actor.name} cancelled the {adapter.title} lobby."),
+                    session,
+                    Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
+                )
+            # Everything that could fail is done before the commit: once the game is recorded
+            # as ended, the answer says so.
+            result = adapter.outcome(session.state)
+            record = self._record(session, adapter, ended_by=actor.name)
+            final = adapter.render(session)
+            game_id = await self.sessions.finish(session, record)
+            final.picture = await self._story(session)
+            final.items, final.content = [], None
+            session.ping = []  # nobody is waited on in an ended game
+            final.embed.description = f"**Game ended early by {actor.name}.**"
+            final.embed.set_footer(text=adapter.finished_footer())
+            self._add_rematch(final, session, game_id)
+            return self._with_table(
+                Reply(
+                    content=f"{actor.name} ended the {adapter.title} game. Standings: "
+                    + ", ".join(
+                        f"{p['name']} {result.scores[str(p['id'])]}" for p in result.players
+                    )
+                ),
+                session,
+                final,
+            )
+
+    async def _story(self, session: Session) -> bytes | None:
+        """The finished game's picture, drawn in a thread (never on the event loop, which
+        answers everyone's clicks meanwhile); None, and play goes on, if drawing fails."""
+        try:
+            return await asyncio.to_thread(story_picture, session.kind, session.state)
+        except Exception:
+            log.exception("Could not draw the story of the game in channel %s", session.channel_id)
+            return None
+
+    def _record(
+        self, session: Session, adapter: TableAdapter, ended_by: str | None = None
+    ) -> FinishedGame:
+        """The finished-games row; a game ended early has no winner."""
+        result = adapter.outcome(session.state)
+        return FinishedGame(
+            guild_id=session.guild_id,
+            channel_id=session.channel_id,
+            kind=session.kind,
+            players=result.players,
+            scores=result.scores,
+            winner_id=None if ended_by else result.winner_id,
+            rules=result.rules,
+            outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
+            started_at=session.created_at,
+            lobby=session.lobby.options,
+            stats=result.stats,
+            winners=[] if ended_by else result.winners,
+            bots=result.bots,
+        )
+
+    @staticmethod
+    def _add_rematch(rendered: Rendered, session: Session, game_id: int) -> Rendered:
+        """A finished table's Rematch button; its argument is the finished game's id, so it
+        works from the database alone, after a restart too (see `rematch`)."""
+        rendered.items.append(
+            button(
+                session.kind,
+                "rematch",
+                session.channel_id,
+                session.game_id,
+                0,
+                "Rematch",
+                arg=game_id,
+                style=discord.ButtonStyle.success,
+            )
+        )
+        return rendered

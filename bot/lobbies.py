@@ -1,0 +1,223 @@
+"""Lobbies and rematches (part of `Tables`): opening a lobby (one game per channel), its
+buttons (join, leave, bots, start, cancel), its closing when nobody starts it in time, and
+a finished table's Rematch, which opens a lobby of the same game from the finished-games
+row (so it works after a restart too). Starting the game is the first commit of the move
+path (`Moves._commit`, bot/moves.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import discord
+
+from bot.components import Click, button
+from bot.errors import CorruptSession, UserError
+from bot.mentions import mention
+from bot.players import people
+from bot.replies import Actor, Rematch, Reply, duration
+from bot.sessions import Session, Sessions
+from bot.settings import GuildSettings
+from bot.store import Store
+from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
+from games.lobby import Lobby, Seat
+from games.numbers import number
+
+LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "addbot", "dropbot"})
+
+
+class Lobbies:
+    """Part of `Tables` (bot/service.py): a lobby's life before its game starts."""
+
+    store: Store
+    adapters: dict[str, TableAdapter]
+    sessions: Sessions
+    clock: Callable[[], float]
+    on_deadline: Callable[[], None]
+
+    async def open_lobby(
+        self,
+        actor: Actor,
+        guild_id: int | None,
+        channel_id: int,
+        kind: str,
+        options: dict[str, object],
+    ) -> Reply:
+        adapter = self.adapters[kind]
+        settings = await self.settings(guild_id)
+        options = {k: v for k, v in options.items() if v is not None}
+        bots = options.pop("bots", 0)
+        async with self.sessions.lock(channel_id):
+            await self._refuse_busy(channel_id, actor)
+            chosen = adapter.lobby_options(settings, options)
+            most = adapter.lobby_max_players(chosen) - 1
+            if not isinstance(bots, int) or not 0 <= bots <= most:
+                raise UserError(f"A {adapter.title} table takes 0 to {most} bots besides you.")
+            session = await self._save_lobby(
+                actor, guild_id, channel_id, adapter, chosen, settings, bots=bots
+            )
+            return self._on_table(session, adapter.render_lobby(session, settings), fresh=True)
+
+    async def rematch(self, actor: Actor, click: Click) -> Rematch:
+        """The Rematch button of a finished table: a new lobby of the same game with the same
+        options (the finished-games row keeps them) and the presser in it, which invites the
+        other players of that game. Only they, or a server manager, may press it."""
+        game_id = number(click.arg)
+        record = None if game_id is None else await self.store.finished_game(game_id)
+        if (
+            record is None
+            or record["channel_id"] != click.channel_id
+            or record["kind"] != click.kind
+            or click.kind not in self.adapters
+        ):
+            raise UserError(
+                f"I have no record of that game: start a new one with "
+                f"{mention(click.kind + ' start')}."
+            )
+        adapter = self.adapters[click.kind]
+        previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
+        bots = len(record["bots"])  # type: ignore[arg-type]
+        if actor.id not in previous and not actor.is_admin:
+            raise UserError(
+                "Only the players of that game (or a server manager) can ask for a rematch. "
+                f"Start a game of your own with {mention(click.kind + ' start')}."
+            )
+        guild_id = record["guild_id"]
+        assert guild_id is None or isinstance(guild_id, int)
+        settings = await self.settings(guild_id)
+        async with self.sessions.lock(click.channel_id):
+            await self._refuse_busy(click.channel_id, actor)
+            kept = record["lobby"]
+            options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
+            session = await self._save_lobby(
+                actor, guild_id, click.channel_id, adapter, options, settings, bots=bots
+            )
+        invited = [i for i in dict.fromkeys(people(previous)) if i != actor.id]
+        lobby = adapter.render_lobby(session, settings)
+        ping = "".join(f"<@{i}> " for i in invited).rstrip()
+        lobby.content = (
+            f"{ping + ': ' if ping else ''}{actor.name} wants a rematch of {adapter.title}: "
+            "join below."
+        )
+        spent = button(
+            click.kind,
+            "rematch",
+            click.channel_id,
+            click.game,
+            click.stamp,
+            "Rematch opened below",
+            arg=click.arg,
+            disabled=True,
+        )
+        return Rematch(
+            lobby=lobby, invited=invited, channel_id=click.channel_id, finished_items=[spent]
+        )
+
+    async def _refuse_busy(self, channel_id: int, actor: Actor) -> None:
+        """One game per channel: a private refusal naming the one already there. A stored
+        game that cannot be loaded is refused with what is wrong, unless a server manager
+        starts: then it is set aside (kept in `damaged_sessions`) and the channel is free."""
+        try:
+            running = await self.sessions.get(channel_id)
+        except CorruptSession as damaged:
+            if not actor.is_admin:
+                raise
+            await self._set_aside(channel_id, damaged, actor)
+            return
+        if running is not None:  # loaded, so its kind is one of ours
+            raise UserError(
+                f"A game of {self.adapters[running.kind].title} is already running in this "
+                f"channel. Finish it, or end it with {mention(running.kind + ' end')}."
+            )
+
+    async def _save_lobby(
+        self,
+        actor: Actor,
+        guild_id: int | None,
+        channel_id: int,
+        adapter: TableAdapter,
+        options: dict[str, object],
+        settings: GuildSettings,
+        *,
+        bots: int = 0,
+    ) -> Session:
+        """A new lobby with `actor` in it (the host) and `bots` bots; it closes by itself
+        when nobody has started it `lobby_timeout` seconds after it opened (see `expire`)."""
+        now = self.clock()
+        lobby = Lobby(
+            starter=actor.id,
+            players=[Seat(id=actor.id, name=actor.name)],
+            min_players=adapter.min_players,
+            max_players=adapter.lobby_max_players(options),
+            options=options,
+        )
+        for _ in range(bots):
+            lobby.add_bot()
+        session = Session(
+            channel_id=channel_id,
+            guild_id=guild_id,
+            kind=adapter.kind,
+            lobby=lobby,
+            created_at=now,
+            deadline=now + settings.lobby_timeout,
+        )
+        await self.sessions.save(session)
+        self.on_deadline()
+        return session
+
+    async def _lobby_click(
+        self,
+        actor: Actor,
+        work: Session,
+        adapter: TableAdapter,
+        settings: GuildSettings,
+        action: str,
+        message_id: int | None,
+    ) -> Reply:
+        lobby = work.lobby
+        if action == "join":
+            lobby.join(Seat(id=actor.id, name=actor.name))
+        elif action in ("addbot", "dropbot"):
+            lobby.check_bots(actor.id, actor.is_admin)
+            if action == "addbot":
+                lobby.add_bot()
+            else:
+                lobby.remove_bot()
+        elif action == "leave":
+            lobby.leave(actor.id)  # the host's leaving hands the lobby to the earliest player
+            if not lobby.players:
+                await self.sessions.delete(work.channel_id)
+                return Reply(
+                    content="Everyone left: the lobby is closed.", embed=None, items=[], edit=True
+                )
+        elif action == "cancel":
+            lobby.check_cancel(actor.id, actor.is_admin)
+            await self.sessions.delete(work.channel_id)
+            return Reply(
+                content=f"{actor.name} cancelled the {adapter.title} lobby.",
+                embed=None,
+                items=[],
+                edit=True,
+            )
+        elif action == "start":
+            lobby.check_start(actor.id, actor.is_admin)
+            work.state = adapter.new_game(lobby, settings, self.rng)
+            rendered = await self._commit(work, adapter, settings)
+            self._prepare_bots(adapter, work.state)
+            return self._on_table(work, rendered, clicked=message_id)
+        await self.sessions.save(work)
+        return self._on_table(work, adapter.render_lobby(work, settings), clicked=message_id)
+
+    async def _close_lobby(self, session: Session) -> Reply:
+        """An unstarted lobby ran out of time: delete it and say so on its message."""
+        adapter = self.adapters[session.kind]
+        await self.sessions.delete(session.channel_id)
+        waited = duration(round((session.deadline or session.created_at) - session.created_at))
+        embed = discord.Embed(
+            title=f"{adapter.title}: lobby closed",
+            description=f"This lobby closed after {waited} with nobody starting it. "
+            f"Open a new one with {mention(session.kind + ' start')}.",
+            colour=EMBED_COLOUR,
+        )
+        session.ping = []  # nobody is waited on in a closed lobby
+        closed = Rendered(embed=embed)
+        return self._with_table(Reply.of_table(closed), session, closed)

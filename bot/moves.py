@@ -1,0 +1,272 @@
+"""The move path (part of `Tables`): every change of a running game, whoever makes it,
+goes through the channel's lock, the engine and one commit before anything is shown.
+`click` (a button or select), `command` (a move made with a slash command) and `leave`
+load the session, check the click's stamp, apply the engine and `_commit`, which saves the
+game (or records it when finished, bot/endings.py), sets its turn, bot and extra deadlines,
+and renders the table; the answer then brings the table up to date (bot/table_updates.py).
+Timeouts and bots commit through the same `_commit` (bot/deadlines.py)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import discord
+
+from bot.components import Click
+from bot.errors import StaleTable, UserError
+from bot.lobbies import LOBBY_ACTIONS
+from bot.mentions import mention
+from bot.players import people
+from bot.replies import Actor, Reply
+from bot.sessions import Session, Sessions, state_json
+from bot.settings import GuildSettings
+from bot.tables.base import Move, Rendered, TableAdapter
+from games.bots import bot_seats
+from games.errors import NotInGame
+
+#: Why a game ends when the last person leaves it: bots never play on their own.
+ONLY_BOTS = "no person is left at the table"
+
+
+class Moves:
+    """Part of `Tables` (bot/service.py): clicks, command moves and leaving, and the commit
+    every move of a started game ends in."""
+
+    adapters: dict[str, TableAdapter]
+    sessions: Sessions
+    rng: random.Random
+    clock: Callable[[], float]
+    on_deadline: Callable[[], None]
+    _closed: dict[int, tuple[int, int, str]]
+
+    async def click(
+        self,
+        actor: Actor,
+        click: Click,
+        message_id: int | None,
+        *,
+        ephemeral: bool = False,
+        owner: int | None = None,
+    ) -> Reply:
+        """A button or select: on the table, on an ephemeral reply, or on a vote message.
+        `owner` is whom a clicked ephemeral was sent to (None: the clicker). A click on
+        somebody else's ephemeral (a forged one) is answered with a fresh private reply:
+        the clicker's secrets never overwrite another user's message."""
+        # Whether the answer may update the clicked ephemeral in place.
+        edit_private = ephemeral and owner in (None, actor.id)
+        async with self.sessions.lock(click.channel_id):
+            session = await self._session(click.channel_id, click.kind)
+            adapter = self.adapters[session.kind]
+            if session.kind != click.kind or session.game_id != click.game:
+                raise UserError("That button belongs to a game that is over.")
+            on_table = not ephemeral and click.action not in adapter.off_table_actions
+            # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
+            lobby_click = click.action in LOBBY_ACTIONS
+            work = replace(
+                session,
+                lobby=session.lobby.model_copy(deep=True) if lobby_click else session.lobby,
+            )
+            settings = await self.settings(session.guild_id)
+            if lobby_click:
+                if session.started:
+                    if actor.id in adapter.player_ids(session.state):
+                        raise UserError(
+                            "The game has already started: use the buttons on the table."
+                        )
+                    raise UserError(
+                        "The game has already started without you. Wait for the next one, "
+                        "or start one elsewhere."
+                    )
+                return await self._lobby_click(
+                    actor, work, adapter, settings, click.action, message_id
+                )
+            if not session.started:
+                raise UserError("The game has not started yet.")
+            if actor.id not in adapter.player_ids(session.state):
+                raise NotInGame(
+                    "You are not in this game. Wait for the next one, or start one elsewhere."
+                )
+            if click.stamp != adapter.stamp_of(session.state, click.action, click.arg):
+                if on_table and self._closed.get(click.channel_id) == (
+                    click.stamp,
+                    actor.id,
+                    click.action,
+                ):
+                    # The same player's second tap of the button that just moved the game
+                    # on (a double tap): show the table again rather than refuse it.
+                    return self._on_table(session, adapter.render(session), clicked=message_id)
+                raise StaleTable(private=ephemeral)
+            if click.action in adapter.read_only_actions:
+                shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
+                if shown is None:
+                    raise UserError("There is nothing to show you right now.")
+                # From the clicker's ephemeral: update it in place; else a new one.
+                return Reply.of_table(shown, ephemeral=True, edit=edit_private)
+            move = Move(
+                user_id=actor.id,
+                action=click.action,
+                arg=click.arg,
+                values=click.values,
+                now=self.clock(),
+                is_admin=actor.is_admin,
+            )
+            work.state = adapter.apply(session.state, move, self.rng)
+            # Asked for what already is: nothing to commit.
+            if state_json(work) == state_json(session):
+                work = session
+                rendered = adapter.render(session)
+            else:
+                rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+                if adapter.stamp_of(work.state, click.action, click.arg) != click.stamp:
+                    self._closed[click.channel_id] = (click.stamp, actor.id, click.action)
+            secret = (
+                None
+                if adapter.is_finished(work.state)
+                else adapter.private(work, actor.id, click.action, click.arg, click.values)
+            )
+            if on_table:
+                reply = self._on_table(work, rendered, clicked=message_id)
+            else:
+                after = adapter.message_after(work, actor.id, click.action, click.arg)
+                answer = (
+                    Reply.of_table(after, ephemeral=True)  # never into someone else's reply
+                    if ephemeral and not edit_private
+                    else Reply.of_table(after, edit=True)
+                )
+                reply = self._with_table(answer, work, rendered)
+            if secret is not None:
+                reply.followups.append(Reply.of_table(secret, ephemeral=True))
+            ping = adapter.announce(work, actor.id, click.action, click.values)
+            if ping is not None:
+                if reply.update is not None and ping.content:
+                    # Whoever the fresh table already calls is not called twice at once.
+                    ping = replace(ping, content=_unmention(ping.content, reply.update.ping))
+                reply.followups.append(Reply.of_table(ping))
+            return reply
+
+    async def command(
+        self, actor: Actor, channel_id: int, kind: str, action: str, arg: str | None = None
+    ) -> Reply:
+        """A move made with a slash command rather than a button (e.g. calling a foul). The
+        answer is a public message (from `message_after`) and the table is brought up to date."""
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            adapter = self.adapters[session.kind]
+            if session.kind != kind:
+                raise UserError(
+                    f"The game here is {adapter.title}: its table is at "
+                    f"{mention(session.kind + ' status')}."
+                )
+            if not session.started:
+                raise UserError("The game has not started yet.")
+            if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
+                raise NotInGame("You are not in this game.")
+            settings = await self.settings(session.guild_id)
+            work = replace(session)  # the lobby is not changed here
+            move = Move(
+                user_id=actor.id, action=action, arg=arg, now=self.clock(), is_admin=actor.is_admin
+            )
+            work.state = adapter.apply(session.state, move, self.rng)
+            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            after = adapter.message_after(work, actor.id, action, arg)
+            return self._with_table(Reply.of_table(after), work, rendered)
+
+    async def leave(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            adapter = self.adapters[session.kind]
+            settings = await self.settings(session.guild_id)
+            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            if not session.started:
+                host = work.lobby.leave(actor.id)
+                if not work.lobby.players:
+                    await self.sessions.delete(channel_id)
+                    return self._with_table(
+                        Reply(content=f"{actor.name} left; the lobby is closed."),
+                        session,
+                        Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
+                    )
+                await self.sessions.save(work)
+                handed = f" {host.name} is the host now." if host is not None else ""
+                return self._with_table(
+                    Reply(content=f"{actor.name} left the lobby.{handed}"),
+                    work,
+                    adapter.render_lobby(work, settings),
+                )
+            if actor.id not in adapter.player_ids(session.state):
+                raise NotInGame("You are not in this game.")
+            work.state = adapter.remove_player(session.state, actor.id)
+            rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            return self._with_table(
+                Reply(content=f"{actor.name} left the {adapter.title} game."), work, rendered
+            )
+
+    async def _commit(
+        self,
+        work: Session,
+        adapter: TableAdapter,
+        settings: GuildSettings,
+        actor_id: int | None = None,
+        before: Any = None,
+        *,
+        restart_clock: bool = False,
+        bots_idle: bool = False,
+    ) -> Rendered:
+        """Save a started game (or record it when finished), then render it.
+
+        The turn clock restarts when the player it waits for changes, when that player
+        moved, or after a timeout; a bystander's move (a peek, a vote) leaves it running.
+        Bots that can move are due `bot_delay` seconds later (a deadline like the turn
+        clock's, so a restart keeps it); a game with no person left ends with no winner."""
+        if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
+            work.state = adapter.abandon(work.state, ONLY_BOTS)
+        before_waiting = {} if before is None else adapter.waiting_on(before)
+        work.ping = people(u for u in adapter.waiting_on(work.state) if u not in before_waiting)
+        if adapter.is_finished(work.state):
+            work.deadline = work.turn_deadline = work.bot_deadline = None
+            # The end is news for every person still at the table: the final table is posted
+            # afresh mentioning them (an edit notifies nobody); not bots, nor who left.
+            work.ping = people(adapter.present_ids(work.state))
+            game_id = await self.sessions.finish(work, self._record(work, adapter))
+            final = adapter.render(work)
+            final.picture = await self._story(work)
+            return self._add_rematch(final, work, game_id)
+        on_clock = adapter.on_clock(work.state)
+        timer = settings.turn_timer
+        if not timer or on_clock is None:
+            work.turn_deadline = None
+        else:
+            waited_for = None if before is None else adapter.on_clock(before)
+            if (
+                restart_clock
+                or before is None
+                or work.turn_deadline is None
+                or actor_id == waited_for
+                or on_clock != waited_for
+            ):
+                work.turn_deadline = self.clock() + timer
+        bots_ready = not bots_idle and any(
+            adapter.can_act(work.state, seat)
+            for seat in bot_seats(adapter.player_ids(work.state))
+        )
+        work.bot_deadline = self.clock() + settings.bot_delay if bots_ready else None
+        deadlines = [
+            d
+            for d in (work.turn_deadline, adapter.extra_deadline(work.state), work.bot_deadline)
+            if d is not None
+        ]
+        work.deadline = min(deadlines, default=None)
+        await self.sessions.save(work)
+        if work.deadline is not None:
+            self.on_deadline()
+        return adapter.render(work)
+
+
+def _unmention(content: str, pinged: tuple[int, ...]) -> str | None:
+    """`content` without the mentions of users in `pinged`; None when nothing is left."""
+    for user in pinged:
+        content = content.replace(f"<@{user}>", "")
+    return content.strip() or None

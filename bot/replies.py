@@ -1,0 +1,128 @@
+"""What the table service is told and what it answers: who acted (`Actor`), the answer to
+an interaction (`Reply`), how to bring a channel's table up to date (`TableUpdate`, decided
+in `bot/table_updates.py` and carried out by `bot/display.py`), and a Rematch's new lobby
+(`Rematch`). Plain data: `bot/interactions.py` and the cogs turn it into Discord calls."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import discord
+
+from bot.components import TableItem, view_of
+from bot.tables.base import Rendered
+
+
+@dataclass(frozen=True)
+class Actor:
+    """Who pressed or typed: their id, the name the table shows, and Manage Server."""
+
+    id: int
+    name: str
+    is_admin: bool = False
+
+
+@dataclass
+class TableUpdate:
+    """How to bring one channel's table up to date: edit the message that shows it, or post
+    it afresh (mentioning `ping`) and reduce the older message to `summary`. `seq` orders the
+    updates of a channel: one that a newer update overtook is dropped (the newer one shows
+    more), so quick moves never leave an older state on the table."""
+
+    channel_id: int
+    revision: int
+    table: Rendered
+    message_id: int | None
+    fresh: bool
+    summary: Rendered | None = None
+    ping: tuple[int, ...] = ()
+    seq: int = 0
+
+
+@dataclass
+class Reply:
+    """What to answer an interaction with.
+
+    `edit` answers a click by updating the clicked message; otherwise a new message is sent
+    (ephemeral when `ephemeral`). `update` brings the channel's table up to date: through the
+    answer itself when `on_table` (the click was on the table), otherwise afterwards."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    items: list[TableItem] | None = None
+    ephemeral: bool = False
+    edit: bool = False
+    update: TableUpdate | None = None
+    on_table: bool = False
+    followups: list[Reply] = field(default_factory=list)
+
+    def view(self) -> discord.ui.View | None:
+        return None if self.items is None else view_of(self.items)
+
+    @property
+    def table(self) -> Rendered | None:
+        """The table this reply brings the channel to."""
+        return None if self.update is None else self.update.table
+
+    @property
+    def table_message_id(self) -> int | None:
+        return None if self.update is None else self.update.message_id
+
+    @classmethod
+    def private(cls, text: str) -> Reply:
+        return cls(content=text, ephemeral=True)
+
+    @classmethod
+    def of_table(cls, rendered: Rendered, **kw: object) -> Reply:
+        return cls(content=rendered.content, embed=rendered.embed, items=rendered.items, **kw)  # type: ignore[arg-type]
+
+
+@dataclass
+class Rematch:
+    """What a Rematch press shows: the new lobby, posted as a new message whose content
+    invites (mentions) the other players of the finished game, and what is left of the
+    finished table's buttons."""
+
+    lobby: Rendered
+    invited: list[int]
+    channel_id: int
+    finished_items: list[TableItem]
+
+    def allowed_mentions(self) -> discord.AllowedMentions:
+        """Ping exactly the invited players: nobody else, no role, not @everyone."""
+        return only_mentioning(self.invited)
+
+
+class _MentionedUser:
+    """A user for AllowedMentions whose id goes out as a string, as Discord's API description
+    types snowflakes in request bodies (with discord.Object, discord.py sends the int)."""
+
+    __slots__ = ("id",)
+
+    def __init__(self, user_id: int) -> None:
+        self.id = str(user_id)
+
+
+def only_mentioning(users: Iterable[int]) -> discord.AllowedMentions:
+    """Allowed mentions that notify exactly `users`: nobody else, no role, not @everyone
+    (nobody at all when `users` is empty)."""
+    ids = list(users)
+    if not ids:
+        return discord.AllowedMentions.none()
+    return discord.AllowedMentions(
+        users=[_MentionedUser(i) for i in ids],  # type: ignore[misc]
+        everyone=False,
+        roles=False,
+        replied_user=False,
+    )
+
+
+def duration(seconds: int) -> str:
+    """'15 minutes', '1 minute', '2 hours', '90 seconds'."""
+    if seconds >= 7200 and seconds % 3600 == 0:
+        return f"{seconds // 3600} hours"
+    if seconds % 60 == 0:
+        minutes = seconds // 60
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds} seconds"

@@ -1,0 +1,169 @@
+"""What the bot needs of its database (`Store`), which guilds a process serves (`Shards`),
+and the conflict a shared database reports. `Store.open` picks the backend: a
+`postgresql://` URL gives `bot.store.postgres.PostgresStore`, anything else
+`bot.store.sqlite.SqliteStore`; each backend imports this module, never the other."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.store.rows import FinishedGame, PlayerRecord, SessionRow, Standing
+
+
+def is_postgres_url(database: str | Path) -> bool:
+    return str(database).startswith(("postgresql://", "postgres://"))
+
+
+@dataclass(frozen=True)
+class Shards:
+    """Which guilds a process serves: those of its shard ids, as Discord assigns them
+    ((guild_id >> 22) % count; direct messages are shard 0's; see `postgres.owned_filter`)."""
+
+    count: int
+    ids: tuple[int, ...]
+
+    def serves(self, guild_id: int | None) -> bool:
+        return ((guild_id or 0) >> 22) % self.count in self.ids
+
+
+
+class Store(ABC):
+    """What the bot needs of its database. Open one with `await Store.open(database)`: a
+    `postgresql://` URL gives the shared PostgreSQL store, anything else is a SQLite file."""
+
+    #: The longest the turn timers may sleep: a shared database learns of other processes'
+    #: deadlines only by looking.
+    max_sleep: float = 30.0
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether this process serves the guild (its shards'), rather than only filling in
+        for a dead process whose deadlines it took over: what it reads of another's guild
+        may change there, so it is not kept. One process on SQLite serves every guild."""
+        return True
+
+    @classmethod
+    async def open(
+        cls, database: Path | str, *, shards: Shards | None = None, takeover_after: float = 10.0
+    ) -> Store:
+        """`shards` and `takeover_after` matter only to a shared (PostgreSQL) database.
+        A database that cannot be opened (a server that is down, a wrong password, a SQLite
+        path that is a folder) raises DatabaseUnavailable, saying so in words."""
+        from bot.database_errors import unavailable
+
+        try:
+            if is_postgres_url(database):
+                from bot.store.postgres import PostgresStore  # asyncpg only when asked for
+
+                return await PostgresStore.open_url(
+                    str(database), shards=shards, takeover_after=takeover_after
+                )
+            from bot.store.sqlite import SqliteStore
+
+            return await SqliteStore.open_file(database)
+        except Exception as exc:
+            problem = unavailable(database, exc)
+            if problem is None:
+                raise
+            raise problem from exc
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def schema_version(self) -> int: ...
+
+    @abstractmethod
+    async def load_session(self, channel_id: int) -> SessionRow | None: ...
+
+    @abstractmethod
+    async def save_session(self, row: SessionRow) -> bool:
+        """Insert a new session (revision 1) or store the next revision of one; False, and
+        nothing written, when the stored revision is not the one before `row`'s (another
+        process moved first)."""
+
+    @abstractmethod
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+    ) -> None:
+        """The table message now in the channel and the revision it shows. `defer` (the same
+        message, edited) lets a backend write the mark a moment later with others: a mark
+        lost in a crash only makes the restarted bot redraw that table once."""
+
+    @abstractmethod
+    async def behind_sessions(self) -> list[int]:
+        """Channels of this process's servers whose table shows an older state than stored."""
+
+    @abstractmethod
+    async def clear_deadline(self, channel_id: int) -> None: ...
+
+    @abstractmethod
+    async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None: ...
+
+    @abstractmethod
+    async def damaged_sessions(self) -> list[dict[str, object]]: ...
+
+    @abstractmethod
+    async def delete_session(self, channel_id: int) -> None: ...
+
+    @abstractmethod
+    async def finish_session(
+        self, channel_id: int, game: FinishedGame, revision: int | None = None
+    ) -> int:
+        """Record a finished game and drop its session in one transaction; returns the id.
+        With `revision`, raises RevisionConflict (and writes nothing) when the stored session
+        is at another revision."""
+
+    @abstractmethod
+    async def due_sessions(self, now: float) -> list[int]:
+        """Sessions whose deadline passed that this process should play, earliest first."""
+
+    @abstractmethod
+    async def next_deadline(self) -> float | None:
+        """When `due_sessions` will next return something (as far as known now)."""
+
+    async def claim(self, channel_id: int) -> bool:
+        """Take the right to play a due deadline; False when another process holds it. One
+        process per database needs no claim."""
+        return True
+
+    async def release(self, channel_id: int) -> None:  # noqa: B027 (nothing to give back)
+        """Give back a claim taken with `claim`."""
+
+    @abstractmethod
+    async def count_sessions(self) -> int: ...
+
+    @abstractmethod
+    async def load_settings(self, guild_id: int) -> str | None: ...
+
+    @abstractmethod
+    async def save_settings(self, guild_id: int, data: str) -> None: ...
+
+    @abstractmethod
+    async def finished_games(self, channel_id: int | None = None) -> list[dict[str, object]]: ...
+
+    @abstractmethod
+    async def finished_game(self, game_id: int) -> dict[str, object] | None:
+        """One finished game by its id (as `finished_games` gives it), or None."""
+
+    @abstractmethod
+    async def player_records(
+        self, guild_id: int | None, player_id: int, kinds: Iterable[str]
+    ) -> list[PlayerRecord]:
+        """A player's figures in this server, one per game of `kinds` they have played."""
+
+    @abstractmethod
+    async def leaderboard(
+        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+    ) -> tuple[int, list[Standing]]:
+        """How many players a leaderboard has, and `limit` of them from `offset`: most wins
+        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
+
+
+class RevisionConflict(Exception):
+    """Another process changed the session first: nothing was written."""
+
+

@@ -1,0 +1,167 @@
+"""What the store reads and writes: a running session's row, a finished game and its
+players' rows, a player's figures and a leaderboard line; and the finished-games and
+sessions columns in the order both backends write them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+@dataclass
+class SessionRow:
+    """A running session as stored: the game's JSON plus what the adapter needs around it."""
+
+    channel_id: int
+    guild_id: int | None
+    kind: str
+    data: str
+    revision: int
+    message_id: int | None
+    deadline: float | None
+    created_at: float
+    shown_revision: int = 0
+
+
+@dataclass
+class FinishedGame:
+    """What the finished-games table keeps of a game."""
+
+    guild_id: int | None
+    channel_id: int
+    kind: str
+    players: list[dict[str, object]]
+    scores: dict[str, int]
+    winner_id: int | None
+    rules: dict[str, object]
+    outcome: str
+    started_at: float
+    lobby: dict[str, object] | None = None
+    #: Each player's counters for /stats (see `records.RECORDS`), by player id as text.
+    stats: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Everyone who won when that can be several (a tie); empty: `winner_id` alone.
+    winners: list[int] = field(default_factory=list)
+    #: The seats that were bot players.
+    bots: list[int] = field(default_factory=list)
+    #: When it ended; None: now (tests and the benchmark give their own).
+    finished_at: float | None = None
+
+    def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
+        """The game's `player_stats` rows. A game with no winner was abandoned (players
+        left, or it was ended early); a game with a bot seat is counted apart."""
+        winners = set(self.winners) or {self.winner_id}
+        abandoned = self.winner_id is None
+        return [
+            PlayerRow(
+                game_id=game_id,
+                player_id=pid,
+                guild_id=self.guild_id,
+                kind=self.kind,
+                won=int(not abandoned and pid in winners),
+                score=self.scores.get(str(pid)),
+                is_bot=int(pid in self.bots),
+                with_bots=int(bool(self.bots)),
+                abandoned=int(abandoned),
+                finished_at=finished_at,
+                stats=json.dumps(self.stats.get(str(pid), {})),
+            )
+            for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
+        ]
+
+
+class PlayerRow(NamedTuple):
+    """One player's row of one finished game in `player_stats` (in its column order)."""
+
+    game_id: int
+    player_id: int
+    guild_id: int | None
+    kind: str
+    won: int
+    score: int | None
+    is_bot: int
+    with_bots: int
+    abandoned: int
+    finished_at: float
+    stats: str
+
+
+@dataclass
+class PlayerRecord:
+    """A player's figures in one game, as /stats shows them: games among people with a
+    winner, those against bots and the abandoned ones apart, and the records."""
+
+    kind: str
+    games: int
+    wins: int
+    bot_games: int
+    bot_wins: int
+    abandoned: int
+    best_score: int | None
+    records: dict[str, int]
+
+
+@dataclass
+class Standing:
+    """One line of a leaderboard."""
+
+    rank: int
+    player_id: int
+    games: int
+    wins: int
+
+
+def session_values(row: SessionRow) -> tuple[object, ...]:
+    """A session's stored columns, in both stores' INSERT order (updated_at comes after)."""
+    return (
+        row.channel_id,
+        row.guild_id,
+        row.kind,
+        row.data,
+        row.revision,
+        row.message_id,
+        row.deadline,
+        row.created_at,
+    )
+
+
+#: The columns `finish_session` writes, in the order of `finished_values` (both backends
+#: take their placeholders from this list: a new column is added here and there only).
+FINISHED_INSERT = (
+    "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
+    " finished_at, lobby, bots"
+)
+
+
+def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...]:
+    """A finished game as the row `finish_session` inserts (JSON columns encoded)."""
+    return (
+        game.guild_id,
+        game.channel_id,
+        game.kind,
+        json.dumps(game.players),
+        json.dumps(game.scores),
+        game.winner_id,
+        json.dumps(game.rules),
+        game.outcome,
+        game.started_at,
+        finished_at,
+        None if game.lobby is None else json.dumps(game.lobby),
+        json.dumps(game.bots),
+    )
+
+
+FINISHED_COLUMNS = (
+    "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
+    " started_at, finished_at, lobby, bots"
+)
+
+
+def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
+    """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
+    rec = dict(zip(cols, row, strict=True))
+    for key in ("players", "scores", "rules", "lobby", "bots"):
+        if rec[key] is not None:
+            rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
+    return rec

@@ -1,0 +1,390 @@
+"""The SQLite backend: one file, for one process (the default). How it reaches the file
+(writes on the event loop, long reads in a thread) is `bot.store.sqlite_connection`."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from bot.store.interface import RevisionConflict, Store
+from bot.store.migrations import MIGRATIONS, migration_sql
+from bot.store.rows import (
+    FINISHED_COLUMNS,
+    FINISHED_INSERT,
+    FinishedGame,
+    PlayerRecord,
+    SessionRow,
+    Standing,
+    finished_record,
+    finished_values,
+    session_values,
+)
+from bot.store.sqlite_connection import Database
+from bot.store.stats import added_record, leaderboard_rows
+
+log = logging.getLogger(__name__)
+
+#: How long a table's "shown" mark may wait to be written with others (see table_shown).
+SHOWN_DELAY = 0.25
+
+
+class SqliteStore(Store):
+    """One SQLite file, for one process: open with `await Store.open(path)`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        #: Deferred "table shows revision N" marks: channel -> (message id, revision).
+        self._shown: dict[int, tuple[int, int]] = {}
+        self._shown_writer: asyncio.Task[None] | None = None
+        #: Saves waiting for the statement being written (see save_session).
+        self._saves: list[tuple[SessionRow, asyncio.Future[bool]]] = []
+        self._saver: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open_file(cls, path: Path | str) -> SqliteStore:
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        store = cls(await Database.open(path))
+        try:
+            await store.migrate()
+        except BaseException:
+            await store.db.close()  # its reader's thread would keep the process alive
+            raise
+        return store
+
+    async def close(self) -> None:
+        if self._saver is not None:
+            await self._saver  # the saves already accepted are written first
+        if self._shown_writer is not None:
+            self._shown_writer.cancel()
+        await self.flush_shown()
+        await self.db.close()
+
+    async def schema_version(self) -> int:
+        async with self.db.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def migrate(self) -> None:
+        """Apply every migration newer than the file's version, each in its own transaction."""
+        version = await self.schema_version()
+        for number, migration in enumerate(MIGRATIONS, start=1):
+            if number <= version:
+                continue
+
+            def apply(
+                conn: sqlite3.Connection, migration: Any = migration, n: int = number
+            ) -> None:
+                for statement in migration_sql(migration, "sqlite"):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version={n}")
+
+            self.db.transaction(apply)
+
+    # ----------------------------------------------------------------- sessions
+
+    async def load_session(self, channel_id: int) -> SessionRow | None:
+        async with self.db.execute(
+            "SELECT channel_id, guild_id, kind, data, revision, message_id, deadline, created_at,"
+            " shown_revision FROM sessions WHERE channel_id = ?",
+            (channel_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        return SessionRow(*row) if row else None
+
+    async def save_session(self, row: SessionRow) -> bool:
+        """Insert or update a session. An update keeps the row's table message and the
+        revision it shows: only `table_shown` writes those (a move committed while the table
+        was being posted afresh must not bring back the old message).
+
+        The saves made in one turn of the event loop are written together, in one statement
+        and one commit (a group commit): each still returns only once its row is committed,
+        and a busy bot commits once for many moves (README, Performance → "Per click")."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._saves.append((row, done))
+        if self._saver is None:
+            self._saver = asyncio.create_task(self._write_saves(), name="sqlite-saves")
+        return await done
+
+    async def _write_saves(self) -> None:
+        """Write the waiting saves, a statement at a time, until none are left."""
+        try:
+            while self._saves:
+                batch, self._saves = self._saves[:SAVE_BATCH], self._saves[SAVE_BATCH:]
+                now = time.time()
+                values = [v for row, _ in batch for v in (*session_values(row), now)]
+                try:
+                    rows = await self.db.execute_fetchall(_upsert_sessions(len(batch)), values)
+                    written = {(channel, revision) for channel, revision in rows}
+                except Exception as exc:
+                    for _, done in batch:
+                        if not done.done():
+                            done.set_exception(exc)
+                    continue
+                for row, done in batch:
+                    if not done.done():  # its caller may have given up (cancelled)
+                        done.set_result((row.channel_id, row.revision) in written)
+        finally:
+            self._saver = None
+
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+    ) -> None:
+        """The table message now in the channel, and the revision it shows. With `defer`
+        (the same message, edited) the mark is written with the others of the next
+        SHOWN_DELAY seconds in one transaction: a move's own commit is what must not be
+        lost, and a mark lost in a crash only makes the restarted bot redraw that table
+        once. A new message is written at once (a restart edits the message it names)."""
+        pending = self._shown.pop(channel_id, None)
+        if pending is not None:
+            revision = max(revision, pending[1])
+        if defer:
+            self._shown[channel_id] = (message_id, revision)
+            if self._shown_writer is None:
+                self._shown_writer = asyncio.create_task(self._write_shown_later())
+            return
+        await self.db.execute(_SHOWN_UPDATE, (message_id, revision, channel_id, revision))
+
+    async def _write_shown_later(self) -> None:
+        await asyncio.sleep(SHOWN_DELAY)
+        self._shown_writer = None
+        try:
+            await self.flush_shown()
+        except Exception:
+            log.exception("Could not record which tables are shown")
+
+    async def flush_shown(self) -> None:
+        """Write the deferred marks now, in one transaction."""
+        marks, self._shown = self._shown, {}
+        if marks:
+            await self.db.executemany(
+                _SHOWN_UPDATE, [(m, r, channel, r) for channel, (m, r) in marks.items()]
+            )
+
+    async def behind_sessions(self) -> list[int]:
+        """Channels whose table message shows an older state than the one stored."""
+        await self.flush_shown()
+        async with self.db.execute(
+            "SELECT channel_id FROM sessions WHERE shown_revision < revision ORDER BY updated_at"
+        ) as cur:
+            return [r[0] for r in await cur.fetchall()]
+
+    async def clear_deadline(self, channel_id: int) -> None:
+        """Stop the timers of a session (used on a damaged row, so the timer loop moves on)."""
+        await self.db.execute(
+            "UPDATE sessions SET deadline = NULL WHERE channel_id = ?", (channel_id,)
+        )
+
+    async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None:
+        """Move a session that cannot be loaded to `damaged_sessions`, in one transaction."""
+
+        def move(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO damaged_sessions (channel_id, guild_id, kind, data, revision,"
+                " reason, cleared_by, moved_at) SELECT channel_id, guild_id, kind, data,"
+                " revision, ?, ?, ? FROM sessions WHERE channel_id = ?",
+                (reason, cleared_by, time.time(), channel_id),
+            )
+            conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+
+        self.db.transaction(move)
+
+    async def damaged_sessions(self) -> list[dict[str, object]]:
+        async with self.db.execute("SELECT * FROM damaged_sessions ORDER BY id") as cur:
+            cols = [c[0] for c in cur.description]
+            return [dict(zip(cols, r, strict=True)) for r in await cur.fetchall()]
+
+    async def delete_session(self, channel_id: int) -> None:
+        await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+
+    async def finish_session(
+        self, channel_id: int, game: FinishedGame, revision: int | None = None
+    ) -> int:
+        def finish(conn: sqlite3.Connection) -> int:
+            if revision is not None:
+                gone = conn.execute(
+                    "DELETE FROM sessions WHERE channel_id = ? AND revision = ?",
+                    (channel_id, revision),
+                )
+                if gone.rowcount != 1:
+                    raise RevisionConflict(channel_id)
+            finished_at = time.time() if game.finished_at is None else game.finished_at
+            cur = conn.execute(
+                f"INSERT INTO finished_games ({FINISHED_INSERT})"
+                f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
+                finished_values(game, finished_at),
+            )
+            game_id = int(cur.lastrowid or 0)
+            _record_players(conn, game, game_id, finished_at)
+            if revision is None:
+                conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            return game_id
+
+        return self.db.transaction(finish)
+
+    async def due_sessions(self, now: float) -> list[int]:
+        async with self.db.execute(
+            "SELECT channel_id FROM sessions WHERE deadline IS NOT NULL AND deadline <= ?"
+            " ORDER BY deadline",
+            (now,),
+        ) as cur:
+            return [r[0] for r in await cur.fetchall()]
+
+    async def next_deadline(self) -> float | None:
+        async with self.db.execute(
+            "SELECT MIN(deadline) FROM sessions WHERE deadline IS NOT NULL"
+        ) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def count_sessions(self) -> int:
+        async with self.db.execute("SELECT COUNT(*) FROM sessions") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    # ----------------------------------------------------------------- settings
+
+    async def load_settings(self, guild_id: int) -> str | None:
+        async with self.db.execute(
+            "SELECT data FROM guild_settings WHERE guild_id = ?", (guild_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def save_settings(self, guild_id: int, data: str) -> None:
+        await self.db.execute(
+            "INSERT INTO guild_settings (guild_id, data, updated_at) VALUES (?,?,?)"
+            " ON CONFLICT(guild_id) DO UPDATE SET data=excluded.data,"
+            " updated_at=excluded.updated_at",
+            (guild_id, data, time.time()),
+        )
+
+    async def finished_games(self, channel_id: int | None = None) -> list[dict[str, object]]:
+        sql = f"SELECT {FINISHED_COLUMNS} FROM finished_games"
+        args: tuple[object, ...] = ()
+        if channel_id is not None:
+            sql += " WHERE channel_id = ?"
+            args = (channel_id,)
+        cols, rows = await self.db.read_with_columns(sql + " ORDER BY id", args)
+        return [finished_record(cols, r) for r in rows]
+
+    async def finished_game(self, game_id: int) -> dict[str, object] | None:
+        """One finished game by its id (as `finished_games` gives it), or None."""
+        async with self.db.execute(
+            f"SELECT {FINISHED_COLUMNS} FROM finished_games WHERE id = ?", (game_id,)
+        ) as cur:
+            cols = [c[0] for c in cur.description]
+            row = await cur.fetchone()
+        return None if row is None else finished_record(cols, row)
+
+    # ----------------------------------------------------------------- stats
+
+    async def player_records(
+        self, guild_id: int | None, player_id: int, kinds: Iterable[str]
+    ) -> list[PlayerRecord]:
+        """A player's figures in this server, one per game of `kinds` they have played."""
+        wanted = list(kinds)
+        async with self.db.execute(
+            "SELECT kind, games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ?"
+            f" AND kind IN ({','.join('?' * len(wanted))})",
+            (guild_id or 0, player_id, *wanted),
+        ) as cur:
+            rows = {r[0]: r for r in await cur.fetchall()}
+        return [
+            PlayerRecord(*rows[kind][:7], records=json.loads(rows[kind][7]))
+            for kind in wanted
+            if kind in rows
+        ]
+
+    async def leaderboard(
+        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+    ) -> tuple[int, list[Standing]]:
+        """How many players a leaderboard has, and `limit` of them from `offset`: most wins
+        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
+        key = (guild_id or 0, kind, period)
+        # Read in the thread: a big server's board is many rows (tens of ms past page 1000).
+        counted = await self.db.read(
+            "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?",
+            key,
+        )
+        total = int(counted[0][0]) if counted else 0
+        rows = await self.db.read(
+            "SELECT player_id, games, wins FROM player_totals"
+            " WHERE guild_id = ? AND kind = ? AND period = ?"
+            " ORDER BY wins DESC, games, player_id LIMIT ? OFFSET ?",
+            (*key, limit, offset),
+        )
+        return total, [
+            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
+            for i, r in enumerate(rows)
+        ]
+
+
+def _record_players(
+    conn: sqlite3.Connection, game: FinishedGame, game_id: int, finished_at: float
+) -> None:
+    """The game's per-player rows, each player's figures and records in its game, and
+    each person's leaderboard totals of its game and of all games in its week, its month
+    and all time (inside the caller's transaction)."""
+    rows = game.player_rows(game_id, finished_at)
+    conn.executemany(
+        "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
+        " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    for row in rows:
+        key = (row.guild_id or 0, row.player_id, row.kind)
+        old = conn.execute(
+            "SELECT games, wins, bot_games, bot_wins, abandoned, best_score, records"
+            " FROM player_records WHERE guild_id = ? AND player_id = ? AND kind = ?",
+            key,
+        ).fetchone()
+        conn.execute(
+            "INSERT OR REPLACE INTO player_records (guild_id, player_id, kind, games, wins,"
+            " bot_games, bot_wins, abandoned, best_score, records) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (*key, *added_record(old, row)),
+        )
+    conn.executemany(
+        "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
+        " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
+        " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
+        leaderboard_rows(rows),
+    )
+
+
+#: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).
+SAVE_BATCH = 500
+
+
+@functools.cache
+def _upsert_sessions(count: int) -> str:
+    """Insert or update `count` sessions; RETURNING names the (channel, revision) pairs
+    written: an update only follows the revision before it."""
+    return (
+        "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
+        " deadline, created_at, updated_at) VALUES "
+        + ",".join(["(?,?,?,?,?,?,?,?,?)"] * count)
+        + " ON CONFLICT(channel_id) DO UPDATE SET guild_id=excluded.guild_id,"
+        " kind=excluded.kind, data=excluded.data, revision=excluded.revision,"
+        " deadline=excluded.deadline, updated_at=excluded.updated_at"
+        " WHERE sessions.revision = excluded.revision - 1 RETURNING channel_id, revision"
+    )
+
+
+#: A mark of an older revision than the recorded one changes nothing: a late writer (a
+#: display that lost a race, a process thought dead) never points a restart at a table
+#: message older than the one recorded.
+_SHOWN_UPDATE = (
+    "UPDATE sessions SET message_id = ?, shown_revision = ?"
+    " WHERE channel_id = ? AND shown_revision <= ?"
+)
+

@@ -1,0 +1,185 @@
+"""Where and how a channel's table is shown, as the service decides it (part of `Tables`):
+an edit of the table message, or a fresh post at the bottom of the channel (mentioning
+whoever the game now waits on) when the turn passed, chatter pushed the table up, the
+message is too old to edit or the click came from another message. Each decision is a
+`TableUpdate` with a sequence number, so an overtaken one is dropped; `bot/display.py`
+carries it out in Discord and reports back with `shown`. After a restart, `catch_up`
+brings up to date a table that shows an older revision than the stored one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import replace
+
+import discord
+
+from bot.errors import CorruptSession
+from bot.replies import Reply, TableUpdate
+from bot.sessions import Session, Sessions
+from bot.tables.base import Rendered, TableAdapter
+
+#: Discord allows only a few edits of a message older than an hour (error 30046): a table
+#: message older than this is never edited again; the table is posted afresh instead.
+EDIT_WINDOW = 50 * 60
+
+
+def message_age(message_id: int, now: float) -> float:
+    """Seconds since Discord created the message (its id holds the time)."""
+    return now - discord.utils.snowflake_time(message_id).timestamp()
+
+
+class TableUpdates:
+    """Part of `Tables` (bot/service.py): the table message of each channel. Every answer
+    that changes the table goes through `_on_table` (the answer is the table) or
+    `_with_table` (the answer, then the table)."""
+
+    adapters: dict[str, TableAdapter]
+    sessions: Sessions
+    clock: Callable[[], float]
+    repost_after: int
+    _display_locks: dict[int, asyncio.Lock]
+    _seq: int
+    _latest: dict[int, int]
+    _chatter: dict[int, int]
+
+    async def table_posted(self, channel_id: int, message_id: int) -> None:
+        """Remember which message is the channel's table (tests and tools that post it)."""
+        async with self.sessions.lock(channel_id):
+            session = await self.sessions.get(channel_id)
+            if session is not None:
+                await self.sessions.table_shown(channel_id, message_id, session.revision)
+
+    def display_lock(self, channel_id: int) -> asyncio.Lock:
+        """Held while a channel's table is being shown, so two updates never overlap."""
+        lock = self._display_locks.get(channel_id)
+        if lock is None:
+            lock = self._display_locks[channel_id] = asyncio.Lock()
+        return lock
+
+    def overtaken(self, update: TableUpdate) -> bool:
+        """A newer update of the same channel exists: showing this one would show the past."""
+        return self._latest.get(update.channel_id, 0) > update.seq
+
+    def heard(self, channel_id: int, message_id: int) -> bool:
+        """A message was posted in a channel: below its table, it pushes the table up.
+        True when that makes the table count as out of sight (time to post it again)."""
+        session = self.sessions.cached(channel_id)
+        if session is None or not session.message_id or message_id <= session.message_id:
+            return False
+        count = self._chatter[channel_id] = self._chatter.get(channel_id, 0) + 1
+        return count == self.repost_after
+
+    async def repost(self, channel_id: int) -> TableUpdate | None:
+        """The table posted afresh at the bottom of the channel, if chatter still buries it."""
+        async with self.sessions.lock(channel_id):
+            session = self.sessions.cached(channel_id)
+            if session is None or self._chatter.get(channel_id, 0) < self.repost_after:
+                return None
+            return self._update(session, await self._render(session), fresh=True)
+
+    def editable(self, message_id: int | None) -> bool:
+        return message_id is not None and message_age(message_id, self.clock()) < EDIT_WINDOW
+
+    async def shown(self, update: TableUpdate, message_id: int) -> None:
+        """The table of `update` is in the channel as `message_id` (committed, so a restart
+        knows the table is current)."""
+        if update.revision:
+            await self.sessions.table_shown(update.channel_id, message_id, update.revision)
+        if message_id != update.message_id:
+            # After the write: the new table's own MESSAGE_CREATE may arrive meanwhile.
+            self._chatter.pop(update.channel_id, None)
+
+    def _update(
+        self,
+        session: Session,
+        rendered: Rendered,
+        *,
+        clicked: int | None = None,
+        fresh: bool = False,
+    ) -> TableUpdate:
+        """How to show `rendered`: a fresh post when someone must be told it is their move,
+        when chatter pushed the table up, when the table may no longer be edited, or when
+        the click came from another message than the table."""
+        adapter = self.adapters[session.kind]
+        over = session.started and adapter.is_finished(session.state)  # its one and last table
+        ping = tuple(session.ping) if over or session.shown_revision < session.revision else ()
+        current = session.message_id
+        fresh = (
+            fresh
+            or bool(ping)
+            or current is None
+            or (clicked is not None and clicked != current)
+            or self._chatter.get(session.channel_id, 0) >= self.repost_after
+            or not self.editable(current)
+        )
+        table = rendered
+        if ping:
+            waiting = adapter.waiting_on(session.state) if session.started else {}
+            if over:
+                waiting = dict.fromkeys(ping, "the game is over")
+            table = replace(rendered, content=_ping_text(ping, waiting, rendered.content))
+        self._seq += 1
+        self._latest[session.channel_id] = self._seq
+        return TableUpdate(
+            channel_id=session.channel_id,
+            revision=session.revision,
+            table=table,
+            message_id=current,
+            fresh=fresh,
+            summary=adapter.summary(session, rendered) if fresh else None,
+            ping=ping,
+            seq=self._seq,
+        )
+
+    async def catch_up(self, channel_id: int) -> TableUpdate | None:
+        """After a restart: the update that shows the stored state, when the table message
+        in the channel shows an older one (the process died between a commit and the edit)."""
+        async with self.sessions.lock(channel_id):
+            try:
+                session = await self.sessions.get(channel_id, fresh=True)
+            except CorruptSession:
+                return None
+            if session is None or session.shown_revision >= session.revision:
+                return None
+            return self._update(session, await self._render(session))
+
+    async def status(self, channel_id: int, kind: str) -> Reply:
+        """The live table, posted afresh at the bottom of the channel with its buttons."""
+        async with self.sessions.lock(channel_id):
+            session = await self._session(channel_id, kind)
+            return self._on_table(session, await self._render(session), fresh=True)
+
+    async def _render(self, session: Session) -> Rendered:
+        """The channel's table as it stands: the game, or the lobby before it starts."""
+        adapter = self.adapters[session.kind]
+        if session.started:
+            return adapter.render(session)
+        return adapter.render_lobby(session, await self.settings(session.guild_id))
+
+    def _on_table(
+        self,
+        session: Session,
+        rendered: Rendered,
+        *,
+        clicked: int | None = None,
+        fresh: bool = False,
+    ) -> Reply:
+        """The answer is the table itself (a click on it, /start, /status)."""
+        update = self._update(session, rendered, clicked=clicked, fresh=fresh)
+        return Reply.of_table(rendered, edit=clicked is not None, update=update, on_table=True)
+
+    def _with_table(self, reply: Reply, session: Session, rendered: Rendered) -> Reply:
+        """`reply`, followed by the channel's table brought up to date."""
+        reply.update = self._update(session, rendered)
+        return reply
+
+
+def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | None) -> str:
+    """`<@a>, your turn.` per player (grouped by what they are asked), above any text the
+    table already had."""
+    asks: dict[str, list[int]] = {}
+    for user in ping:
+        asks.setdefault(waiting.get(user, "your move"), []).append(user)
+    lines = [f"{' '.join(f'<@{u}>' for u in users)}: {what}." for what, users in asks.items()]
+    return "\n".join([*lines, *([content] if content else [])])

@@ -1,0 +1,222 @@
+"""Kuriki's messages besides the table (part of `KurikiTable`): the private dice under the
+cup, built from `private_view` only (with the Roller's declaration menus), the question
+before a sneaked peek, the answer after a declaration, and the public messages of foul
+votes and Rusks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+
+from bot.components import TableItem
+from bot.errors import UserError
+from bot.players import who
+from bot.sessions import Session
+from bot.tables.base import EMBED_COLOUR, Rendered
+from games.bots import is_bot, only_bots
+from games.kuriki import engine
+from games.kuriki.engine import KurikiState
+from games.kuriki.values import legal_declarations, name, roll_value
+from games.numbers import number
+
+SELECT_LIMIT = 25
+
+#: The table's two ways of seeing the dice: again, for whoever has seen them; the foul.
+PEEK = "Peek again"
+SNEAK = "Sneak a peek (foul!)"
+
+
+def peek_shown(state: KurikiState) -> bool:
+    """Whether the table offers Peek again: only while the player it waits on has seen the
+    dice (the Roller declaring; a Next Guy who rolled them or sneaked), so the Next Guy who
+    has not is never offered a peek he would be refused."""
+    if state.phase == "declare":
+        return True
+    return state.phase == "respond" and state.next_guy in state.seen
+
+
+class KurikiMessages:
+    """The private replies and vote messages of `KurikiTable` (bot/tables/kuriki.py), a mixin
+    of its `TableAdapter` (whose `button`, `select`, `faces` and `thinking_line` it uses)."""
+
+    def private(
+        self,
+        session: Session,
+        user_id: int,
+        action: str,
+        arg: str | None = None,
+        values: tuple[str, ...] = (),
+    ) -> Rendered | None:
+        """The ephemeral a player gets after `action`: the dice for whoever has seen them, and
+        the Roller's declarations. Built from private_view only."""
+        state: KurikiState = session.state
+        if state.finished:
+            return None
+        if action == "sneak":
+            return self._sneak_question(session, user_id)
+        if action not in ("roll", "peek"):
+            return None
+        view = engine.private_view(state, user_id)
+        dice = view["dice"]
+        if dice is None:
+            if action == "peek":
+                raise UserError(
+                    f"You have not seen these dice: **{PEEK}** is for whoever has. "
+                    f"**{SNEAK}** shows them to you, charged as a foul."
+                )
+            return None
+        value = roll_value(dice[0], dice[1], state.rules.two_digit)
+        lines = [f"🎲 Under the cup: **{self.faces.pair(dice)}**, which is **{name(value)}**."]
+        items: list[TableItem] = []
+        if state.phase == "declare" and user_id == state.roller:
+            legal = legal_declarations(state.rules.two_digit, state.minimum)
+            if state.minimum:
+                lines.append(
+                    f"You must declare at least **{name(state.minimum)}**. Lying is allowed."
+                )
+            else:
+                lines.append("Fresh roll: declare anything. Lying is allowed.")
+            options = [
+                (name(v) + (" · the truth" if v == value else ""), str(v)) for v in reversed(legal)
+            ]
+            for part, chunk in enumerate(_chunks(options, SELECT_LIMIT)):
+                arg = "hi" if part == 0 else "lo"
+                label = (
+                    "Declare…"
+                    if len(options) <= SELECT_LIMIT
+                    else ("Declare (higher)…" if part == 0 else "Declare (lower)…")
+                )
+                items.append(
+                    self.select(
+                        session,
+                        "declare",
+                        chunk,
+                        placeholder=label,
+                        arg=arg,
+                    )
+                )
+        embed = discord.Embed(description="\n".join(lines), colour=EMBED_COLOUR)
+        return Rendered(embed=embed, items=items)
+
+    def _sneak_question(self, session: Session, user_id: int) -> Rendered:
+        """The private question before a sneaked peek: it is a foul, charged publicly."""
+        state: KurikiState = session.state
+        if state.phase not in ("declare", "respond") or state.dice is None:
+            raise UserError("There is nothing under the cup to peek at.")
+        if user_id in state.seen:
+            again = f": use **{PEEK}**" if peek_shown(state) else ""
+            raise UserError(f"You have already seen these dice{again}.")
+        fouls = state.player(user_id).fouls
+        third = " It is your third: it costs you a life." if (fouls + 1) % 3 == 0 else ""
+        text = (
+            "🍑 Sneaking a peek is a **foul**, charged on the table for everyone to see "
+            f"(every third foul costs a life; you have {fouls}).{third}\n"
+            "Peek anyway? To change your mind, just dismiss this message."
+        )
+        items = [
+            self.button(session, "sneakok", "Peek anyway (foul)", style=discord.ButtonStyle.danger)
+        ]
+        return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR), items=items)
+
+    def message_after(
+        self, session: Session, user_id: int, action: str, arg: str | None
+    ) -> Rendered:
+        """The declaration ephemeral once used; the sneaked dice in place of the question; a
+        foul vote's public message; a Rusk notice."""
+        state: KurikiState = session.state
+        if action == "sneakok":
+            shown = None if state.finished else self.private(session, user_id, "peek")
+            return shown or Rendered(
+                embed=discord.Embed(description="The cup is gone.", colour=EMBED_COLOUR)
+            )
+        if action == "declare":
+            said = name(state.declared) if state.declared is not None else "your declaration"
+            return Rendered(
+                embed=discord.Embed(description=f"You declared **{said}**.", colour=EMBED_COLOUR)
+            )
+        opened = next((v for v in state.votes if v.id == state.next_vote - 1), None)
+        proposed_rusk = opened is not None and opened.rusk and opened.proposer == user_id
+        if action == "rusk" and not proposed_rusk:  # charged directly by a server manager
+            accused = number((arg or "0").partition(":")[0]) or 0
+            text = f"🥤💥 A **Rusk** is charged on {who(accused)}: a triple foul. Fetch a new cup and clean up the old one."
+            return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
+        vote_id = None
+        if action in ("propose", "rusk"):
+            vote_id = state.next_vote - 1  # the vote just opened
+        elif action == "vote":
+            head = (arg or "").partition("-")[0]
+            vote_id = number(head)
+        return self._vote_message(session, vote_id)
+
+    def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:
+        state: KurikiState = session.state
+        vote = next((v for v in state.votes if v.id == vote_id), None)
+        if vote is None:
+            last = state.log[-1] if state.log else ""
+            return Rendered(
+                embed=discord.Embed(
+                    title="⚖ Foul vote closed", description=last, colour=EMBED_COLOUR
+                )
+            )
+        voters = engine.voters(state, vote)
+        what = "a **Rusk** (a triple foul)" if vote.rusk else "a foul"
+        head = f"{who(vote.proposer)} calls {what} on {who(vote.accused)}: {vote.reason}.\n"
+        closes = f"Closes <t:{int(vote.deadline)}:R>."
+        if not voters:  # two players: the accused accepts the foul or it is not charged
+            embed = discord.Embed(
+                title="⚖ Foul!",
+                description=head
+                + f"Nobody else is at the table to vote: {who(vote.accused)} may accept the foul, "
+                f"or it is not charged. {closes}",
+                colour=EMBED_COLOUR,
+            )
+            if is_bot(vote.accused):  # its answer is the bot's: nothing here to press
+                embed.description += "\n" + self.thinking_line([vote.accused])
+                return Rendered(embed=embed)
+            items = [
+                self.button(
+                    session,
+                    "vote",
+                    "Accept the foul",
+                    arg=f"{vote.id}-accept",
+                    style=discord.ButtonStyle.danger,
+                ),
+                self.button(session, "vote", "Decline", arg=f"{vote.id}-decline"),
+            ]
+            content = f"{who(vote.accused)}: accept the foul or decline it."
+            return Rendered(embed=embed, items=items, content=content)
+        needed = len(voters) // 2 + 1
+        embed = discord.Embed(
+            title="⚖ Foul!",
+            description=(
+                head + f"The voters are the players other than the accuser and the accused: "
+                f"{' '.join(who(v) for v in voters)}. A majority ({needed} of {len(voters)}) "
+                f"must agree. Votes: {len(vote.yes)} yes, {len(vote.no)} no. {closes}"
+            ),
+            colour=EMBED_COLOUR,
+        )
+        items = [
+            self.button(
+                session,
+                "vote",
+                "Agree: foul",
+                arg=f"{vote.id}-yes",
+                style=discord.ButtonStyle.danger,
+            ),
+            self.button(session, "vote", "Disagree", arg=f"{vote.id}-no"),
+        ]
+        # The vote waits on the players who have still to vote: the new vote message calls
+        # them (an edit after a vote notifies nobody, as Discord does).
+        undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
+        if undecided and only_bots(undecided):  # the votes left are bots': none to press
+            embed.description += "\n" + self.thinking_line(undecided)
+            return Rendered(embed=embed)
+        content = (
+            " ".join(who(v) for v in undecided) + ": vote on the foul." if undecided else None
+        )
+        return Rendered(embed=embed, items=items, content=content)
+
+
+def _chunks(seq: list[Any], size: int) -> list[list[Any]]:
+    return [seq[i : i + size] for i in range(0, len(seq), size)]
