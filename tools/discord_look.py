@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import discord
 from PIL import Image, ImageDraw
 
-from bot.components import TableItem
+from bot.components import TableItem, action_rows
 from bot.pictures.faces import catalogue, die_face
 from bot.pictures.story import robot
 from bot.pictures.text import coverage, font
@@ -46,7 +46,7 @@ LEFT = 72  # where the message's text starts, right of the avatar
 #: Emoji the font lacks, written as a sign it has.
 STANDINS = {
     "👑": "♛", "👁": "◉", "✋": "☚", "🛡": "◈", "⏱": "◷", "⏳": "◷", "🥤": "☕", "🔥": "✹",
-    "🏆": "★", "🍑": "●", "⚠️": "⚠", "✅": "✓", "❌": "✗", "🎉": "★",
+    "🏆": "★", "🍑": "●", "✅": "✓", "❌": "✗", "🎉": "★",
 }  # fmt: skip
 DRAWN = ("🎲", "🃏", "🤖")
 TOKEN = re.compile(r"(<a?:\w+:\d+>|<@!?\d+>|<t:-?\d+(?::[tTdDfFR])?>|\*\*|`[^`\n]+`)")
@@ -69,14 +69,18 @@ class _Run:
 
     text: str = ""
     bold: bool = False
-    kind: str = "text"  # text, mention, code, image
+    kind: str = "text"  # text, mention, code (also a timestamp, on the same grey), image
     image: Image.Image | None = None
 
 
 def _relative(ts: int, now: float) -> str:
+    """A `<t:…:R>` timestamp as Discord writes it: 'in 2 minutes', '5 minutes ago'."""
     left = ts - now
     minutes = round(abs(left) / 60)
-    amount = f"{round(abs(left))} seconds" if minutes < 1 else f"{minutes} minute" + ("s" * (minutes != 1))
+    if minutes < 1:
+        amount = f"{round(abs(left))} seconds"
+    else:
+        amount = f"{minutes} minute" + ("s" if minutes != 1 else "")
     return f"in {amount}" if left >= 0 else f"{amount} ago"
 
 
@@ -125,12 +129,14 @@ _PICTURES: dict[str, Image.Image] = {}
 
 
 def _emoji(key: str) -> Image.Image:
+    """The picture behind an emoji key ('d3s', 'cKH'): drawn once, then kept."""
     if not _PICTURES:
         _PICTURES.update(catalogue())
     return _PICTURES[key]
 
 
 def _drawn(ch: str) -> Image.Image:
+    """🎲, 🃏 and 🤖 as the bot's own drawings: a die, the joker, a robot's head."""
     if ch == "🎲":
         return die_face(5)
     if ch == "🃏":
@@ -283,20 +289,13 @@ def _embed(c: Canvas, embed: discord.Embed, top: float, look: Look) -> float:
 
 
 def _components(c: Canvas, items: list[TableItem], top: float, look: Look) -> float:
-    """The buttons and menus in their rows, as `bot.components.action_rows` lays them out."""
-    rows: dict[int, list[TableItem]] = {}
-    used = [0] * 5
-    for item in items:
-        index = item.row
-        if index is None:
-            index = next(i for i in range(5) if used[i] + item.width <= 5)
-        used[index] += item.width
-        rows.setdefault(index, []).append(item)
+    """The buttons and menus in the rows Discord receives (`bot.components.action_rows`)."""
+    by_id = {item.custom_id: item for item in items}
     y = top
-    for index in sorted(rows):
+    for row in action_rows(items):
         x = float(LEFT)
-        for item in rows[index]:
-            x = _button(c, item, x, y, look) + 8
+        for component in row["components"]:
+            x = _button(c, by_id[component["custom_id"]], x, y, look) + 8
         y += 40
     return y
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from bench.crap_messages import CHANNEL, GUILD, Channel, Tally, person_moves
+from bench.crap_messages import CHANNEL, GUILD, Channel, Clock, Tally, person_moves
 from bot.app import default_adapters
 from bot.components import Click, TableItem
 from bot.pictures.emojis import Faces
@@ -30,6 +30,7 @@ from games.kuriki.engine import KurikiState
 
 ANN = Actor(id=11, name="Ann")
 MAX_STEPS = 5000
+START = 1_767_225_600.0  # the test clock starts on 2026-01-01 00:00 UTC
 #: Fake ids of the application emojis: the key of each picture (`faces.catalogue`) by id.
 EMOJI_BASE = 1_300_000_000_000_000_000
 
@@ -155,13 +156,14 @@ async def play(
 ) -> Moment:
     """Ann opens a `kind` lobby with bots (`options`), starts it and plays; the table is
     kept when `moment(channel, state)` first says so on a table that waits on her (it
-    may press something first, such as a die), and the game is
-    played on to its end for the story picture."""
+    may press something first, such as a die), and the game is played on to its end for
+    the story picture."""
     faces, _ = picture_faces()
     adapters = default_adapters()
     for adapter in adapters.values():
         adapter.faces = faces
-    clock = _Clock()
+    clock = Clock()
+    clock.now = START
     with tempfile.TemporaryDirectory(prefix="tablebot-pictures-") as tmp:
         store = await Store.open(Path(tmp) / "games.sqlite3")
         tables = Tables(
@@ -177,17 +179,9 @@ async def play(
             await store.close()
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 1_767_225_600.0  # 2026-01-01 00:00 UTC
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def _play(
     tables: Tables,
-    clock: _Clock,
+    clock: Clock,
     kind: str,
     options: dict[str, object],
     move: PersonMove,
@@ -207,7 +201,9 @@ async def _play(
             break
         state = session.state
         clock.now += 1.0  # a person answers a second after the table changed
-        waiting = adapter.waiting_on(state) if kind != "crap" else dict.fromkeys(waiting_for(state))
+        # Who must act now. CRAP's waiting_on also names whoever plays after a challenge (to
+        # call them in the same post): the engine's waiting_for is who must act.
+        waiting = dict.fromkeys(waiting_for(state)) if kind == "crap" else adapter.waiting_on(state)
         if ANN.id in waiting:
             if kept is None and await moment(ch, state):
                 assert ch.rendered is not None
