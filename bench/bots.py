@@ -6,7 +6,7 @@ Each game module lists its matchups (the policy against a baseline, and against 
 the seats rotated); each matchup plays N seeded games, seeds S..S+N-1, and prints the
 policy's win rate with a 95% confidence interval (Wilson) beside what an equal player would
 get, games per second, and the policy's decision times (p50, p99, max). Asserts nothing
-about time: the figures are for the README."""
+about time: the figures are for docs/performance.md."""
 
 from __future__ import annotations
 

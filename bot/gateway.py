@@ -4,7 +4,7 @@ The guild-messages intent is there so that chatter below a table is seen (MESSAG
 The same intent brings the MESSAGE_UPDATE of every edit, the bot's own table edits too: one
 per move, which discord.py turns into a whole Message (the embed, every button) and a copy of
 the cached one, for nobody: the bot listens to no edit. Dropping those events on arrival is
-the largest single cut in a click's cost (README, Performance → "Per click").
+the largest single cut in a click's cost (docs/performance.md, "Per click").
 
 A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
 and discord.py builds all of it into `interaction.message`. The bot reads only that message's

@@ -3,7 +3,7 @@
 discord.py's `InteractionResponse.edit_message` asks Discord to return the updated message
 (`with_response`) and builds a whole Message from it (embed, every button), which the bot
 never reads: on every move that is one more JSON body to decode and a Message to build, a
-tenth of a click's CPU (README, Performance → "Per click"). `update_message` sends the same
+tenth of a click's CPU (docs/performance.md, "Per click"). `update_message` sends the same
 callback (type 7, UPDATE_MESSAGE) without asking for it back: Discord answers 204.
 
 discord.py has no public switch for this, so the request is made the way discord.py makes it,

@@ -106,7 +106,7 @@ class SqliteStore(Store):
 
         The saves made in one turn of the event loop are written together, in one statement
         and one commit (a group commit): each still returns only once its row is committed,
-        and a busy bot commits once for many moves (README, Performance → "Per click")."""
+        and a busy bot commits once for many moves (docs/performance.md, "Per click")."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._saves.append((row, done))
         if self._saver is None:

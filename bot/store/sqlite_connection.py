@@ -3,7 +3,7 @@
 A move's commit is one small statement in WAL mode with synchronous=NORMAL: tens of
 microseconds, handed to the OS and not synced (only checkpoints sync). Handing it to a thread
 costs more than the statement itself: a wake-up of the thread and one of the loop, about
-0.3 ms of CPU when the bot is not busy (README, Performance → "Per click"). So the one
+0.3 ms of CPU when the bot is not busy (docs/performance.md, "Per click"). So the one
 connection that writes (`Database.execute`, `transaction`) is a plain `sqlite3` connection
 used only by the event loop's thread: its statements never interleave with another
 coroutine's, and a transaction is one function call. What may take long goes to aiosqlite's
