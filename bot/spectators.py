@@ -5,8 +5,6 @@ path (bot/moves.py), which refuses someone not in the game."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.components import Click
 from bot.errors import UserError
 from bot.replies import Actor, Reply
@@ -34,8 +32,9 @@ class Spectators:
             shown = await self._public_view(actor, click, adapter)
             if shown is not None:
                 return shown
-        moves: Any = super()
-        return await moves.click(actor, click, message_id, ephemeral=ephemeral, owner=owner)
+        return await super().click(  # type: ignore[misc]  # Moves.click, next in Tables
+            actor, click, message_id, ephemeral=ephemeral, owner=owner
+        )
 
     async def _public_view(self, actor: Actor, click: Click, adapter: TableAdapter) -> Reply | None:
         """The view for a spectator, or None when the move path answers (a player, a game
