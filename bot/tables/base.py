@@ -86,6 +86,8 @@ class TableAdapter(ABC):
     state_model: ClassVar[type[BaseModel]]
     #: Actions that only show something (no state change, answered privately).
     read_only_actions: ClassVar[frozenset[str]] = frozenset()
+    #: Read-only actions that show only what is public (a log): anyone may press them.
+    public_actions: ClassVar[frozenset[str]] = frozenset()
     #: Actions whose components live on a message other than the table (ephemerals, votes).
     off_table_actions: ClassVar[frozenset[str]] = frozenset()
     #: How dice and cards are written: the bot gives its adapters the Faces it loads the
@@ -209,6 +211,10 @@ class TableAdapter(ABC):
         values: tuple[str, ...] = (),
     ) -> Rendered | None:
         """An ephemeral for `user_id` after `action` (their secret view), or None."""
+        return None
+
+    def public(self, session: Session, action: str) -> Rendered | None:
+        """What a `public_actions` button shows anyone who presses it, privately, or None."""
         return None
 
     def announce(

@@ -21,6 +21,7 @@ from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy
 from games.crap.cards import (
+    counted,
     grouped,
     is_joker,
     rank,
@@ -68,6 +69,7 @@ class CrapTable(CrapHand, TableAdapter):
     policy = policy
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
+    public_actions = frozenset({"log"})  # the log is public: spectators may read it too
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
         # "My hand" shows your cards, and "Log" the game's log, whenever you ask; "Let
@@ -275,7 +277,7 @@ class CrapTable(CrapHand, TableAdapter):
         embed.description = "\n".join(lines)[:4000]
         deck = (
             f"Deck {view['deck']} · discard {view['discard']} · "
-            f"{plural(state.rounds, 'scoring round')}"
+            f"{counted(state.rounds, 'scoring round')}"
         )
         embed.set_footer(
             text=f"{deck} · {self.finished_footer()}"
@@ -308,7 +310,7 @@ class CrapTable(CrapHand, TableAdapter):
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
             asked = (
-                f"{self.thinking_line(bots)}; it goes through"
+                f"{self.thinking_line(bots)} It goes through"
                 if bots
                 else "Call bluff if you doubt it; it goes through by itself"
             )
@@ -459,7 +461,11 @@ def last_action(state: CrapState) -> list[str]:
 def last_shown(state: CrapState) -> list[Any]:
     """The latest cards shown to everyone before the last action (the last action's own
     are in its lines), while they are less than a round old: an older reveal is dropped
-    rather than shown as if it had just happened (so is one saved without its turn)."""
+    rather than shown as if it had just happened (so is one saved without its turn). None
+    on the final table: its lines are the game's last move, and a reveal from before it
+    would read as the last turn of the game (the Log keeps it)."""
+    if state.finished:
+        return []
     earlier = [r for r in state.reveals if r.action != state.actions][-1:]
     return [
         r for r in earlier if r.turn is not None and state.turns - r.turn < len(state.players)
@@ -475,6 +481,3 @@ def shown_when(state: CrapState, reveal: Any) -> str:
         return f"Last turn ({reveal.whose}'s)"
     return f"{ago} turns ago ({reveal.whose}'s turn)"
 
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"

@@ -23,6 +23,7 @@ from games.crap.cards import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
     SUITS,
+    counted,
     is_joker,
     label,
     rank,
@@ -58,14 +59,20 @@ class CrapHand:
         if action == "nocall":
             return self._let_go(session, user_id)
         if action == "log":
-            return self._log(state)
+            return self.public(session, action)
         if action != "hand":
             return None  # other actions refresh the hand through message_after
         return self._hand(session, user_id)
 
+    def public(self, session: Session, action: str) -> Rendered | None:
+        """The game's log, privately, for anyone who presses Log (a spectator too): the
+        moves the table has no room for. The log holds only what everyone saw."""
+        if action != "log" or session.state.finished:
+            return None
+        return self._log(session.state)
+
     @staticmethod
     def _log(state: CrapState) -> Rendered:
-        """The game's log, privately: the moves the table has no room for."""
         lines: list[str] = []
         size = 0
         for line in reversed(state.log):
@@ -80,18 +87,18 @@ class CrapHand:
 
     def _let_go(self, session: Session, user_id: int) -> Rendered:
         """The private word for a player who let an Acquire go, with Let bluffs go (so the
-        next windows need not wait on them)."""
+        next windows need not wait on them). It says only what this press did: a press
+        answered at the same moment (a call, the last Let it go) may close the window before
+        this word is read, so when and whether it goes through is left to the table."""
         state: CrapState = session.state
         a = state.acquire
         if state.phase == "acquire" and a is not None:
-            left = [p.id for p in state.players if p.id != a.caller and p.id not in a.declined]
             text = (
-                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go. It goes through "
-                f"<t:{int(a.deadline) + 1}:R> unless someone calls the bluff, sooner if the "
-                f"{len(left)} others let it go too."
+                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go: the table shows "
+                "how it ends."
             )
         else:
-            text = "You let it go. Everyone else did too, so the Acquire goes on."
+            text = "You let it go, the last to answer: the Acquire goes through."
         on = state.player(user_id).let_go_all
         if not on:
             text += (
@@ -201,7 +208,7 @@ class CrapHand:
                 session,
                 "commit",
                 [(label(c), str(c), self.faces.card_emoji(c)) for c in cards],
-                placeholder=f"Place {need} card{'s' if need != 1 else ''} face down…",
+                placeholder=f"Place {counted(need, 'card')} face down…",
             )
             items.append(replace(item, min_values=need, max_values=need))
         if "guess" in legal:

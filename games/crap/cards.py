@@ -8,7 +8,7 @@ SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANKS = tuple(range(2, 15))  # 11 J, 12 Q, 13 K, 14 A
 RANK_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
-RANK_WORDS = {11: "Jacks", 12: "Queens", 13: "Kings", 14: "Aces"}
+RANK_WORD = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace"}
 JOKER = 0
 NATURAL_CARDS = 104
 JOKER_IDS = tuple(range(NATURAL_CARDS, NATURAL_CARDS + 4))
@@ -37,7 +37,23 @@ def rank_name(r: int) -> str:
 
 def rank_words(r: int) -> str:
     """'Kings', '7s'."""
-    return RANK_WORDS.get(r, f"{r}s")
+    return f"{rank_word(r)}s"
+
+
+def rank_word(r: int) -> str:
+    """One card of a value: 'King', '7'."""
+    return RANK_WORD.get(r, str(r))
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """A count with its noun agreeing: '1 card', '2 cards' ('many' when not one + 's')."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def cards_of(n: int, r: int) -> str:
+    """A count of one value's cards as the game writes ranks: '1 King', '2 Kings', '1 9',
+    '3 9s'."""
+    return counted(n, rank_word(r), rank_words(r))
 
 
 def label(card: int) -> str:

@@ -20,6 +20,8 @@ from games.crap.cards import (
     RANKS,
     SUIT_SYMBOLS,
     SUITS,
+    cards_of,
+    counted,
     full_deck,
     grouped,
     is_joker,
@@ -592,10 +594,22 @@ def _refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
     if kind == "score":
         return IllegalMove("You have no four cards of one value to score.")
     if kind in ("call_bluff", "no_call"):
-        return IllegalMove("There is no Acquire call for you to answer.")
+        return _acquire_refusal(s, user_id, kind)
     if kind == "force":
         return IllegalMove("Force recycle is not played at this table.")
     return IllegalMove("That is not possible right now.")
+
+
+def _acquire_refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
+    """Why Call bluff or Let it go is refused, as true for the presser as it can be."""
+    a = s.acquire
+    if s.phase != "acquire" or a is None:
+        return IllegalMove("There is no Acquire call for you to answer.")
+    if a.caller == user_id:
+        if kind == "call_bluff":
+            return IllegalMove("You can't call the bluff on your own Acquire.")
+        return IllegalMove("It's your own Acquire: the others decide whether to let it go.")
+    return IllegalMove("You already let this Acquire go.")
 
 
 def _draw(s: CrapState, p: CPlayer, n: int, rng: random.Random, events: list[Event]) -> None:
@@ -733,7 +747,8 @@ def _recycle(
             Event(
                 kind="recycle",
                 player=me.id,
-                text=f"{other.name} rolled higher: {me.name}'s protected {grouped(me.protected)} go too.",
+                text=f"{other.name} rolled higher: {me.name}'s protected "
+                f"{grouped(me.protected)} {'goes' if len(me.protected) == 1 else 'go'} too.",
             )
         )
         s.discard += me.protected
@@ -901,7 +916,7 @@ def _settle_acquire(
             Event(
                 kind="acquired",
                 player=caller.id,
-                text=f"{caller.name} acquires {len(got)} {rank_words(a.rank)} "
+                text=f"{caller.name} acquires {cards_of(len(got), a.rank)} "
                 f"({', '.join(givers)}).",
             )
         )
@@ -951,7 +966,7 @@ def _challenge(
         Event(
             kind="challenge",
             player=me.id,
-            text=f"{me.name} challenges {other.name} and rolls {die}: each places {die} card{'s' if die > 1 else ''} face down.",
+            text=f"{me.name} challenges {other.name} and rolls {die}: each places {counted(die, 'card')} face down.",
         )
     )
     for p in (me, other):
@@ -967,14 +982,14 @@ def _commit(
     need = challenge_size(s, me.id)
     if len(cards) != need or len(set(cards)) != len(cards) or any(x not in me.hand for x in cards):
         raise InvalidSelection(
-            f"Place exactly {need} card{'s' if need != 1 else ''} from your unprotected hand."
+            f"Place exactly {counted(need, 'card')} from your unprotected hand."
         )
     c.committed[str(me.id)] = list(cards)
     events.append(
         Event(
             kind="commit",
             player=me.id,
-            text=f"{me.name} places {need} card{'s' if need != 1 else ''} face down.",
+            text=f"{me.name} places {counted(need, 'card')} face down.",
         )
     )
 

@@ -202,3 +202,66 @@ def test_the_eye_line_says_whose_turn_it_was_and_drops_a_reveal_a_round_old() ->
     mover = state.current_player
     state, _ = engine.apply(state, mover.id, Action(kind="protect", cards=mover.hand[:1]), rng)
     assert state.current_player.id == first.id and eye() == []  # a round later: no news
+
+
+def test_the_final_table_shows_no_eye_line_of_a_turn_before_the_last() -> None:
+    """Ann recycles; Bob's recycle then empties the deck and the scoring round ends the game.
+    The final table's last lines are Bob's recycle (his cards in them): a 👁 line of Ann's
+    hand, "Last turn (Ann's)", would name the wrong last turn, so there is none."""
+    from games.crap.engine import ScoredSet
+    from tests.games.crap_helpers import ANN, BOB, CAT, Table, build, c, four
+
+    state = build(
+        {ANN: [c(2, "S")], BOB: [c(3, "S")], CAT: [c(4, "S")]},
+        sets={CAT: [ScoredSet(rank=13, cards=four(13))]},
+        deck=[c(5, "S"), c(5, "H"), c(6, "S"), c(6, "H"), c(7, "S")],
+        rest="discard",
+        threshold=100,
+    )
+    t = Table(state)
+    t.do(ANN, "recycle", 3, 3, 1, 1)
+    t.do(BOB, "recycle", 3, 3, 2, 2)
+    assert t.state.finished and t.state.winners == [CAT], t.state.log
+    session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=t.state)
+    text = CrapTable().render(session).embed.description
+    assert "👁" not in text, text
+    assert "› Bob recycles, showing 3♠." in text, text
+
+
+def test_an_acquire_only_bots_may_call_reads_as_sentences() -> None:
+    from games.crap.engine import CPlayer, CrapState
+
+    state = CrapState(
+        rules=CrapRules(),
+        players=[
+            CPlayer(id=1, name="Ann", hand=[2]),
+            CPlayer(id=1001, name="🤖 Dicey", hand=[3]),
+        ],
+        deck=list(range(10, 40)),
+    )
+    state, _ = engine.apply(state, 1, Action(kind="acquire", rank=13, now=100.0), random.Random(1))
+    session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
+    first = CrapTable().render(session).embed.description.split("\n")[0]
+    assert "is thinking… It goes through <t:121:R>." in first, first
+    assert "…;" not in first, first
+
+
+async def test_a_let_it_go_reply_claims_nothing_a_press_at_the_same_moment_can_undo(
+    tables: Tables,
+) -> None:
+    """Two players let an Acquire go at the same moment: the first is answered before the
+    second closes the window, and the reply is read after. It says what the press did, not
+    when the Acquire goes through or how many still have to answer (the table says that)."""
+    table = await start_crap(tables, threshold=200)
+    caller, opened = await acquire(tables, table)
+    first, second = [p for p in PLAYERS.values() if p is not caller]
+    nocall = find(opened.table, "nocall")  # type: ignore[attr-defined]
+    let_go = await tables.click(first, nocall, 888)
+    [ack] = [f for f in let_go.followups if f.ephemeral]
+    closing = await tables.click(second, nocall, 888)
+    assert (await state_of(tables)).acquire is None  # the second press closed the window
+    said = ack.embed.description.split("\n")[0]  # type: ignore[union-attr]
+    assert said.startswith(f"You let <@{caller.id}>'s Acquire Kings go"), said
+    assert "<t:" not in said and "others" not in said and "unless" not in said, said
+    [last] = [f for f in closing.followups if f.ephemeral]
+    assert "the Acquire goes through" in last.embed.description, last.embed.description  # type: ignore[union-attr]

@@ -186,11 +186,11 @@ async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
     assert {"Call bluff", "Let it go"} <= labels
     session = await tables.sessions.get(CHANNEL)
     assert session.deadline == clock.now + 20 and session.turn_deadline is None
-    # The caller cannot call their own bluff.
+    # The caller cannot call their own bluff, and is told so (not that there is no call).
     try:
         await tables.click(actor, find(reply.table, "bluff"), 888)
     except Exception as exc:
-        assert "no Acquire call for you" in str(exc)
+        assert str(exc) == "You can't call the bluff on your own Acquire.", exc
     else:
         raise AssertionError("the caller called their own bluff")
     assert await tables.expire(CHANNEL) is None  # not yet

@@ -19,6 +19,7 @@ from games.crap.cards import label, labels
 from tests.e2e.crap_play import AGENDA, CrapGame, play_to_end
 from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, MALLORY, TABLE, Driver, read_finished
 from tests.e2e.hidden_info import assert_no_public_secrets, strings_in
+from tests.e2e.live_table import state_of
 
 PLAYERS = [ALICE, BOB, CAROL]
 THRESHOLD = 150
@@ -144,4 +145,28 @@ async def test_the_log_button_shows_the_game_so_far_privately(d: Driver) -> None
     shown = await d.click(BOB, TABLE, label="Log", message=table)
     assert shown.ephemeral and shown.message is not None and shown.message.visible_to == BOB.id
     assert "The game so far" in shown.message.text() and "draws" in shown.message.text()
+    assert d.table(TABLE) is table
+
+
+@pytest.mark.e2e(seed=11)
+async def test_a_spectator_may_read_the_log_privately_without_a_hidden_card(d: Driver) -> None:
+    """The log is public (it is what the table showed), so Mallory, who is not in the game,
+    reads it too: the same log a player gets, in a reply only she sees, with no card that
+    was never shown to everyone. Every other button stays the players'."""
+    await d.slash(ALICE, TABLE, "crap start")
+    for p in PLAYERS[1:]:
+        await d.click(p, TABLE, label="Join")
+    await d.click(ALICE, TABLE, label="Start")
+    table = d.table(TABLE)
+    state = state_of(d, "crap")
+    seen = await d.click(MALLORY, TABLE, label="Log", message=table)
+    assert seen.ephemeral and seen.message is not None and seen.message.visible_to == MALLORY.id
+    text = seen.message.text()
+    assert "The game so far" in text and all(line in text for line in state.log), text
+    held = {label(c) for p in state.players for c in p.hand + p.protected}
+    assert not any(card in text for card in held), text  # the deal shows no card
+    mine = await d.click(BOB, TABLE, label="Log", message=table)
+    assert mine.message is not None and mine.message.text() == text
+    refused = await d.click(MALLORY, TABLE, label="My hand", message=table)
+    assert refused.ephemeral and "not in this game" in refused.text, refused.text
     assert d.table(TABLE) is table

@@ -410,7 +410,18 @@ def test_recycle_roll_off_lost_discards_the_protected_cards_too() -> None:
     assert ann.hand == RECYCLE_DECK[:2] and ann.protected == []
     assert t.state.discard == [*RECYCLE_HAND, c(9, "C")]
     assert t.state.reveals[-1].cards == [c(9, "C")]  # shown as they go
-    assert "protected" in t.texts()
+    assert "Bob rolled higher: Ann's protected 9♣ goes too." in t.texts(), t.texts()
+
+
+def test_recycle_roll_off_lost_with_two_protected_cards_says_they_go() -> None:
+    state = build(
+        {ANN: list(RECYCLE_HAND), BOB: [c(4, "S")], CAT: [c(4, "H")]},
+        protected={ANN: [c(9, "C"), c(10, "C")]},
+        deck=list(RECYCLE_DECK),
+    )
+    t = Table(state)
+    t.do(ANN, "recycle", 2, 5, 1, 1)
+    assert "Bob rolled higher: Ann's protected 9♣ 10♣ go too." in t.texts(), t.texts()
 
 
 def test_recycle_roll_off_is_with_the_next_player_wrapping_round() -> None:
@@ -465,6 +476,21 @@ def test_honest_acquire_uncalled_takes_all_unprotected_cards_of_that_value() -> 
     assert t.state.discard == []
     assert t.state.current_player.id == BOB
     assert "acquires 3 Kings" in t.texts()
+
+
+def test_one_card_acquired_is_counted_in_the_singular() -> None:
+    t = Table(build({ANN: [c(9, "S")], BOB: [c(9, "H"), c(3, "S")], CAT: [c(4, "S")]}))
+    t.do(ANN, "acquire", rank=9, now=0.0)
+    t.expire(100.0)
+    assert "Ann acquires 1 9 (Bob 1)." in t.texts(), t.texts()
+    t = Table(build({ANN: [c(K, "S")], BOB: [c(K, "H")], CAT: [c(K, "D"), c(4, "S")]}))
+    t.do(ANN, "acquire", rank=K, now=0.0)
+    t.expire(100.0)
+    assert "Ann acquires 2 Kings (Bob 1, Cat 1)." in t.texts(), t.texts()
+    t = Table(build({ANN: [c(J, "S")], BOB: [c(J, "H")], CAT: [c(4, "S")]}))
+    t.do(ANN, "acquire", rank=J, now=0.0)
+    t.expire(100.0)
+    assert "Ann acquires 1 Jack (Bob 1)." in t.texts(), t.texts()
 
 
 def test_all_others_answering_no_call_closes_the_window() -> None:
@@ -539,9 +565,14 @@ def test_a_wrong_bluff_call_with_no_unprotected_card_discards_nothing() -> None:
 def test_the_caller_cannot_call_their_own_bluff() -> None:
     t = acquire_table([c(2, "S")])
     t.do(ANN, "acquire", rank=K, now=0.0)
-    for kind in ("call_bluff", "no_call"):
-        t.refused(ANN, kind, IllegalMove, now=1.0)
+    # Told the true reason: the call is there, it is their own.
+    t.refused(ANN, "call_bluff", IllegalMove, "^You can't call the bluff on your own Acquire.$", now=1.0)
+    t.refused(ANN, "no_call", IllegalMove, "^It's your own Acquire: the others decide", now=1.0)
     t.refused(STRANGER, "call_bluff", NotInGame, now=1.0)
+    t.do(BOB, "no_call", now=1.0)
+    t.refused(BOB, "call_bluff", IllegalMove, "^You already let this Acquire go.$", now=2.0)
+    t.do(CAT, "no_call", now=2.0)  # the window is closed: now there is no call to answer
+    t.refused(CAT, "call_bluff", IllegalMove, "^There is no Acquire call for you to answer.$")
 
 
 def test_let_bluffs_go_answers_every_window_for_the_player_the_open_one_too() -> None:
@@ -1286,3 +1317,19 @@ def test_apply_never_touches_the_state_it_is_given() -> None:
     new, _ = apply(t.state, ANN, Action(kind="recycle"), ScriptedRandom([3, 3, 1, 1]))
     assert t.state == before and new != before
     assert isinstance(new, CrapState)
+
+
+def test_counted_nouns_agree_with_their_count() -> None:
+    from games.crap.cards import cards_of, counted
+
+    assert [cards_of(1, K), cards_of(2, K), cards_of(1, 9), cards_of(3, 9)] == [
+        "1 King",
+        "2 Kings",
+        "1 9",
+        "3 9s",
+    ]
+    assert [counted(1, "card"), counted(0, "card"), counted(2, "scoring round")] == [
+        "1 card",
+        "0 cards",
+        "2 scoring rounds",
+    ]
