@@ -146,6 +146,11 @@ def matchups() -> list[tuple[str, Callable[[int], tuple[float, list[float]]], fl
             lambda s: bots_match(s, 3, boxcars),
             2 / 3,
         ),
+        (
+            "kuriki: a policy bot vs a person declaring Boxcars every roll (2 players)",
+            lambda s: bots_match(s, 2, boxcars),
+            1 / 2,
+        ),
     ]
 
 
