@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 
 from bot.components import Click
-from bot.service import Tables
+from bot.service import Reply, Tables
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.kuriki import KurikiTable
 from games.errors import NotYourTurn
 from games.kuriki.engine import KurikiRules
 from games.lobby import Lobby
-from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL
+from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, find
 from tests.bot.test_kuriki_table import start_kuriki, state_of
 from tests.games.kuriki_helpers import ANN, CAT, Table
 from tests.games.kuriki_helpers import BOB as B
@@ -130,3 +130,25 @@ async def test_two_players_a_closed_foul_says_what_the_accused_chose(
     assert "Votes:" not in closed.embed.description
     line = "Foul on Bob: rude (1 foul)." if answer == "accept" else "Bob declines the foul"
     assert line in closed.embed.description
+
+
+async def test_peek_again_then_the_first_menu_says_already_declared(tables: Tables) -> None:
+    """QA 13 through the service: the menu of the roll and the one of Peek again; the Roller
+    declares with the second, then picks in the first."""
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    players = {p.id: p for p in (ALICE, BOB, CAROL)}
+    roller = players[(await state_of(tables)).roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    if (await state_of(tables)).phase != "declare":
+        pytest.skip("seeded roll was a Kuriki")
+    (first,) = rolled.followups
+    peek = await tables.click(roller, find(rolled, "peek"), 777)
+
+    def menu(r: Reply) -> str:
+        return next(i.custom_id for i in r.items if i.custom_id.startswith("t:kuriki:declare:"))
+
+    await tables.click(roller, Click.parse(menu(peek), ("106",)), 900, ephemeral=True)
+    with pytest.raises(NotYourTurn, match="You have already declared Double-Six"):
+        await tables.click(roller, Click.parse(menu(first), ("4",)), 901, ephemeral=True)
+    assert (await state_of(tables)).declared == 106
