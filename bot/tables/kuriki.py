@@ -16,7 +16,7 @@ from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
-from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown
+from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown, tally
 from games.autoplay import Chooser
 from games.errors import IllegalMove
 from games.kuriki import engine, policy
@@ -37,6 +37,16 @@ _MOVES = {
     "reverse": "reverse",
     "vote": "vote",
 }
+
+
+def lives_text(lives: int) -> str:
+    """'1 life', '5 lives'."""
+    return f"{lives} {'life' if lives == 1 else 'lives'}"
+
+
+def responses(state: KurikiState) -> str:
+    """What the Next Guy may do: Pass only once per roll. The table and the ping say it."""
+    return "Roll or Pull" if state.next_guy in state.passed else "Roll, Pull or Pass"
 
 
 def score_pad_row(lives_left: int, lives: int) -> str:
@@ -120,7 +130,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = KurikiRules.model_validate(lobby.options["rules"])
         return (
-            f"Two dice, a cup, and lies. **{rules.lives} lives** each. "
+            f"Two dice, a cup, and lies. **{lives_text(rules.lives)}** each. "
             + _variants(rules)
             + f"\nUse {mention('kuriki rules')} for the rules."
         )
@@ -205,10 +215,14 @@ class KurikiTable(KurikiMessages, TableAdapter):
         if who is None:
             return {}
         what = {
-            "direction": "you rolled highest: choose the direction",
+            "direction": (
+                "you rolled highest: choose the direction"
+                if engine.rolled_highest(state)
+                else "you're the first Roller now: choose the direction"
+            ),
             "roll": "the cup is yours: roll",
             "declare": "declare your roll",
-            "respond": "you're the Next Guy: roll, pull or pass",
+            "respond": f"you're the Next Guy: {responses(state).lower()}",
         }.get(state.phase, "your move")
         return {who: what}
 
@@ -268,7 +282,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
             )
         way = "clockwise ↻" if state.direction == 1 else "counter-clockwise ↺"
-        foot = f"Play goes {way} · {state.rules.lives} lives"
+        foot = f"Play goes {way} · {lives_text(state.rules.lives)}"
         if state.rules.stake:
             foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
         legend = PAD_LEGEND + ("\n" + STORY_LEGEND if state.finished else "")
@@ -315,7 +329,11 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 else "**Game over.**"
             )
         elif state.phase == "direction":
-            lines.append(f"{roller} rolled highest: first Roller. Choose the direction of play.")
+            lines.append(
+                f"{roller} rolled highest: first Roller. Choose the direction of play."
+                if engine.rolled_highest(state)
+                else f"{roller} is the first Roller now: choose the direction of play."
+            )
         elif state.phase == "roll":
             lines.append(f"🥤 {roller} holds the cup: **fresh roll**.")
             if state.can_reverse:
@@ -328,8 +346,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             lines.append(
                 f"Standing declaration: **{name(state.declared)}** · responsible: {who(state.responsible)}"
             )
-            choices = "Roll or Pull" if state.next_guy in state.passed else "Roll, Pull or Pass"
-            lines.append(f"**Next Guy: {who(state.next_guy)}**: {choices}.")
+            lines.append(f"**Next Guy: {who(state.next_guy)}**: {responses(state)}.")
             if state.passed:
                 lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
         bots = self.thinking(state)
@@ -341,7 +358,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 closes = f"closes <t:{int(v.deadline)}:R>"
                 if engine.voters(state, v):
                     lines.append(
-                        f"⚖ Foul vote on {on}: {len(v.yes)} yes, {len(v.no)} no, {closes}."
+                        f"⚖ Foul vote on {on}: {tally(v)}, {closes}."
                     )
                 else:  # two players: nobody votes, the accused accepts the foul or declines
                     lines.append(
@@ -421,7 +438,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
         embed = discord.Embed(
             title="🥤 Kuriki",
-            description=f"{rules.lives} lives. " + _variants(rules),
+            description=f"{lives_text(rules.lives)}. " + _variants(rules),
             colour=EMBED_COLOUR,
         )
         embed.add_field(

@@ -36,6 +36,13 @@ def peek_shown(state: KurikiState) -> bool:
     return state.phase == "respond" and state.next_guy in state.seen
 
 
+def tally(vote: engine.Vote) -> str:
+    """A foul vote's count so far: '1 yes, 0 no', or 'no votes yet'."""
+    if not vote.yes and not vote.no:
+        return "no votes yet"
+    return f"{len(vote.yes)} yes, {len(vote.no)} no"
+
+
 class KurikiMessages:
     """The private replies and vote messages of `KurikiTable` (bot/tables/kuriki.py), a mixin
     of its `TableAdapter` (whose `button`, `select`, `faces` and `thinking_line` it uses)."""
@@ -149,16 +156,39 @@ class KurikiMessages:
             vote_id = number(head)
         return self._vote_message(session, vote_id)
 
-    def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:
-        state: KurikiState = session.state
-        vote = next((v for v in state.votes if v.id == vote_id), None)
-        if vote is None:
+    @staticmethod
+    def _closed_vote_message(state: KurikiState, vote_id: int | None) -> Rendered:
+        """A vote that closed: who called what on whom, the count, and what came of it."""
+        closed = state.closed_vote
+        if closed is None or closed.vote.id != vote_id:
             last = state.log[-1] if state.log else ""
             return Rendered(
                 embed=discord.Embed(
                     title="⚖ Foul vote closed", description=last, colour=EMBED_COLOUR
                 )
             )
+        vote = closed.vote
+        what = "Rusk" if vote.rusk else "foul"
+        verdict = "charged" if closed.carried else "not charged"
+        counted = f" Votes: {tally(vote)}." if vote.yes or vote.no else ""
+        lines = [
+            f"{who(vote.proposer)} called a {what} on {who(vote.accused)}: "
+            f"{vote.reason}.{counted}",
+            *closed.outcome,
+        ]
+        return Rendered(
+            embed=discord.Embed(
+                title=f"⚖ {what.capitalize()} vote closed: {verdict}",
+                description="\n".join(lines),
+                colour=EMBED_COLOUR,
+            )
+        )
+
+    def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:
+        state: KurikiState = session.state
+        vote = next((v for v in state.votes if v.id == vote_id), None)
+        if vote is None:
+            return self._closed_vote_message(state, vote_id)
         voters = engine.voters(state, vote)
         what = "a **Rusk** (a triple foul)" if vote.rusk else "a foul"
         head = f"{who(vote.proposer)} calls {what} on {who(vote.accused)}: {vote.reason}.\n"
@@ -192,7 +222,7 @@ class KurikiMessages:
             description=(
                 head + f"The voters are the players other than the accuser and the accused: "
                 f"{' '.join(who(v) for v in voters)}. A majority ({needed} of {len(voters)}) "
-                f"must agree. Votes: {len(vote.yes)} yes, {len(vote.no)} no. {closes}"
+                f"must agree. Votes: {tally(vote)}. {closes}"
             ),
             colour=EMBED_COLOUR,
         )
@@ -200,7 +230,7 @@ class KurikiMessages:
             self.button(
                 session,
                 "vote",
-                "Agree: foul",
+                "Agree: Rusk" if vote.rusk else "Agree: foul",
                 arg=f"{vote.id}-yes",
                 style=discord.ButtonStyle.danger,
             ),

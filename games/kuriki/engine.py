@@ -78,6 +78,15 @@ class Vote(BaseModel):
     deadline: float
 
 
+class ClosedVote(BaseModel):
+    """The last foul vote to close, for its message: the vote (with its count) and what
+    followed (the foul charged and what it cost, or why it was not)."""
+
+    vote: Vote
+    carried: bool
+    outcome: list[str]
+
+
 class Reveal(BaseModel):
     """Dice that became public: a pull or a Kuriki."""
 
@@ -124,8 +133,12 @@ class KurikiState(BaseModel):
         default_factory=list, description="Who has seen the dice under the cup."
     )
     can_reverse: bool = False
+    highest: int | None = Field(
+        None, description="Who won the start rolls (the first Roller unless they left)."
+    )
     pot: int = 0
     votes: list[Vote] = Field(default_factory=list)
+    closed_vote: ClosedVote | None = None
     next_vote: int = 1
     tarted: int | None = None
     winner: int | None = None
@@ -181,7 +194,7 @@ def new_game(
         shown = ", ".join(f"{names[i]} {r}" for i, r in rolls.items())
         events.append(Event(kind="seating", text="Start rolls: " + shown))
     players = [KPlayer(id=s.id, name=s.name, lives=rules.lives, purse=-rules.stake) for s in seats]
-    state = KurikiState(rules=rules, players=players, roller=first, pot=0)
+    state = KurikiState(rules=rules, players=players, roller=first, highest=first, pot=0)
     events.append(
         Event(
             kind="first",
@@ -194,6 +207,12 @@ def new_game(
 
 
 # ----------------------------------------------------------------------------- queries
+
+
+def rolled_highest(state: KurikiState) -> bool:
+    """Whether the first Roller won the start rolls (not when the choice passed on because
+    the winner left)."""
+    return state.highest in (None, state.roller)
 
 
 def on_clock(state: KurikiState) -> int | None:
@@ -272,6 +291,10 @@ def apply(
     if kind in ("sneak", "propose", "vote"):
         {"sneak": _sneak, "propose": _propose, "vote": _vote}[kind](s, user_id, action, events)
     else:
+        if kind == "declare" and s.phase == "respond" and s.roller == user_id:
+            # A second declaration menu (from Peek again) used after the first.
+            refusal = NotYourTurn if on_clock(s) != user_id else IllegalMove
+            raise refusal(f"You have already declared {name(s.declared or 0)} on this roll.")
         if on_clock(s) != user_id:
             who = s.player(on_clock(s)).name  # type: ignore[arg-type]
             raise NotYourTurn(f"It's not your move: the table is waiting for {who}.")
@@ -776,6 +799,7 @@ def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> 
         if action.value not in ("accept", "decline"):
             raise IllegalMove("Accept the foul, or decline it.")
         s.votes.remove(vote)
+        start = len(events)
         if action.value == "accept":
             _charge(s, vote, events)
         else:
@@ -783,9 +807,10 @@ def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> 
                 Event(
                     kind="vote_failed",
                     player=vote.accused,
-                    text=f"{s.player(vote.accused).name} declines the foul: it is not charged.",
+                    text=f"{s.player(vote.accused).name} declines the {_called(vote)}: it is not charged.",
                 )
             )
+        _closed(s, vote, action.value == "accept", events[start:])
         return
     if user_id == vote.proposer:
         raise IllegalMove("You called this foul: the other players vote on it.")
@@ -800,7 +825,19 @@ def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> 
 
 
 def _charge(s: KurikiState, vote: Vote, events: list[Event]) -> None:
-    _foul(s, vote.accused, RUSK_FOULS if vote.rusk else 1, vote.reason, events)
+    """The foul agreed on: a Rusk is a triple foul, and the log says it was a Rusk."""
+    rusk = vote.rusk and "rusk" not in vote.reason.lower()
+    what = f"a Rusk, {vote.reason}" if rusk else vote.reason
+    _foul(s, vote.accused, RUSK_FOULS if vote.rusk else 1, what, events)
+
+
+def _called(vote: Vote) -> str:
+    return "Rusk" if vote.rusk else "foul"
+
+
+def _closed(s: KurikiState, vote: Vote, carried: bool, outcome: list[Event]) -> None:
+    """`vote` is over (already off the table): kept, with what followed, for its message."""
+    s.closed_vote = ClosedVote(vote=vote, carried=carried, outcome=[e.text for e in outcome])
 
 
 def _settle_vote(s: KurikiState, vote: Vote, events: list[Event]) -> None:
@@ -810,30 +847,33 @@ def _settle_vote(s: KurikiState, vote: Vote, events: list[Event]) -> None:
     needed = len(electors) // 2 + 1
     yes = len([v for v in vote.yes if v in electors])
     no = len([v for v in vote.no if v in electors])
+    start = len(events)
     if yes >= needed:
         s.votes.remove(vote)
         _charge(s, vote, events)
+        _closed(s, vote, True, events[start:])
     elif no > len(electors) - needed:
         s.votes.remove(vote)
         events.append(
             Event(
                 kind="vote_failed",
                 player=vote.accused,
-                text=f"The foul on {s.player(vote.accused).name} is voted down.",
+                text=f"The {_called(vote)} on {s.player(vote.accused).name} is voted down.",
             )
         )
+        _closed(s, vote, False, events[start:])
 
 
 def _close_expired_votes(s: KurikiState, now: float, events: list[Event]) -> None:
     for vote in [v for v in s.votes if v.deadline <= now]:
         s.votes.remove(vote)
-        events.append(
-            Event(
-                kind="vote_failed",
-                player=vote.accused,
-                text=f"Time is up: no majority for the foul on {s.player(vote.accused).name}.",
-            )
+        event = Event(
+            kind="vote_failed",
+            player=vote.accused,
+            text=f"Time is up: no majority for the {_called(vote)} on {s.player(vote.accused).name}.",
         )
+        events.append(event)
+        _closed(s, vote, False, [event])
 
 
 def _involved(s: KurikiState, user_id: int) -> bool:
@@ -889,6 +929,13 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
         )
     elif s.phase == "direction" and user_id == s.roller:
         s.roller = successor
+        events.append(
+            Event(
+                kind="first",
+                player=successor,
+                text=f"{s.player(successor).name} is the first Roller now, and chooses the direction.",
+            )
+        )
 
 
 def _log(s: KurikiState, events: list[Event]) -> None:

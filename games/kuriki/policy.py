@@ -6,9 +6,11 @@ private view (the dice only when the seat has seen them), and every choice is ma
 
 The model of the others: a player who can tell the truth mostly does, now and then declaring
 a little more; a player who cannot beat the standing declaration mostly declares exactly
-it. From that, Bayes gives how likely a declaration is a lie; a sensible player pulls when
-that beats the risk of taking the cup. Every decision weighs the chance that this seat
-loses the point's life against the chance that someone else does."""
+it. Some Rollers (`RECKLESS`) declare the highest value on every fresh roll: a fresh top
+declaration is true 1 time in 36, and a model without them would never pull one. From that,
+Bayes gives how likely a declaration is a lie; a sensible player pulls when that beats the
+risk of taking the cup. Every decision weighs the chance that this seat loses the point's
+life against the chance that someone else does."""
 
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ SHARPNESS = 10.0  # how firmly a sensible player follows the odds when pulling
 PASSED_ON_CAUGHT = 0.35  # at least this often a lie passed on is pulled on whoever passed it
 COMES_BACK = 0.3  # how often a truth passed on comes round to this seat again
 PULLED_BY_OTHERS = 0.2  # how often a truth passed on is pulled (and paid for) by another
+RECKLESS = 0.05  # the share of Rollers who declare the highest value on a fresh roll, always
 
 
 def observe(state: KurikiState, seat: int) -> KurikiState:
@@ -96,13 +99,20 @@ def _declared_given(two_digit: bool, truth: int, minimum: int | None) -> dict[in
 
 @lru_cache(maxsize=4096)
 def lie_chance(two_digit: bool, declared: int, minimum: int | None) -> float:
-    """How likely `declared` is a lie, given the rolls' odds and the model of the Roller.
-    A Kuriki is shown at once, so a declaration never hides one."""
+    """How likely `declared` is a lie, given the rolls' odds and the model of the Roller:
+    a sensible Roller (`_declared_given`) or, one time in `RECKLESS`, one who declares the
+    highest value on a fresh roll whatever the dice. A Kuriki is shown at once, so a
+    declaration never hides one. Without the reckless share a fresh top declaration would
+    look true (the sensible bluff a step or two up, rarely that far) although the dice make
+    it 1 in 36: declaring it every roll would never be pulled. On a point the model's forced
+    lies already make a high declaration suspect."""
+    fresh_top = minimum is None and declared == declarable(two_digit)[-1]
     lie = honest = 0.0
     for v, p in _rolls(two_digit):
         if v == KURIKI:
             continue
-        w = p * _declared_given(two_digit, v, minimum).get(declared, 0.0)
+        said = _declared_given(two_digit, v, minimum).get(declared, 0.0)
+        w = p * ((1 - RECKLESS) * said + RECKLESS * fresh_top)
         if v < declared:
             lie += w
         else:

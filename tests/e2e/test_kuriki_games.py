@@ -238,7 +238,8 @@ async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     assert called.callback_type == 4 and vote is not None and not vote.ephemeral
     assert f"{mention(proposer)} calls a foul on {mention(sneaker)}" in vote.text()
     # The voters are the players other than the accuser and the accused: three, two needed.
-    assert "(2 of 3) must agree" in vote.text() and "0 yes, 0 no" in vote.text()
+    assert "(2 of 3) must agree" in vote.text() and "Votes: no votes yet." in vote.text()
+    assert "0 yes, 0 no" not in vote.text() + game.cup().text
     assert vote.labels() == ["Agree: foul", "Disagree"]
     assert "Foul vote on" in game.cup().text
     assert "accused does not vote" in await game.refused(sneaker, "Agree: foul", message=vote)
@@ -256,7 +257,8 @@ async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     assert yes.callback_type == 7 and "1 yes, 1 no" in vote.text()
     assert game.cup().fouls[sneaker.id] == 1
     await d.click(voters[2], TABLE, label="Agree: foul", message=vote)
-    assert "Foul vote closed" in vote.text() and vote.buttons() == []
+    assert "Foul vote closed: charged" in vote.text() and vote.buttons() == []
+    assert "Votes: 2 yes, 1 no." in vote.text()
     assert f"Foul on {sneaker.name}: spoke Klingon at the table (2 fouls)." in vote.text()
     cup = game.cup()
     assert cup.fouls[sneaker.id] == 2 and "Foul vote on" not in cup.text
@@ -265,13 +267,14 @@ async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     accused, caller = voters[0], voters[1]
     called = await d.slash(caller, TABLE, "kuriki foul", player=accused, reason="trapped a die")
     vote = called.message
-    assert vote is not None and "0 yes, 0 no" in vote.text()
+    assert vote is not None and "no votes yet" in vote.text()
     refusal = await d.slash(caller, TABLE, "kuriki foul", player=accused)
     assert refusal.ephemeral and "already a foul vote open" in refusal.text
     others = [p for p in players if p not in (accused, caller)]
     await d.click(others[0], TABLE, label="Disagree", message=vote)
     await d.click(others[1], TABLE, label="Disagree", message=vote)
     assert f"The foul on {accused.name} is voted down." in vote.text()
+    assert "Foul vote closed: not charged" in vote.text()
     assert vote.buttons() == [] and game.cup().fouls.get(accused.id, 0) == 0
 
     # A Rusk: a player's is voted on like any foul (here voted down); a server manager
@@ -283,7 +286,8 @@ async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     others = [p for p in players if p not in (CAROL, sneaker)]
     await d.click(others[0], TABLE, label="Disagree", message=vote)
     await d.click(others[1], TABLE, label="Disagree", message=vote)
-    assert f"The foul on {sneaker.name} is voted down." in vote.text()
+    assert f"The Rusk on {sneaker.name} is voted down." in vote.text()
+    assert "Rusk vote closed: not charged" in vote.text()
     before = game.cup().lives[sneaker.id]
     rusk = await d.slash(ADMIN, TABLE, "kuriki foul", player=sneaker, rusk=True)
     assert rusk.message is not None and not rusk.ephemeral

@@ -9,7 +9,16 @@ from itertools import product
 
 import pytest
 
-from bench.bots_kuriki import bot, game, median_roll, play, seat_match, truthful
+from bench.bots_kuriki import (
+    bot,
+    bots_match,
+    boxcars,
+    game,
+    median_roll,
+    play,
+    seat_match,
+    truthful,
+)
 from games.kuriki import policy
 from games.kuriki.engine import (
     Action,
@@ -187,6 +196,33 @@ def test_it_pulls_a_likely_lie_and_not_a_low_declaration() -> None:
     t.roll(1, 3)
     t.declare(5)
     assert policy.choose(t.state, BOB, random.Random(0)).kind != "pull"  # type: ignore[union-attr]
+
+
+def test_a_fresh_top_declaration_is_more_likely_a_lie_and_is_pulled() -> None:
+    """QA: a person beat the bots by declaring Boxcars every roll; the model thought a
+    fresh Boxcars 86% true although the dice give it 1 time in 36."""
+    for two_digit in (False, True):
+        top = declarable(two_digit)[-1]
+        assert policy.lie_chance(two_digit, top, None) > 0.5
+    # Bob passes Ann's fresh Boxcars; Cat, the last before Ann (who knows), pulls it.
+    t = Table(players=3)
+    t.roll(1, 3)
+    t.declare(106)
+    t.pass_()
+    assert t.who == CAT
+    assert policy.choose(t.state, CAT, random.Random(0)) == Action(kind="pull")
+    # Two players: the Next Guy is the last before the Roller.
+    t = Table(players=2)
+    t.roll(1, 3)
+    t.declare(106)
+    assert policy.choose(t.state, BOB, random.Random(0)) == Action(kind="pull")
+
+
+def test_declaring_boxcars_every_roll_loses_against_bots() -> None:
+    """Seeded: the exploit QA found (one person, two bots) now loses nearly always."""
+    games = 60
+    bots_won = sum(bots_match(seed, 3, boxcars)[0] for seed in range(games))
+    assert bots_won / games > 0.8
 
 
 def test_it_never_declares_what_the_engine_refuses() -> None:
