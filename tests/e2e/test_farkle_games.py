@@ -38,6 +38,7 @@ EPHEMERAL_ONLY = [
     "You are not in this game",
     "It's not your turn",
     "That moment has passed",
+    "That table is old",
 ]
 
 
