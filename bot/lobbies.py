@@ -237,7 +237,7 @@ class Lobbies:
         elif action == "start":
             lobby.check_start(actor.id, actor.is_admin)
             work.state = adapter.new_game(lobby, settings, self.rng)
-            rendered = await self._commit(work, adapter, settings)
+            rendered = await self._commit(work, adapter, settings, actor.id)
             self._prepare_bots(adapter, work.state)
             return self._on_table(work, rendered, clicked=message_id)
         await self.sessions.save(work)

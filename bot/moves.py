@@ -228,13 +228,18 @@ class Moves:
         clock's, so a restart keeps it); a game with no person left ends with no winner."""
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
             work.state = adapter.abandon(work.state, ONLY_BOTS)
+        # Whom the table now calls: who newly must act, never the actor (nobody is notified
+        # of their own click). Nobody to call: the table can be edited in place.
         before_waiting = {} if before is None else adapter.waiting_on(before)
-        work.ping = people(u for u in adapter.waiting_on(work.state) if u not in before_waiting)
+        work.ping = people(
+            u for u in adapter.waiting_on(work.state) if u not in before_waiting and u != actor_id
+        )
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = work.bot_deadline = None
-            # The end is news for every person still at the table: the final table is posted
-            # afresh mentioning them (an edit notifies nobody); not bots, nor who left.
-            work.ping = people(adapter.present_ids(work.state))
+            # The end is news for every other person still at the table: the final table is
+            # posted afresh mentioning them (an edit notifies nobody); not bots, nor who left,
+            # nor whoever's move ended it.
+            work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
             game_id = await self.sessions.finish(work, self._record(work, adapter))
             final = adapter.render(work)
             final.picture = await self._story(work)
