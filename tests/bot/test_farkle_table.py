@@ -388,6 +388,14 @@ async def test_no_two_buttons_do_the_same_thing_and_labels_fit_a_phone(tables: T
 
     shown = labels(reply)
     assert shown["bestroll"][0].startswith("Keep ")
+    # With nothing selected the table names the Keep buttons it has, and the greyed roll
+    # button says why it cannot roll rather than offering "Set aside & roll 6".
+    text = reply.table.embed.description
+    assert f"press **{shown['bestroll'][0]}**" in text and "to keep the best" in text, text
+    if "bestbank" in shown:
+        assert f"or **{shown['bestbank'][0]}**" in text
+    (roll,) = [i for i in reply.table.items if Click.parse(i.custom_id).action == "roll"]
+    assert roll.label == "Tap dice to set aside" and roll.disabled
     best = best_selection(state.turn.dice, state.rules, state.turn.extended)
     for i in best:
         reply = await tables.click(mover, find(reply, "toggle", f"{i}-on"), 555)
