@@ -9,10 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.components import Click
 from bot.service import EDIT_WINDOW, Reply, Tables, TableUpdate
 from bot.settings import GuildSettings
+from games.errors import GameError
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -348,3 +350,29 @@ async def test_a_late_mark_of_an_older_table_never_replaces_the_newer_one(
     assert stored.shown_revision == rolled.update.revision  # type: ignore[union-attr]
     assert (await tables.sessions.get(CHANNEL)).message_id == new_id
     assert await tables.store.behind_sessions() == []
+
+
+async def test_a_stale_pull_by_someone_who_could_not_have_pulled_says_why(
+    tables: Tables,
+) -> None:
+    """Kuriki: the Next Guy pulls; the others' presses of that Pull, handled after it, are
+    told the game's real reason, not "that moment has passed" (they never could pull)."""
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    roller = PLAYERS[(await kuriki_state(tables)).roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    assert (await kuriki_state(tables)).phase == "declare", "the seed rolls no Kuriki"
+    (secret,) = rolled.followups
+    declare = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
+    value = declare.options[0].value
+    declared = await tables.click(roller, Click.parse(declare.custom_id, (value,)), 900, ephemeral=True)
+    nxt = PLAYERS[(await kuriki_state(tables)).next_guy]
+    pull = find(Reply(items=declared.table.items), "pull")  # type: ignore[union-attr]
+    await tables.click(nxt, pull, 777)
+    before = await tables.store.load_session(CHANNEL)
+    for other in (p for p in PLAYERS.values() if p is not nxt):
+        with pytest.raises(GameError) as refused:
+            await tables.click(other, pull, 777)
+        assert "moment has passed" not in str(refused.value)
+        assert "not your" in str(refused.value), str(refused.value)
+    assert await tables.store.load_session(CHANNEL) == before
