@@ -22,6 +22,7 @@ from bot.errors import GameTree, UserError, answer_error
 from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
+from bot.replies import Reply
 from bot.respond import release
 from bot.service import Tables
 from bot.store import Store
@@ -185,7 +186,10 @@ class GameBot(commands.AutoShardedBot):
             owner = ephemeral_owner(message) if message and ephemeral else None
             if click.action == "rematch":  # a finished table's: there is no session to click
                 rematch = await self.tables.rematch(actor_of(interaction), click)
-                await send_rematch(interaction, rematch)
+                if isinstance(rematch, Reply):  # joined the rematch someone else opened
+                    await send_reply(interaction, rematch)
+                else:
+                    await send_rematch(interaction, rematch)
                 return
             reply = await self.tables.click(
                 actor_of(interaction), click, message_id, ephemeral=ephemeral, owner=owner

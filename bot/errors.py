@@ -21,14 +21,21 @@ class UserError(Exception):
 
 
 class StaleTable(UserError):
-    """A click on a decision that is over (an earlier throw, roll, turn or game)."""
+    """A click on a decision that is over (an earlier throw, roll, turn or game), by someone
+    who could have made it. Where the click came from says where to look: a private reply
+    (open a fresh one), the live table itself (it changed as they pressed: there is no newer
+    message), an older table message (the live one is below) or another public message."""
 
-    def __init__(self, private: bool = False) -> None:
-        super().__init__(
-            "That moment has passed: open a fresh reply from the table."
-            if private
-            else "That moment has passed: use the buttons on the latest table message."
-        )
+    def __init__(self, private: bool = False, where: str = "elsewhere") -> None:
+        if private:
+            text = "That moment has passed: open a fresh reply from the table."
+        elif where == "live":
+            text = "That moment has passed: the table changed as you pressed. Look at it again."
+        elif where == "old":
+            text = "That table is old: the live one is below."
+        else:
+            text = "That moment has passed: use the buttons on the latest table message."
+        super().__init__(text)
 
 
 class NoSession(UserError):

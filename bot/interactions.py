@@ -78,4 +78,7 @@ async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Remat
         allowed_mentions=rematch.allowed_mentions(),
         wait=True,
     )
-    await interaction.client.tables.table_posted(rematch.channel_id, message.id)
+    tables = interaction.client.tables
+    behind = await tables.table_posted(rematch.channel_id, message.id, rematch.revision)
+    if behind is not None:  # someone joined while it was being posted
+        await show_over_rest(interaction.client, behind)

@@ -7,6 +7,7 @@ path (`Moves._commit`, bot/moves.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import discord
 
@@ -57,10 +58,12 @@ class Lobbies:
             )
             return self._on_table(session, adapter.render_lobby(session, settings), fresh=True)
 
-    async def rematch(self, actor: Actor, click: Click) -> Rematch:
+    async def rematch(self, actor: Actor, click: Click) -> Rematch | Reply:
         """The Rematch button of a finished table: a new lobby of the same game with the same
         options (the finished-games row keeps them) and the presser in it, which invites the
-        other players of that game. Only they, or a server manager, may press it."""
+        other players of that game. Only they, or a server manager, may press it. Pressed
+        when that lobby is already open (two players pressed at once), it seats the presser
+        there: a private answer, and the lobby brought up to date."""
         game_id = number(click.arg)
         record = None if game_id is None else await self.store.finished_game(game_id)
         if (
@@ -85,6 +88,9 @@ class Lobbies:
         assert guild_id is None or isinstance(guild_id, int)
         settings = await self.settings(guild_id)
         async with self.sessions.lock(click.channel_id):
+            joined = await self._join_rematch(actor, click.channel_id, adapter, settings)
+            if joined is not None:
+                return joined
             await self._refuse_busy(click.channel_id, actor)
             kept = record["lobby"]
             options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
@@ -109,7 +115,37 @@ class Lobbies:
             disabled=True,
         )
         return Rematch(
-            lobby=lobby, invited=invited, channel_id=click.channel_id, finished_items=[spent]
+            lobby=lobby,
+            invited=invited,
+            channel_id=click.channel_id,
+            finished_items=[spent],
+            revision=session.revision,
+        )
+
+    async def _join_rematch(
+        self, actor: Actor, channel_id: int, adapter: TableAdapter, settings: GuildSettings
+    ) -> Reply | None:
+        """A Rematch press when a lobby of that game is already open in the channel (the
+        rematch someone else opened a moment before): the presser joins it. None when no
+        such lobby is open. A full lobby refuses as its Join button would."""
+        try:
+            running = await self.sessions.get(channel_id)
+        except CorruptSession:
+            return None  # `_refuse_busy` says what is wrong
+        if running is None or running.started or running.kind != adapter.kind:
+            return None
+        work = replace(running, lobby=running.lobby.model_copy(deep=True))
+        if any(seat.id == actor.id for seat in work.lobby.players):
+            return Reply.private("You are in the rematch lobby below: it starts from there.")
+        work.lobby.join(Seat(id=actor.id, name=actor.name))
+        await self.sessions.save(work)
+        joined = Reply.private("The rematch lobby was already open: you joined it below.")
+        if work.message_id is None:
+            return joined  # being posted right now: its poster brings it up to date
+        return self._with_table(
+            joined,
+            work,
+            adapter.render_lobby(work, settings),
         )
 
     async def _refuse_busy(self, channel_id: int, actor: Actor) -> None:
@@ -201,7 +237,7 @@ class Lobbies:
         elif action == "start":
             lobby.check_start(actor.id, actor.is_admin)
             work.state = adapter.new_game(lobby, settings, self.rng)
-            rendered = await self._commit(work, adapter, settings)
+            rendered = await self._commit(work, adapter, settings, actor.id)
             self._prepare_bots(adapter, work.state)
             return self._on_table(work, rendered, clicked=message_id)
         await self.sessions.save(work)

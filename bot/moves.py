@@ -89,22 +89,6 @@ class Moves:
                 raise NotInGame(
                     "You are not in this game. Wait for the next one, or start one elsewhere."
                 )
-            if click.stamp != adapter.stamp_of(session.state, click.action, click.arg):
-                if on_table and self._closed.get(click.channel_id) == (
-                    click.stamp,
-                    actor.id,
-                    click.action,
-                ):
-                    # The same player's second tap of the button that just moved the game
-                    # on (a double tap): show the table again rather than refuse it.
-                    return self._on_table(session, adapter.render(session), clicked=message_id)
-                raise StaleTable(private=ephemeral)
-            if click.action in adapter.read_only_actions:
-                shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
-                if shown is None:
-                    raise UserError("There is nothing to show you right now.")
-                # From the clicker's ephemeral: update it in place; else a new one.
-                return Reply.of_table(shown, ephemeral=True, edit=edit_private)
             move = Move(
                 user_id=actor.id,
                 action=click.action,
@@ -113,6 +97,27 @@ class Moves:
                 now=self.clock(),
                 is_admin=actor.is_admin,
             )
+            if click.stamp != adapter.stamp_of(session.state, click.action, click.arg):
+                live = on_table and message_id == session.message_id
+                if live and self._closed.get(click.channel_id) == (
+                    click.stamp,
+                    actor.id,
+                    click.action,
+                ):
+                    # The same player's second tap of the button that just moved the game
+                    # on (a double tap) on the table itself: show it again, not a refusal.
+                    return self._on_table(session, adapter.render(session), clicked=message_id)
+                _refuse_as_now(adapter, session.state, move, self.rng)
+                # From an older table message (a double tap too): a private pointer to the
+                # live table, never the same table posted again.
+                where = "live" if live else "old" if on_table else "elsewhere"
+                raise StaleTable(private=ephemeral, where=where)
+            if click.action in adapter.read_only_actions:
+                shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
+                if shown is None:
+                    raise UserError("There is nothing to show you right now.")
+                # From the clicker's ephemeral: update it in place; else a new one.
+                return Reply.of_table(shown, ephemeral=True, edit=edit_private)
             work.state = adapter.apply(session.state, move, self.rng)
             # Asked for what already is: nothing to commit.
             if state_json(work) == state_json(session):
@@ -223,13 +228,18 @@ class Moves:
         clock's, so a restart keeps it); a game with no person left ends with no winner."""
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
             work.state = adapter.abandon(work.state, ONLY_BOTS)
+        # Whom the table now calls: who newly must act, never the actor (nobody is notified
+        # of their own click). Nobody to call: the table can be edited in place.
         before_waiting = {} if before is None else adapter.waiting_on(before)
-        work.ping = people(u for u in adapter.waiting_on(work.state) if u not in before_waiting)
+        work.ping = people(
+            u for u in adapter.waiting_on(work.state) if u not in before_waiting and u != actor_id
+        )
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = work.bot_deadline = None
-            # The end is news for every person still at the table: the final table is posted
-            # afresh mentioning them (an edit notifies nobody); not bots, nor who left.
-            work.ping = people(adapter.present_ids(work.state))
+            # The end is news for every other person still at the table: the final table is
+            # posted afresh mentioning them (an edit notifies nobody); not bots, nor who left,
+            # nor whoever's move ended it.
+            work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
             game_id = await self.sessions.finish(work, self._record(work, adapter))
             final = adapter.render(work)
             final.picture = await self._story(work)
@@ -263,6 +273,18 @@ class Moves:
         if work.deadline is not None:
             self.on_deadline()
         return adapter.render(work)
+
+
+def _refuse_as_now(adapter: TableAdapter, state: Any, move: Move, rng: random.Random) -> None:
+    """A press on a decision that is over, by someone the game is not waiting on: refused
+    with the reason the game gives now ("It's not your turn: it's Bob's."), since they could
+    not have made that move anyway; "that moment has passed" would mislead. The move is only
+    tried (on a copy of the dice), never kept. Returns when it would be legal now."""
+    if move.user_id in adapter.waiting_on(state):
+        return
+    dice = random.Random()
+    dice.setstate(rng.getstate())
+    adapter.apply(state, move, dice)  # raises the GameError that says why
 
 
 def _unmention(content: str, pinged: tuple[int, ...]) -> str | None:

@@ -88,6 +88,7 @@ class Rematch:
     invited: list[int]
     channel_id: int
     finished_items: list[TableItem]
+    revision: int = 0  # of the lobby as `lobby` shows it
 
     def allowed_mentions(self) -> discord.AllowedMentions:
         """Ping exactly the invited players: nobody else, no role, not @everyone."""

@@ -43,12 +43,21 @@ class TableUpdates:
     _latest: dict[int, int]
     _chatter: dict[int, int]
 
-    async def table_posted(self, channel_id: int, message_id: int) -> None:
-        """Remember which message is the channel's table (tests and tools that post it)."""
+    async def table_posted(
+        self, channel_id: int, message_id: int, revision: int | None = None
+    ) -> TableUpdate | None:
+        """Remember which message is the channel's table (a rematch lobby, tests and tools
+        that post it). Posted showing an older `revision` (someone joined the rematch lobby
+        while it was being posted): the update that brings that message up to date."""
         async with self.sessions.lock(channel_id):
             session = await self.sessions.get(channel_id)
-            if session is not None:
-                await self.sessions.table_shown(channel_id, message_id, session.revision)
+            if session is None:
+                return None
+            shows = session.revision if revision is None else min(revision, session.revision)
+            await self.sessions.table_shown(channel_id, message_id, shows)
+            if shows >= session.revision:
+                return None
+            return self._update(session, await self._render(session))
 
     def display_lock(self, channel_id: int) -> asyncio.Lock:
         """Held while a channel's table is being shown, so two updates never overlap."""

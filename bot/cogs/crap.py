@@ -46,7 +46,7 @@ class CrapCog(
 
     @app_commands.command(name="status")
     async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Show the CRAP table in this channel, just to you."""
+        """Post the CRAP table again at the bottom of this channel, for everyone."""
         await common.status(interaction, "crap")
 
     @app_commands.command(name="leave")

@@ -62,7 +62,7 @@ class FarkleCog(
 
     @app_commands.command(name="status")
     async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Show the Farkle table in this channel, just to you."""
+        """Post the Farkle table again at the bottom of this channel, for everyone."""
         await common.status(interaction, "farkle")
 
     @app_commands.command(name="leave")

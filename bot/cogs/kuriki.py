@@ -45,7 +45,7 @@ class KurikiCog(
 
     @app_commands.command(name="status")
     async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Show the Kuriki table in this channel, just to you."""
+        """Post the Kuriki table again at the bottom of this channel, for everyone."""
         await common.status(interaction, "kuriki")
 
     @app_commands.command(name="leave")

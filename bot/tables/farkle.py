@@ -356,9 +356,15 @@ class FarkleTable(TableAdapter):
         elif turn.dice:
             chosen = engine.selection_dice(state)
             if not chosen:
-                if not bots:  # a bot's turn: nobody to tell what to press
+                keep = None if bots else engine.best_keep(state)
+                if keep is not None:  # (a bot's turn: nobody to tell what to press)
+                    value, left, bankable = keep
+                    hot = HOT if left == 6 else ""
+                    press = f"**Keep {value} & roll {left}{hot}**" + (
+                        f" or **Keep {value} & bank**" if bankable else ""
+                    )
                     lines.append(
-                        "Press Keep to set aside the best dice, or tap the dice you want to keep."
+                        f"Tap the dice you want to keep, or press {press} to keep the best."
                     )
             else:
                 try:
@@ -423,6 +429,8 @@ class FarkleTable(TableAdapter):
             roll_label = "Roll 6 dice"
         elif engine.must_reroll_last_die(state):
             roll_label = "Throw the last die again"
+        elif not turn.selected and "roll" not in legal:
+            roll_label = "Tap dice to set aside"  # greyed: says why it cannot roll yet
         else:
             left = len(turn.dice) - len(turn.selected)
             roll_label = f"Set aside & roll {left or 6}" + (HOT if left == 0 else "")

@@ -126,9 +126,12 @@ def new_game(
         raise IllegalMove("Farkle needs at least two players.")
     events: list[Event] = []
     highest, rounds = roll_off(list(range(len(seats))), rng)
+    tied: int | None = None  # the highest roll the round before, which these re-roll
     for rolls in rounds:
         shown = ", ".join(f"{seats[i].name} {r}" for i, r in rolls.items())
-        events.append(Event(kind="seating", text="Seating rolls: " + shown))
+        said = "Seating rolls: " if tied is None else f"Tied on {tied}, rolled again: "
+        events.append(Event(kind="seating", text=said + shown))
+        tied = max(rolls.values())
     first = highest if rules.seating == "highest_first" else (highest + 1) % len(seats)
     order = seats[first:] + seats[:first]
     how = "goes first" if rules.seating == "highest_first" else "goes last"

@@ -49,7 +49,7 @@ def check_bots_turn(kind: str, reply: Reply, state: Any) -> None:
     text = text_of(reply)
     usable = {i.label for i in reply.table.items if not i.disabled}  # type: ignore[union-attr]
     assert usable <= FOR_PEOPLE[kind], (state.phase, usable)
-    assert "to act" not in text and "Press Keep" not in text
+    assert "to act" not in text and "to keep the best" not in text
     assert "Time for this move runs out" not in text  # the bot's pause is no one's clock
     if not (kind == "kuriki" and state.phase == "declare"):  # "…is peeking under the cup…"
         assert "is thinking…" in text or "are thinking…" in text, text
@@ -57,18 +57,21 @@ def check_bots_turn(kind: str, reply: Reply, state: Any) -> None:
 
 async def play_with_bots(
     tables: Tables, clock: Clock, kind: str, alice: Move, bots: int, **options: object
-) -> tuple[Reply, set[str]]:
+) -> tuple[Reply, set[str], bool]:
     """Alice plays `kind` against `bots` bots to the end; every table shown while only bots
-    are to act is checked. Returns the last reply and the phases in which bots acted alone."""
+    are to act is checked. Returns the last reply, the phases in which bots acted alone and
+    whether Alice's own press ended the game."""
     adapter = tables.adapters[kind]
     reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, kind, {"bots": bots, **options})
     await tables.table_posted(CHANNEL, TABLE)
     reply = await tables.click(ALICE, find(reply, "start"), TABLE)
     phases: set[str] = set()
+    hers = False
     for _ in range(3000):
         session = await tables.sessions.get(CHANNEL)
         if session is None:
-            return reply, phases
+            return reply, phases, hers
+        hers = False
         if session.bot_deadline is not None:
             if adapter.thinking(session.state):
                 phases.add(getattr(session.state, "phase", "turn"))
@@ -83,6 +86,8 @@ async def play_with_bots(
                 clock.now = session.deadline
                 moved = await tables.expire(CHANNEL)
                 assert moved is not None
+            else:
+                hers = True
             reply = moved
     raise AssertionError("the game did not end")
 
@@ -138,11 +143,16 @@ async def crap_alice(tables: Tables, state: Any, reply: Reply) -> Reply | None:
 
 
 def check_the_end(reply: Reply, *people: int) -> None:
-    """The finished table is posted afresh, mentioning exactly the people (never a bot)."""
+    """The finished table is posted afresh, mentioning exactly the people (never a bot).
+    With nobody to mention (the one person's own press ended it), it mentions nobody."""
     update = reply.update
-    assert update is not None and update.fresh and sorted(update.ping) == sorted(people)
-    mentions = " ".join(f"<@{p}>" for p in update.ping)
-    assert (update.table.content or "").startswith(f"{mentions}: the game is over.")
+    assert update is not None and sorted(update.ping) == sorted(people)
+    if people:
+        assert update.fresh
+        mentions = " ".join(f"<@{p}>" for p in update.ping)
+        assert (update.table.content or "").startswith(f"{mentions}: the game is over.")
+    else:
+        assert "the game is over" not in (update.table.content or "")
     assert [Click.parse(i.custom_id).action for i in update.table.items] == ["rematch"]
 
 
@@ -165,11 +175,12 @@ async def test_a_bots_turn_offers_no_button_of_the_bots_move_and_the_end_pings_t
 ) -> None:
     tables = await make_tables(db_path, clock, seed=seed)
     try:
-        last, phases = await play_with_bots(tables, clock, kind, alice, bots, **options)
+        last, phases, hers = await play_with_bots(tables, clock, kind, alice, bots, **options)
         # (Kuriki's direction, roll and declare by a bot: see the first Roller's test.)
         expected = {"farkle": {"turn"}, "kuriki": {"respond"}, "crap": {"turn"}}[kind]
         assert expected <= phases, phases
-        check_the_end(last, ALICE.id)
+        # Nobody is notified of their own press: Alice's move that ended it pings nobody.
+        check_the_end(last, *([] if hers else [ALICE.id]))
         (record,) = await tables.store.finished_games(CHANNEL)
         assert record["bots"] == [DICEY, ROLLY][:bots]
     finally:

@@ -139,10 +139,17 @@ async def test_refusals_change_nothing(tables: Tables) -> None:
         await tables.click(mover, replace(roll, game=roll.game + 1), 555)  # an earlier game's
     await unchanged()
     reply = await tables.click(mover, roll, 555)  # accepted
-    with pytest.raises(StaleTable, match="moment has passed"):
-        await tables.click(other, roll, 555)  # the throw it answered is over
-    with pytest.raises(StaleTable, match="moment has passed"):
-        await tables.click(mover, replace(roll, action="bank"), 555)  # so is its Bank
+    # The throw it answered is over, but the other player could never have rolled: the
+    # refusal says so rather than "that moment has passed".
+    with pytest.raises(NotYourTurn, match=f"It's not your turn: it's {mover.name}'s."):
+        await tables.click(other, roll, 555)
+    # The mover's press of that throw's Bank on the table itself (edited in place since):
+    # no newer message to point at.
+    with pytest.raises(StaleTable, match="the table changed as you pressed") as stale:
+        await tables.click(mover, replace(roll, action="bank"), 555)
+    assert "latest table message" not in str(stale.value)
+    with pytest.raises(StaleTable, match="That table is old: the live one is below"):
+        await tables.click(mover, replace(roll, action="bank"), 554)  # an older message
     with pytest.raises(IllegalMove, match="not on the table"):
         await tables.click(mover, replace(find(reply, "roll"), action="toggle", arg="9-on"), 555)
     with pytest.raises(NoSession):
@@ -381,6 +388,14 @@ async def test_no_two_buttons_do_the_same_thing_and_labels_fit_a_phone(tables: T
 
     shown = labels(reply)
     assert shown["bestroll"][0].startswith("Keep ")
+    # With nothing selected the table names the Keep buttons it has, and the greyed roll
+    # button says why it cannot roll rather than offering "Set aside & roll 6".
+    text = reply.table.embed.description
+    assert f"press **{shown['bestroll'][0]}**" in text and "to keep the best" in text, text
+    if "bestbank" in shown:
+        assert f"or **{shown['bestbank'][0]}**" in text
+    (roll,) = [i for i in reply.table.items if Click.parse(i.custom_id).action == "roll"]
+    assert roll.label == "Tap dice to set aside" and roll.disabled
     best = best_selection(state.turn.dice, state.rules, state.turn.extended)
     for i in best:
         reply = await tables.click(mover, find(reply, "toggle", f"{i}-on"), 555)

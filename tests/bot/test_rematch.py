@@ -4,6 +4,7 @@ database alone (after a restart, and on rows older than the lobby column)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from dataclasses import replace
@@ -98,10 +99,37 @@ async def test_rematch_is_refused_while_the_channel_is_busy(tables: Tables) -> N
         await tables.rematch(ALICE, click)
     assert await tables.store.load_session(CHANNEL) == before
     await tables.end(CAROL, CHANNEL, "kuriki")
-    await tables.rematch(ALICE, click)
+    # A running Farkle game (not a lobby) is busy too.
+    await open_game(tables, CAROL, MALLORY)
+    before = await tables.store.load_session(CHANNEL)
     with pytest.raises(UserError, match="A game of Farkle is already running"):
-        await tables.rematch(BOB, click)  # a second press: the rematch lobby is open
-    assert [p.id for p in (await tables.sessions.get(CHANNEL)).lobby.players] == [ALICE.id]
+        await tables.rematch(ALICE, click)
+    assert await tables.store.load_session(CHANNEL) == before
+
+
+async def test_two_rematch_presses_at_once_seat_both_in_the_one_lobby(tables: Tables) -> None:
+    click = await finished_table(tables)
+    first, second = await asyncio.gather(tables.rematch(ALICE, click), tables.rematch(BOB, click))
+    assert not isinstance(first, Reply) and isinstance(second, Reply)
+    lobby = (await tables.sessions.get(CHANNEL)).lobby
+    assert [p.id for p in lobby.players] == [ALICE.id, BOB.id] and lobby.starter == ALICE.id
+    # Bob is told privately where he is, and the lobby message shows him, with no ping.
+    assert second.ephemeral and "already open: you joined it below" in second.content
+    assert "already running" not in second.content
+    # The lobby message is still being posted (showing Alice alone): posting it brings it
+    # up to date with an edit, which pings nobody.
+    assert second.update is None
+    behind = await tables.table_posted(CHANNEL, 777, first.revision)
+    assert behind is not None and behind.message_id == 777
+    assert not behind.ping and f"<@{BOB.id}>" in str(behind.table.embed.to_dict())
+    # A third press (Bob again, a double tap) changes nothing and says where he is.
+    again = await tables.rematch(BOB, click)
+    assert isinstance(again, Reply) and again.ephemeral and again.update is None
+    assert "You are in the rematch lobby below" in again.content
+    assert [p.id for p in (await tables.sessions.get(CHANNEL)).lobby.players] == [
+        ALICE.id,
+        BOB.id,
+    ]
 
 
 async def test_rematch_is_for_the_players_of_that_game_or_a_server_manager(

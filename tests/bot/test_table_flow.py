@@ -9,9 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import discord
+import pytest
 
 from bot.components import Click
 from bot.service import EDIT_WINDOW, Reply, Tables, TableUpdate
+from bot.settings import GuildSettings
+from games.errors import GameError
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -54,6 +57,7 @@ async def farkle_game(tables: Tables, clock: Clock) -> Reply:
 async def test_the_player_to_move_is_mentioned_once_per_turn(tables: Tables, clock: Clock) -> None:
     started = await farkle_game(tables, clock)
     first = (await tables.sessions.get(CHANNEL)).state.current_player.id
+    assert first == BOB.id, "the seed seats Bob first, so Alice's Start is news for him"
     update = await show(tables, started, message_at(clock.now))
     # Start: the table is posted afresh below the lobby, mentioning exactly the first player.
     assert update.fresh and update.ping == (first,)
@@ -71,6 +75,38 @@ async def test_the_player_to_move_is_mentioned_once_per_turn(tables: Tables, clo
     await tables.shown(rolled.update, table_id)  # type: ignore[arg-type]
     toggled = await tables.click(mover, find(rolled, "toggle", "0-on"), table_id)
     assert not toggled.update.fresh and toggled.update.ping == ()  # type: ignore[union-attr]
+
+
+async def test_nobody_is_mentioned_for_their_own_press(db_path: Path, clock: Clock) -> None:
+    """Alice starts and the seating puts her first: her own Start tells nobody, so the lobby
+    message becomes the table in place (no ping, no extra message). When her turn passes,
+    Bob is told with a fresh table as ever."""
+    for seed in range(40):
+        tables = await make_tables(db_path, clock, seed=seed)
+        try:
+            started = await farkle_game(tables, clock)
+            session = await tables.sessions.get(CHANNEL)
+            if session.state.current_player.id != ALICE.id:
+                await tables.end(ALICE, CHANNEL, "farkle")
+                continue
+            update = started.update
+            assert update is not None and update.ping == () and session.ping == []
+            assert not update.fresh and update.message_id == session.message_id
+            assert "<@" not in (update.table.content or "")
+            await show(tables, started, update.message_id)  # type: ignore[arg-type]
+            # Alice's turn runs out (a timeout is nobody's press): Bob is told, afresh.
+            await tables.save_settings(GUILD, GuildSettings(turn_timer=30))
+            clock.now += 1
+            reply = await tables.click(ALICE, find(started, "roll"), update.message_id)
+            while (await tables.sessions.get(CHANNEL)).state.current_player.id == ALICE.id:
+                clock.now = (await tables.sessions.get(CHANNEL)).deadline
+                reply = await tables.expire(CHANNEL)
+            assert reply.update is not None and reply.update.fresh
+            assert reply.update.ping == (BOB.id,)
+            return
+        finally:
+            await tables.store.close()
+    raise AssertionError("no seed seated Alice first")
 
 
 async def test_chatter_below_the_table_makes_the_next_update_a_fresh_post(
@@ -314,3 +350,29 @@ async def test_a_late_mark_of_an_older_table_never_replaces_the_newer_one(
     assert stored.shown_revision == rolled.update.revision  # type: ignore[union-attr]
     assert (await tables.sessions.get(CHANNEL)).message_id == new_id
     assert await tables.store.behind_sessions() == []
+
+
+async def test_a_stale_pull_by_someone_who_could_not_have_pulled_says_why(
+    tables: Tables,
+) -> None:
+    """Kuriki: the Next Guy pulls; the others' presses of that Pull, handled after it, are
+    told the game's real reason, not "that moment has passed" (they never could pull)."""
+    reply = await start_kuriki(tables, ALICE, BOB, CAROL)
+    roller = PLAYERS[(await kuriki_state(tables)).roller]
+    reply = await tables.click(roller, find(reply, "cw"), 777)
+    rolled = await tables.click(roller, find(reply, "roll"), 777)
+    assert (await kuriki_state(tables)).phase == "declare", "the seed rolls no Kuriki"
+    (secret,) = rolled.followups
+    declare = next(i for i in secret.items if i.custom_id.startswith("t:kuriki:declare:"))
+    value = declare.options[0].value
+    declared = await tables.click(roller, Click.parse(declare.custom_id, (value,)), 900, ephemeral=True)
+    nxt = PLAYERS[(await kuriki_state(tables)).next_guy]
+    pull = find(Reply(items=declared.table.items), "pull")  # type: ignore[union-attr]
+    await tables.click(nxt, pull, 777)
+    before = await tables.store.load_session(CHANNEL)
+    for other in (p for p in PLAYERS.values() if p is not nxt):
+        with pytest.raises(GameError) as refused:
+            await tables.click(other, pull, 777)
+        assert "moment has passed" not in str(refused.value)
+        assert "not your" in str(refused.value), str(refused.value)
+    assert await tables.store.load_session(CHANNEL) == before

@@ -407,16 +407,17 @@ class CrapGame:
     def table(self) -> Table:
         return read_table(self.table_message)
 
-    def followed(self, before: Table) -> Table:
+    def followed(self, before: Table, actor: int | None = None) -> Table:
         """The table after a move: the message that showed `before`, edited, while nobody
         new is waited on; else posted afresh below (that message reduced to a summary),
         mentioning exactly whom the game now waits on besides those it waited on already:
         the next player, everyone asked about an Acquire, the challenged player; at the end,
-        everyone still at the table."""
+        everyone still at the table; never `actor`, whose press it was (nobody is notified of
+        their own press: when only they are newly waited on, the table is edited)."""
         after = self.table()
-        if after.message is before.message:  # then nobody new is waited on
+        if after.message is before.message:  # then nobody new is waited on, but the actor
             if after.phase == "turn" and before.phase == "turn":
-                assert after.current == before.current, after.text
+                assert after.current in (before.current, actor), after.text
             # An Acquire's window asks nobody; the player after a challenge was called by it.
             assert after.phase != "challenge" or after.phase == before.phase, after.text
             if after.phase == "turn" and before.phase == "challenge":
@@ -436,6 +437,8 @@ class CrapGame:
             expected = {after.challenged, self.after(after.challenger).id}
         else:  # an Acquire's window is never posted: it asks nobody
             raise AssertionError(f"a table posted afresh for nobody:\n{after.text}")
+        expected -= {actor}
+        assert expected, f"a table posted afresh for nobody:\n{after.text}"
         assert pinged == expected, (pinged, expected, after.message.content)
         return after
 
@@ -484,7 +487,7 @@ class CrapGame:
         self.last = rec
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
         if action != "pickrank":
-            assert self.followed(before).text != before.text, f"{action} left the table as it was"
+            assert self.followed(before, who.id).text != before.text, f"{action} left the table as it was"
         if self.table().phase == "over":
             assert "The game is over." in hand.message.text()
             return hand
@@ -501,7 +504,7 @@ class CrapGame:
         )
         await self._dispatched(who, rec)
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
-        if self.followed(before).phase == "over":
+        if self.followed(before, who.id).phase == "over":
             return None
         after = read_hand(who, hand.message)
         self.referee.hide_private_lines(after)
@@ -520,7 +523,7 @@ class CrapGame:
         await self._dispatched(who, rec)
         self.d.on_table(rec, table.message)
         self.last_press = rec
-        return self.followed(table)
+        return self.followed(table, who.id)
 
 
 # ----------------------------------------------------------------------------- playing

@@ -74,7 +74,9 @@ def read_table(message: FakeMessage) -> TableView:
         m = DIE.match(label)
         if m:
             dice.append(Die(len(dice), int(m[1]), bool(m[2]), b))
-        elif label.startswith(("Roll", "Set aside & roll", "Throw the last die")):
+        elif label.startswith(
+            ("Roll", "Set aside & roll", "Throw the last die", "Tap dice to set aside")
+        ):
             roll = b
         elif label.startswith("Bank"):
             bank = b
@@ -167,7 +169,8 @@ async def play_move(
 ) -> InteractionRecord:
     """One press by the player whose turn the table shows; the bot must answer with the
     table: edited in place while the same player goes on, posted afresh below (mentioning
-    exactly the next player) when the turn passes, and (mentioning every player) at the end."""
+    exactly the next player) when the turn passes, and (mentioning every other player: nobody
+    is notified of their own press) at the end."""
     view = read_table(d.table(channel))
     why, button = next_press(view, bank_at=bank_at)
     who = player(players, view.current)
@@ -175,10 +178,12 @@ async def play_move(
     if rec.callback_type != 7 or rec.message is not view.message:
         raise AssertionError(f"{who.name} pressed {why!r} and got {rec.callback_type}: {rec.text}")
     after = read_table(d.on_table(rec, view.message))
-    if after.message is view.message:
-        assert not after.finished and after.current == view.current, (why, after.text)
-    elif after.finished:
-        assert d.notified(after.message) == {p.id for p in players}, (why, after.message.content)
+    others = {p.id for p in players} - {who.id}
+    if after.finished:
+        assert (after.message is not view.message) == bool(others), (why, after.text)
+        assert d.notified(after.message) == others, (why, after.message.content)
+    elif after.message is view.message:
+        assert after.current == view.current, (why, after.text)
     else:
         assert not after.finished and after.current != view.current, (why, after.text)
         assert d.notified(after.message) == {after.current}, (why, after.message.content)
@@ -210,7 +215,8 @@ async def open_game(
     target: int | None = None,
 ) -> FakeMessage:
     """`/farkle start` by the first player, Join by the others, Start: the table message,
-    posted afresh below the lobby (now a summary), mentioning the first player."""
+    posted afresh below the lobby (now a summary), mentioning the first player; when that is
+    the starter (nobody is notified of their own press), the lobby becomes the table."""
     opened = await d.slash(players[0], channel, "farkle start", rules=rules, target=target)
     assert opened.callback_type == 4 and opened.message is not None and not opened.ephemeral
     for p in players[1:]:
@@ -218,8 +224,12 @@ async def open_game(
         assert joined.callback_type == 7 and d.table(channel) is opened.message, joined.text
     started = await d.click(players[0], channel, label="Start", message=opened.message)
     table = d.on_table(started, opened.message)
-    assert table is not opened.message and "'s turn" in table.text(), started.text
-    assert d.notified(table) == {read_table(table).current}, table.content
+    assert "'s turn" in table.text(), started.text
+    first = read_table(table).current
+    if first == players[0].id:
+        assert table is opened.message and "<@" not in (table.content or ""), table.content
+    else:
+        assert table is not opened.message and d.notified(table) == {first}, table.content
     return table
 
 

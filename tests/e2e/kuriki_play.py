@@ -282,26 +282,25 @@ class KurikiGame:
             None if cup.phase == "over" else cup.next_guy if cup.phase == "respond" else cup.roller
         )
 
-    def followed(self, before: Cup, table: FakeMessage) -> Cup:
-        """The cup after a move, wherever it is shown: `table`, the message that showed
-        `before`, edited while the same player is waited on; else posted afresh below,
-        mentioning exactly the player it now waits on, or at the end everyone still at the
-        table (and `table` a summary)."""
+    def followed(self, before: Cup, table: FakeMessage, actor: int | None = None) -> Cup:
+        """The cup after `actor`'s move, wherever it is shown: posted afresh below (`table`,
+        the message that showed `before`, a summary), mentioning exactly the player it now
+        newly waits on, or at the end everyone still at the table; never `actor` (nobody is
+        notified of their own press). With nobody to tell, `table` is edited in place."""
         live = self.table
         after = read_cup(live)
-        if live is table:
-            assert after.phase != "over" and self.waits_on(after) == self.waits_on(before), (
-                after.text
-            )
+        if after.phase == "over":
+            tell = {u for u, s in after.status.items() if "left" not in (s or "")} - {actor}
         else:
-            assert is_summary(table) and table.buttons() == [], table.text()
-            if after.phase == "over":
-                present = {u for u, s in after.status.items() if "left" not in (s or "")}
-                assert self.d.notified(live) == present, live.content
-                return after
             waits = self.waits_on(after)
-            assert waits is not None and waits != self.waits_on(before), after.text
-            assert self.d.notified(live) == {waits}, live.content
+            assert waits is not None, after.text
+            tell = set() if waits == self.waits_on(before) else {waits} - {actor}
+        if live is table:
+            assert not tell, (tell, after.text)
+            return after
+        assert is_summary(table) and table.buttons() == [], table.text()
+        assert tell, f"posted afresh for nobody:\n{after.text}"
+        assert self.d.notified(live) == tell, live.content
         return after
 
     def user(self, user_id: int | None) -> FakeUser:
@@ -336,7 +335,7 @@ class KurikiGame:
         if rec.callback_type != 7 or rec.message is not cup.message:
             raise AssertionError(f"{who.name} pressed {label!r}: {rec.callback_type} {rec.text}")
         self.d.on_table(rec, cup.message)
-        self.followed(cup, cup.message)
+        self.followed(cup, cup.message, who.id)
         return rec
 
     async def refused(
@@ -395,7 +394,7 @@ class KurikiGame:
         # The cup now waits on the Next Guy: posted afresh as the declaration's public
         # follow-up (not a channel POST: outside the global rate limit), calling him; the cup
         # above becomes a summary.
-        cup = self.followed(before, before.message)
+        cup = self.followed(before, before.message, roll.roller.id)
         assert cup.message is not before.message
         assert [m for m in rec.followups if not m.ephemeral] == [cup.message]
         assert cup.phase == "respond" and cup.declared == value, cup.text
@@ -461,7 +460,7 @@ class KurikiGame:
         rec = await self.d.click(who, self.channel, label="Peek anyway (foul)", message=eph)
         self.presses += 1
         assert rec.callback_type == 7 and rec.message is eph, rec.text
-        self.followed(cup, cup.message)
+        self.followed(cup, cup.message, who.id)
         m = UNDER_THE_CUP.search(eph.text())
         assert m is not None, eph.text()
         dice = f"{m[1]}-{m[2]}"
@@ -553,10 +552,14 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     assert [b["label"] for b in cup.message.buttons()] == ["Rematch"]  # nothing else to press
     assert "Rematch below, or /kuriki start" in cup.text
     assert [a["filename"] for a in cup.message.attachments] == ["story.png"]  # the score pads
-    # A new message that tells everyone still at the table (an edit notifies nobody).
+    # A new message that tells everyone still at the table (an edit notifies nobody) but
+    # whoever's press ended it (nobody is notified of their own press).
     present = [uid for uid, s in cup.status.items() if "left" not in (s or "")]
+    head = (cup.message.content or "").partition(": the game is over.")[0]
+    told = [uid for uid in present if f"<@{uid}>" in head]
+    assert len(told) >= len(present) - 1 and d.notified(cup.message) == set(told)
     assert cup.message.content == (
-        " ".join(f"<@{uid}>" for uid in present)
+        " ".join(f"<@{uid}>" for uid in told)
         + f": the game is over.\n🏆 {mention(game.user(cup.winner))} wins the Kuriki game!"
     ), cup.message.content
     alive = [uid for uid, lives in cup.lives.items() if lives > 0]

@@ -32,6 +32,7 @@ from tests.e2e.harness import (
     BOB,
     TABLE,
     Driver,
+    FakeUser,
     bot_process,
     mention,
     read_finished,
@@ -85,19 +86,24 @@ def check_bot_tables(d: Driver, usable: set[str]) -> int:
         seen += 1
         # (A bot Roller is "peeking under the cup…", which says it already.)
         assert "is thinking…" in text or "is peeking under the cup…" in text, text
-        assert "to act" not in text and "Press Keep" not in text, text
+        assert "to act" not in text and "to keep the best" not in text, text
         assert set(live_buttons(sent.body)) <= usable, (live_buttons(sent.body), text)
     return seen
 
 
-def check_the_end_pings(d: Driver, *people: int) -> None:
+def check_the_end_pings(d: Driver, person: FakeUser) -> None:
     """The finished table is a message of its own (an edit notifies nobody) that mentions
-    the people of the game, and only them."""
+    the one person of the game, when a bot's move ended it. When her own press ended it,
+    nobody is told (nobody is notified of their own press): the table she pressed (or whose
+    private menu she used) is edited in place, no message is posted after her press."""
     final = d.table(TABLE)
-    assert d.notified(final) == set(people), final.content
-    assert (final.content or "").startswith(
-        " ".join(f"<@{p}>" for p in people) + ": the game is over."
-    ), final.content
+    ended = f"<@{person.id}>: the game is over."
+    if (final.content or "").startswith(ended):
+        assert d.notified(final) == {person.id}, final.content
+        return
+    [*_, last] = d.fake.interactions.values()
+    assert last.user.id == person.id and final.id < last.id, final.content
+    assert "the game is over" not in (final.content or ""), final.content
     assert [m for m in d.summaries(TABLE) if m.id == final.id] == []
 
 
@@ -151,7 +157,7 @@ async def test_one_person_plays_farkle_against_a_bot_to_the_end(d: Driver) -> No
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     assert f"{named(DICEY)} rolled" in everything
     assert check_bot_tables(d, usable=set()) >= bot_turns
-    check_the_end_pings(d, ALICE.id)
+    check_the_end_pings(d, ALICE)
     no_bot_is_mentioned(d)
 
 
@@ -204,7 +210,7 @@ async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
     assert f"{named(DICEY)} declares" in everything or f"{named(ROLLY)} declares" in everything
     # While a bot acts, a person has only Peek and Sneak a peek (under a bot's cup).
     assert check_bot_tables(d, usable={"Peek", "Sneak a peek (foul)"}) > 0
-    check_the_end_pings(d, ALICE.id)
+    check_the_end_pings(d, ALICE)
     no_bot_is_mentioned(d)
     assert [m for m in d.fake.visible(ALICE.id, TABLE) if m.ephemeral and m.visible_to != ALICE.id] == []
 
@@ -271,7 +277,7 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     assert f"**{named(DICEY)}'s turn**: {named(DICEY)} is thinking…" in everything
     # A bot's turn leaves a person their hand and the log, never "press My hand to act".
     assert check_bot_tables(d, usable={"My hand", "Log"}) > 0
-    check_the_end_pings(d, ALICE.id)
+    check_the_end_pings(d, ALICE)
     no_bot_is_mentioned(d)
 
 

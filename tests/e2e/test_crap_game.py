@@ -63,7 +63,12 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert all(final.scores[w] == max(final.scores.values()) for w in final.winners)
     names = " and ".join(f"<@{w}>" for w in final.winners)
     verb = "win" if len(final.winners) > 1 else "wins"
-    everyone = " ".join(f"<@{p}>" for p in final.scores)  # a new message telling everyone
+    # A new message telling everyone but whoever's press ended it (nobody is notified of
+    # their own press).
+    head = (final.message.content or "").partition(": the game is over.")[0]
+    told = [p for p in final.scores if f"<@{p}>" in head]
+    assert len(told) == len(final.scores) - 1 and d.notified(final.message) == set(told)
+    everyone = " ".join(f"<@{p}>" for p in told)
     assert final.message.content == f"{everyone}: the game is over.\n🏆 {names} {verb} the CRAP game!"
     # Only the live table remains one: every table message above it became a summary.
     assert d.tables(TABLE) == [final.message] and len(d.summaries(TABLE)) >= 2

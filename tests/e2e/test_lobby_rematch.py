@@ -120,6 +120,29 @@ async def test_rematch_on_a_finished_farkle_table_invites_the_other_player(d: Dr
     assert "Crappy Malappy" in lobby.text()
 
 
+@pytest.mark.e2e(seed=21)
+async def test_rematch_pressed_by_both_players_at_once_seats_both(d: Driver) -> None:
+    await open_game(d, TABLE, [ALICE, BOB], rules="crappy-malappy", target=500)
+    await play_to_end(d, TABLE, [ALICE, BOB])
+    finished = d.table(TABLE)
+    rematch = finished.find_component(label="Rematch")["custom_id"]
+    pressed = await d.dispatch_all(
+        [d.prepare_click(u, TABLE, custom_id=rematch, message=finished) for u in (BOB, ALICE)]
+    )
+    lobby = d.table(TABLE)
+    assert lobby is not finished and "join the table" in lobby.text()
+    assert [lobby] == [m for r in pressed for m in r.followups if not m.ephemeral]
+    # Both are in the one lobby; whoever came second is told so, privately.
+    assert mention(ALICE) in lobby.text() and mention(BOB) in lobby.text()
+    answers = [r.text for r in pressed if r.ephemeral]
+    assert len(answers) == 1 and "you joined it below" in answers[0], answers
+    assert not any("already running" in (r.text or "") for r in pressed)
+    assert d.messages_with_buttons(TABLE) == [lobby]
+    started = await d.click(ALICE if f"{mention(ALICE)} (host)" in lobby.text() else BOB,
+                            TABLE, label="Start", message=lobby)
+    assert "'s turn" in d.on_table(started, lobby).text()
+
+
 @pytest.mark.parametrize("how", ["button", "command"])
 async def test_a_cancelled_rematch_lobby_leaves_no_pointer_to_a_live_table(
     d: Driver, how: str

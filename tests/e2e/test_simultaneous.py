@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from games.farkle.scoring import best_selection
-from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord
+from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeDiscord, FakeMessage, InteractionRecord
 from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, FakeUser, running_bot
 from tests.e2e.live_table import (
     ADAPTERS,
@@ -105,6 +105,31 @@ async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
     peek = asked.message  # the question turned into the dice, for him only
     assert sneaked.message is peek and "Under the cup" in peek.text(), sneaked.text
     assert peek.visible_for(sneaker.id) and not peek.visible_for(roller.id)
+
+
+@pytest.mark.e2e(seed=41)
+async def test_everyone_pressing_roll_at_once_is_told_whose_turn_it_is(d: Driver) -> None:
+    """Only the mover can roll: whoever else pressed, before or after the mover's press was
+    handled, is told it is not their turn (not "that moment has passed", which would send
+    them looking for a newer table that does not exist: the table is edited in place)."""
+    await start(d, "farkle", [ALICE, BOB, CAROL], rules="classic")
+    mover = PLAYERS[state_of(d, "farkle").current_player.id]
+    table = live_table(d, "farkle")
+    roll = button(table, "roll")
+    others = [p for p in PLAYERS.values() if p is not mover]
+    presses = [d.prepare_click(u, TABLE, custom_id=roll, message=table) for u in PLAYERS.values()]
+    await d.dispatch_all(presses)
+    late = [  # phones that still showed the table before the roll, pressing it afterwards
+        await d.dispatch(
+            d.fake.interaction_payload(
+                MESSAGE_COMPONENT, u, TABLE, {"custom_id": roll, "component_type": 2, "id": 1}, table
+            )
+        )
+        for u in others
+    ]
+    assert live_table(d, "farkle") is table and len(state_of(d, "farkle").turn.dice) == 6
+    told = refusals(presses + late)
+    assert told == [f"It's not your turn: it's {mover.name}'s."] * 4, told
 
 
 async def crap_my_hand(d: Driver, user: FakeUser) -> FakeMessage:

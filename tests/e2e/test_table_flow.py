@@ -101,6 +101,12 @@ async def test_chatter_that_pushes_the_table_up_brings_it_back_down(d: Driver) -
 
 
 async def test_status_posts_the_live_table_with_its_buttons(d: Driver) -> None:
+    # Its description says what it does: a public post, not a private look.
+    for game in ("farkle", "kuriki", "crap"):
+        [command] = [c for c in d.commands() if c["name"] == game]
+        [status] = [o for o in command["options"] if o["name"] == "status"]
+        assert "bottom of this channel" in status["description"], status
+        assert "just to you" not in status["description"]
     await start(d, "farkle", [ALICE, BOB], rules="classic")
     table = live_table(d, "farkle")
     rec = await d.slash(CAROL, TABLE, "farkle status")  # a spectator may ask

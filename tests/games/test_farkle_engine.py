@@ -130,8 +130,13 @@ def test_seating(rules: FarkleRules, rolls: list[int], expected: list[int]) -> N
 
 def test_seating_rerolls_only_the_tied() -> None:
     rng = ScriptedRandom([6, 2, 6, 3, 5])
-    new_game(seats(3), CLASSIC, rng)
+    _, events = new_game(seats(3), CLASSIC, rng)
     assert len(rng.calls) == 5
+    # The second line says it is a tie-break, and of which roll.
+    assert [e.text for e in events if e.kind == "seating"][:2] == [
+        "Seating rolls: A 6, B 2, C 6",
+        "Tied on 6, rolled again: A 3, C 5",
+    ]
 
 
 def test_new_game_needs_two_players() -> None:
