@@ -205,8 +205,12 @@ class Moves:
                 raise NotInGame("You are not in this game.")
             work.state = adapter.remove_player(session.state, actor.id)
             rendered = await self._commit(work, adapter, settings, actor.id, session.state)
+            # Only to the one who left: the table says it to everyone (its log and, when the
+            # game ends, its headline), so a public line would be the third time.
             return self._with_table(
-                Reply(content=f"{actor.name} left the {adapter.title} game."), work, rendered
+                Reply(content=f"You left the {adapter.title} game.", ephemeral=True),
+                work,
+                rendered,
             )
 
     async def _commit(

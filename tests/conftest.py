@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
+from bot import mentions
 from tests.postgres import (
     PostgresServer,
     create_database,
@@ -15,6 +16,16 @@ from tests.postgres import (
     fresh_schema,
     unavailable,
 )
+
+
+@pytest.fixture(autouse=True)
+def forget_synced_commands() -> Iterator[None]:
+    """A bot that synced its commands teaches the process their ids (`bot.mentions`), and
+    every later text would mention them as `</farkle end:id>`: each test starts and ends
+    with none known, whatever ran before it."""
+    mentions.learn({})
+    yield
+    mentions.learn({})
 
 
 @pytest.fixture(scope="session")

@@ -71,7 +71,10 @@ async def test_an_unstarted_lobby_closes_by_itself(d: Driver) -> None:
 async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     table = await open_game(d, TABLE, [ALICE, BOB])
     said = await d.slash(BOB, TABLE, "farkle leave")
-    assert not said.ephemeral and "Bob left the Farkle game" in said.text
+    # Bob is told privately; the channel learns it once, from the table.
+    assert said.ephemeral and said.message is not None
+    assert said.message.text() == "You left the Farkle game."
+    assert not any("Bob left the Farkle game" in m.text() for m in d.fake.public(TABLE))
     final = d.table(TABLE)
     # The end is a new message telling Alice, who is still at the table (not Bob, who left).
     assert final.id != table.id and d.notified(final) == {ALICE.id}

@@ -49,7 +49,7 @@ async def test_a_planted_secret_is_caught(d: Driver) -> None:
     # A refusal only Mallory sees is private; then Zed leaves in public.
     refused = await d.click(MALLORY, TABLE, label="Roll")
     assert refused.ephemeral and "not in this game" in refused.text
-    await d.slash(ZED, TABLE, "farkle leave")  # a public answer, and an edit of the table
+    await d.slash(ZED, TABLE, "farkle leave")  # a private answer, and an edit of the table
     leaks = public_leaks(d.fake, [PLANTED])
     routes = {line.split(" (")[0] for line in leaks}
     assert any(r.startswith("POST /api/v10/interactions/") for r in routes), routes
