@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar
@@ -74,6 +74,11 @@ class Rendered:
 
     def view(self) -> discord.ui.View:
         return view_of(self.items)
+
+
+def vote_tally(yes: Sequence[int], no: Sequence[int]) -> str:
+    """A vote's count so far: '1 yes, 0 no', or 'no votes yet' (never '0 yes, 0 no')."""
+    return f"{len(yes)} yes, {len(no)} no" if yes or no else "no votes yet"
 
 
 class TableAdapter(ABC):

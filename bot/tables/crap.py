@@ -15,7 +15,7 @@ from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
-from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, vote_tally
 from bot.tables.crap_hand import CrapHand
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
@@ -329,7 +329,7 @@ class CrapTable(CrapHand, TableAdapter):
             line = (
                 f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}: "
                 + (self.thinking_line(bots) if bots else "⏳ vote")
-                + f", {len(f.yes)} yes, {len(f.no)} no · closes <t:{int(f.deadline) + 1}:R>"
+                + f", {vote_tally(f.yes, f.no)} · closes <t:{int(f.deadline) + 1}:R>"
             )
         if session.turn_deadline and engine.on_clock(state) is not None and not bots:
             line += f" ⏱ <t:{int(session.turn_deadline)}:R>"

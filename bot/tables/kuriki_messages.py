@@ -13,7 +13,7 @@ from bot.components import TableItem
 from bot.errors import UserError
 from bot.players import who
 from bot.sessions import Session
-from bot.tables.base import EMBED_COLOUR, Rendered
+from bot.tables.base import EMBED_COLOUR, Rendered, vote_tally
 from games.bots import is_bot, only_bots
 from games.kuriki import engine
 from games.kuriki.engine import KurikiState
@@ -38,9 +38,7 @@ def peek_shown(state: KurikiState) -> bool:
 
 def tally(vote: engine.Vote) -> str:
     """A foul vote's count so far: '1 yes, 0 no', or 'no votes yet'."""
-    if not vote.yes and not vote.no:
-        return "no votes yet"
-    return f"{len(vote.yes)} yes, {len(vote.no)} no"
+    return vote_tally(vote.yes, vote.no)
 
 
 class KurikiMessages:

@@ -319,3 +319,21 @@ def test_the_largest_table_fits_twelve_lines_with_compact_card_lists() -> None:
     # Nobody is waited on in the window: it closes by itself.
     assert sum(line.startswith("⏳ ") for line in lines) == 0, lines
     assert sum(line.startswith("▶ ") for line in lines) == 1, lines
+
+
+async def test_a_force_vote_nobody_answered_yet_says_no_votes_yet(tables: Tables) -> None:
+    """The table counts a Force Recycle vote as Kuriki's votes do: 'no votes yet' until
+    someone votes, never '0 yes, 0 no'."""
+    from tests.games.test_crap_engine import ANN, BOB, CAT, force_table
+
+    await start_crap(tables, threshold=200)
+    session = await tables.sessions.get(CHANNEL)
+    vote = force_table()
+    vote.do(ANN, "force", target=BOB, now=tables.clock())
+    session.state = vote.state
+    text = (await tables.status(CHANNEL, "crap")).table.embed.description  # type: ignore[union-attr]
+    assert "Force Recycle" in text and "no votes yet" in text and "0 yes" not in text
+    vote.do(CAT, "vote", value="yes")
+    session.state = vote.state
+    text = (await tables.status(CHANNEL, "crap")).table.embed.description  # type: ignore[union-attr]
+    assert "1 yes, 0 no" in text
