@@ -86,6 +86,11 @@ class Moves:
             if not session.started:
                 raise UserError("The game has not started yet.")
             if actor.id not in adapter.player_ids(session.state):
+                if click.action in adapter.public_actions:  # what anyone may see (CRAP's Log)
+                    shown = adapter.public(session, click.action)
+                    if shown is None:
+                        raise UserError("There is nothing to show you right now.")
+                    return Reply.of_table(shown, ephemeral=True)
                 raise NotInGame(
                     "You are not in this game. Wait for the next one, or start one elsewhere."
                 )

@@ -26,7 +26,6 @@ from bot.moves import Moves
 from bot.replies import Actor, Rematch, Reply, TableUpdate, duration, only_mentioning
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
-from bot.spectators import Spectators
 from bot.store import Store
 from bot.table_updates import EDIT_WINDOW, TableUpdates
 from bot.tables.base import TableAdapter
@@ -46,11 +45,10 @@ log = logging.getLogger(__name__)
 
 
 @dataclass
-class Tables(Lobbies, Spectators, Moves, Endings, Deadlines, TableUpdates):
+class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
     """The one write path of every game in every channel. Its parts, one module each:
-    lobbies and rematches (bot/lobbies.py), what a spectator may see (bot/spectators.py),
-    the move path (bot/moves.py), a game's end
-    (bot/endings.py), passed deadlines and bots (bot/deadlines.py) and where and how the
+    lobbies and rematches (bot/lobbies.py), the move path (bot/moves.py; it also shows a
+    spectator what anyone may see), a game's end (bot/endings.py), passed deadlines and bots (bot/deadlines.py) and where and how the
     table is shown (bot/table_updates.py). What they share is here: the session cache and
     its per-channel locks (`sessions`), the store, the adapters, the settings."""
 
