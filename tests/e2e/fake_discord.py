@@ -17,6 +17,17 @@ keeps its attachments until an edit's `attachments` leaves them out. The applica
 emojis (list, create, delete) follow Discord's rules: names of 2-32 letters, digits and
 underscores, unique; a PNG, JPEG or GIF of at most 256 KiB; 2000 at most.
 
+User installs (Receiving and Responding; Application Commands, "Contexts"; Permissions): a
+user may add the app to their account (`install`) and use it in the bot's DM, a DM or group
+DM of users (`add_dm`, `add_group_dm`) and a server that never added the bot
+(`add_user_install_channel`). Each interaction carries the place's `context`,
+`authorizing_integration_owners` and `app_permissions` (`user` and no guild in a DM); a command
+whose `contexts` / `integration_types` do not reach the place raises `CannotInvoke`. The bot
+gets no events from places it is not in and is refused there over REST (403, 50001); an app
+only the user installed may send 5 follow-ups an interaction, and its answers are ephemeral
+in a server without "Use External Apps". With `token_lifetime=TOKEN_LIFETIME` interaction
+tokens expire after Discord's 15 minutes (401, 50027); by default they keep working.
+
 It knows nothing of the bot: it speaks Discord, as far as the bot needs it."""
 
 from __future__ import annotations
