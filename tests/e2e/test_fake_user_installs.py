@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
 
 from tests.e2e.fake_discord import (
@@ -294,3 +295,29 @@ async def test_the_driver_types_commands_in_the_new_places(d: Driver) -> None:
             await d.slash(ALICE, place, "farkle start", rules="classic")
     rec = await d.slash(ALICE, TABLE, "farkle start", rules="classic")
     assert rec.payload["authorizing_integration_owners"] == {"0": str(GUILD)}
+
+
+async def test_discord_py_reads_the_new_places(d: Driver) -> None:
+    """The real client parses each place's interaction: its context, channel, owners and the
+    invoker's "Use External Apps"."""
+    assert d.bot is not None
+    d.fake.install(ALICE)
+    d.fake.add_user_install_channel(
+        OUTSIDE, "quiet", guild_id=ELSEWHERE, owner_id=CAROL.id, use_external_apps=False
+    )
+    places = {
+        d.fake.add_group_dm([ALICE, BOB]).id: discord.GroupChannel,
+        d.fake.add_dm(ALICE, BOB).id: discord.DMChannel,
+        d.fake.add_dm(ALICE, d.fake.bot).id: discord.DMChannel,
+    }
+    async with rest(d.fake) as api:
+        path = f"/applications/{d.fake.app_id}/commands"
+        assert (await api("PUT", path, [EVERYWHERE]))[0] == 200
+    for place, kind in places.items():
+        rec = slash(d.fake, ALICE, place)
+        it = discord.Interaction(data=rec.payload, state=d.bot._connection)
+        assert it.guild_id is None and isinstance(it.channel, kind)
+        assert it.is_user_integration() and it.user.id == ALICE.id
+    it = discord.Interaction(data=slash(d.fake, ALICE, OUTSIDE).payload, state=d.bot._connection)
+    assert it.context.guild and it.guild_id == ELSEWHERE and it.is_user_integration()
+    assert not it.is_guild_integration() and not it.permissions.use_external_apps
