@@ -17,6 +17,17 @@ keeps its attachments until an edit's `attachments` leaves them out. The applica
 emojis (list, create, delete) follow Discord's rules: names of 2-32 letters, digits and
 underscores, unique; a PNG, JPEG or GIF of at most 256 KiB; 2000 at most.
 
+User installs (Receiving and Responding; Application Commands, "Contexts"; Permissions): a
+user may add the app to their account (`install`) and use it in the bot's DM, a DM or group
+DM of users (`add_dm`, `add_group_dm`) and a server that never added the bot
+(`add_user_install_channel`). Each interaction carries the place's `context`,
+`authorizing_integration_owners` and `app_permissions` (`user` and no guild in a DM); a command
+whose `contexts` / `integration_types` do not reach the place raises `CannotInvoke`. The bot
+gets no events from places it is not in and is refused there over REST (403, 50001); an app
+only the user installed may send 5 follow-ups an interaction, and its answers are ephemeral
+in a server without "Use External Apps". With `token_lifetime=TOKEN_LIFETIME` interaction
+tokens expire after Discord's 15 minutes (401, 50027); by default they keep working.
+
 It knows nothing of the bot: it speaks Discord, as far as the bot needs it."""
 
 from __future__ import annotations
@@ -75,6 +86,23 @@ MEMBER_PERMISSIONS = (
     | (1 << 31)  # use application commands
 )
 BOT_PERMISSIONS = MEMBER_PERMISSIONS | (1 << 13)  # + manage messages
+# "Use External Apps" (Permissions page): without it a member's user-installed apps may still
+# answer, but only ephemerally, in a server that did not add the app.
+USE_EXTERNAL_APPS = 1 << 50
+# What a user-installed app may do where its bot is not (Receiving and Responding,
+# `app_permissions` footnote: ATTACH_FILES | EMBED_LINKS | MENTION_EVERYONE in (group) DMs with
+# other users, USE_EXTERNAL_EMOJIS too in the bot's DM; the support article "Moderating Apps
+# on Discord": an external app can only send messages, with attachments and embeds).
+EXTERNAL_APP_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 14) | (1 << 15) | (1 << 16) | (1 << 17)
+BOT_DM_PERMISSIONS = EXTERNAL_APP_PERMISSIONS | (1 << 18)
+
+# Interaction context types and installation types (Receiving and Responding, "Interaction
+# Context Types"; Application, "Application Integration Types"). Channel types: 1 DM, 3 group DM.
+GUILD_CONTEXT, BOT_DM, PRIVATE_CHANNEL = 0, 1, 2
+GUILD_INSTALL, USER_INSTALL = 0, 1
+DM_CHANNEL, GROUP_DM_CHANNEL = 1, 3
+TOKEN_LIFETIME = 15 * 60.0  # "Interaction tokens are valid for 15 minutes"
+MAX_USER_APP_FOLLOWUPS = 5  # Create Followup Message: user-installed app not in the server
 
 # Interaction and callback types.
 APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 2, 3, 4, 5
@@ -197,14 +225,36 @@ class FakeUser:
         return member
 
 
+class CannotInvoke(Exception):
+    """What the Discord client shows instead of sending an interaction: the command is not
+    available to this user in this place (its `contexts` / `integration_types`)."""
+
+
 @dataclass
 class FakeChannel:
+    """A server text channel (type 0), or with `guild_id` None a DM (1) or group DM (3)
+    between `recipients`."""
+
     id: int
     name: str
-    guild_id: int
+    guild_id: int | None
     position: int = 0
+    type: int = 0
+    recipients: list[FakeUser] = field(default_factory=list)
 
     def payload(self) -> JSON:
+        if self.guild_id is None:
+            private: JSON = {
+                "id": str(self.id),
+                "type": self.type,
+                "last_message_id": None,
+                "flags": 0,
+                "recipients": [u.payload() for u in self.recipients],
+            }
+            if self.type == GROUP_DM_CHANNEL:
+                owner = self.recipients[0].id
+                private.update(name=self.name, icon=None, owner_id=str(owner))
+            return private
         return {
             "id": str(self.id),
             "type": 0,
@@ -228,6 +278,10 @@ class FakeGuild:
     owner_id: int
     channels: list[FakeChannel] = field(default_factory=list)
     member_count: int = 42
+    #: False: a server that never added the app; its users may still use their own install.
+    bot_member: bool = True
+    #: The @everyone "Use External Apps" permission (on by default, as Discord sets it).
+    use_external_apps: bool = True
 
     def payload(self, bot: FakeUser) -> JSON:
         everyone = {
@@ -991,6 +1045,7 @@ class FakeDiscord:
         spec_path: Path = SPEC_PATH,
         old_message_edits: int = OLD_MESSAGE_EDITS,
         old_message_edit_status: int = 400,
+        token_lifetime: float | None = None,
     ) -> None:
         self.clock = FakeClock()
         self.snowflake = Snowflakes(self.clock)
@@ -1001,6 +1056,10 @@ class FakeDiscord:
         self.old_message_edits = old_message_edits
         self.old_message_edit_status = old_message_edit_status
         self.edits: list[EditRecord] = []
+        #: Seconds an interaction token works on the fake's clock: Discord's TOKEN_LIFETIME
+        #: (15 minutes) when given; None (the default) keeps tokens working, as tests that
+        #: age messages by hours and still edit through a token were written for.
+        self.token_lifetime = token_lifetime
         self.users: dict[int, FakeUser] = {self.bot.id: self.bot}
         self.token = token
         self.ack_deadline = ack_deadline
@@ -1011,6 +1070,8 @@ class FakeDiscord:
         self.channels: dict[int, FakeChannel] = {}
         self.messages: dict[int, list[FakeMessage]] = {}
         self.commands: dict[int | None, list[JSON]] = {}
+        #: Users who added the app to their account (a user install).
+        self.installed: set[int] = set()
         self.interactions: dict[int, InteractionRecord] = {}
         self._by_token: dict[str, InteractionRecord] = {}
         self.violations: list[str] = []
@@ -1045,6 +1106,73 @@ class FakeDiscord:
             self.messages.setdefault(cid, [])
         self.guilds[guild_id] = guild
         return guild
+
+    def add_user_install_channel(
+        self,
+        channel_id: int,
+        name: str,
+        *,
+        guild_id: int,
+        guild_name: str = "Elsewhere",
+        owner_id: int,
+        use_external_apps: bool = True,
+    ) -> FakeChannel:
+        """A channel of a server that never added the app (made on first use): the bot is no
+        member, gets no event from it and may not use it over REST; only users who installed
+        the app reach it there."""
+        guild = self.guilds.get(guild_id)
+        if guild is None:
+            guild = FakeGuild(id=guild_id, name=guild_name, owner_id=owner_id, bot_member=False)
+            self.guilds[guild_id] = guild
+        if guild.bot_member:
+            raise ValueError("the app is installed in that server")
+        guild.use_external_apps = use_external_apps
+        ch = FakeChannel(id=channel_id, name=name, guild_id=guild_id, position=len(guild.channels))
+        guild.channels.append(ch)
+        return self._add_channel(ch)
+
+    def add_dm(self, a: FakeUser, b: FakeUser, channel_id: int | None = None) -> FakeChannel:
+        """The DM between `a` and `b` (type 1); with the bot as either, the bot's DM."""
+        cid = channel_id or self.snowflake()
+        users = [self._remember(a), self._remember(b)]
+        return self._add_channel(FakeChannel(cid, "", None, type=DM_CHANNEL, recipients=users))
+
+    def add_group_dm(
+        self, users: list[FakeUser], channel_id: int | None = None, name: str = "Group"
+    ) -> FakeChannel:
+        """A group DM (type 3) of `users` (the first owns it); never with the bot in it."""
+        if not 2 <= len(users) <= 10 or any(u.bot for u in users):
+            raise ValueError("a group DM holds 2 to 10 people, no bot")
+        cid = channel_id or self.snowflake()
+        members = [self._remember(u) for u in users]
+        return self._add_channel(
+            FakeChannel(cid, name, None, type=GROUP_DM_CHANNEL, recipients=members)
+        )
+
+    def _add_channel(self, ch: FakeChannel) -> FakeChannel:
+        self.channels[ch.id] = ch
+        self.messages.setdefault(ch.id, [])
+        return ch
+
+    def install(self, user: FakeUser, installed: bool = True) -> None:
+        """`user` adds the app to their account (or, `installed=False`, removes it)."""
+        self._remember(user)
+        (self.installed.add if installed else self.installed.discard)(user.id)
+
+    def context_of(self, channel_id: int) -> int:
+        """The interaction context of a place: GUILD, BOT_DM or PRIVATE_CHANNEL."""
+        ch = self.channels[channel_id]
+        if ch.guild_id is not None:
+            return GUILD_CONTEXT
+        return BOT_DM if any(u.id == self.bot.id for u in ch.recipients) else PRIVATE_CHANNEL
+
+    def bot_can_access(self, channel_id: int) -> bool:
+        """Whether the bot's own REST calls reach the channel: a channel of a server that
+        added it, or its own DM."""
+        ch = self.channels[channel_id]
+        if ch.guild_id is None:
+            return self.context_of(channel_id) == BOT_DM
+        return self.guilds[ch.guild_id].bot_member
 
     @property
     def api_url(self) -> str:
@@ -1266,7 +1394,7 @@ class FakeDiscord:
         gw.shard = (int(shard[0]), int(shard[1]))
         gw.intents = int(d.get("intents") or 0)
         gw.identified = True
-        mine = [g for g in self.guilds.values() if self._serves(gw, g.id)]
+        mine = [g for g in self.guilds.values() if g.bot_member and self._serves(gw, g.id)]
         me = {**self.bot.payload(), "verified": True, "mfa_enabled": False, "flags": 0}
         await self._send(
             gw,
@@ -1317,7 +1445,7 @@ class FakeDiscord:
         connection that asked for GUILD_MESSAGES, as Discord sends them (never for an
         ephemeral message). True when a connection was told; one that has gone away (a
         crashed bot) is skipped."""
-        if msg.ephemeral or msg.guild_id is None:
+        if msg.ephemeral or msg.guild_id is None or not self.guilds[msg.guild_id].bot_member:
             return False
         told = False
         for gw in list(self._gateways):
@@ -1367,10 +1495,19 @@ class FakeDiscord:
         data: JSON,
         message: FakeMessage | None = None,
     ) -> InteractionRecord:
-        """Build (not send) an INTERACTION_CREATE as Discord sends it from a guild channel."""
+        """Build (not send) an INTERACTION_CREATE as Discord sends it from the channel: in a
+        server `guild_id` and `member` (with permissions), in a (group) DM `user` and no guild;
+        `context`, `authorizing_integration_owners` and `app_permissions` for the place
+        (Receiving and Responding, "Interaction Object"). A command the user could not invoke
+        there raises CannotInvoke; a component keeps the owners of the message's interaction."""
         self._remember(user)
         channel = self.channels[channel_id]
-        guild = self.guilds[channel.guild_id]
+        context = self.context_of(channel_id)
+        guild = self.guilds[channel.guild_id] if channel.guild_id is not None else None
+        if kind == MESSAGE_COMPONENT and message is not None and message.interaction_metadata:
+            owners = dict(message.interaction_metadata["authorizing_integration_owners"])
+        else:
+            owners = self.authorizing_owners(user, channel_id, self._command(data))
         iid = self.snowflake()
         token = f"aW50ZXJhY3Rpb24-{iid}-token"
         payload: JSON = {
@@ -1378,22 +1515,30 @@ class FakeDiscord:
             "application_id": str(self.app_id),
             "type": kind,
             "data": data,
-            "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
-            "guild_id": str(guild.id),
-            "channel": {**channel.payload(), "permissions": str(user.permissions)},
             "channel_id": str(channel_id),
-            "member": user.member_payload(),
             "token": token,
             "version": 1,
-            "app_permissions": str(BOT_PERMISSIONS),
+            "app_permissions": str(self._app_permissions(channel_id)),
             "locale": "en-US",
-            "guild_locale": "en-US",
             "entitlements": [],
             "entitlement_sku_ids": [],
-            "authorizing_integration_owners": {"0": str(guild.id)},
-            "context": 0,
+            "authorizing_integration_owners": owners,
+            "context": context,
             "attachment_size_limit": 10 * 1024 * 1024,
         }
+        if guild is not None:
+            perms = user.permissions
+            if not guild.bot_member and guild.use_external_apps:
+                perms |= USE_EXTERNAL_APPS  # how the app can tell its answers may be public
+            payload.update(
+                guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                guild_id=str(guild.id),
+                channel={**channel.payload(), "permissions": str(perms)},
+                member=user.member_payload(perms),
+                guild_locale="en-US",
+            )
+        else:
+            payload.update(channel=channel.payload(), user=user.payload())
         if message is not None:
             payload["message"] = message.payload()
         return InteractionRecord(
@@ -1402,10 +1547,65 @@ class FakeDiscord:
             type=kind,
             user=user,
             channel_id=channel_id,
-            guild_id=guild.id,
+            guild_id=guild.id if guild is not None else None,
             payload=payload,
             message_id=message.id if message else None,
         )
+
+    def _command(self, data: JSON) -> JSON | None:
+        """The registered command an APPLICATION_COMMAND's data names (by id)."""
+        cid = data.get("id") if isinstance(data, dict) and "custom_id" not in data else None
+        for cmds in self.commands.values():
+            for cmd in cmds:
+                if cid is not None and cmd["id"] == str(cid):
+                    return cmd
+        return None
+
+    def authorizing_owners(self, user: FakeUser, channel_id: int, command: JSON | None) -> JSON:
+        """The installations that let `user` use `command` (None: any) in the channel, as
+        `authorizing_integration_owners` lists them ("0": the server's id, or "0" in the
+        bot's DM; "1": the user's id), or CannotInvoke when there is none (Application
+        Commands, "Contexts": a command's `contexts` default to all three, its
+        `integration_types` to the app's default, here GUILD_INSTALL; a server's own commands
+        only there)."""
+        ch = self.channels[channel_id]
+        context = self.context_of(channel_id)
+        kinds = [GUILD_INSTALL] if command is None else command.get("integration_types")
+        kinds = [GUILD_INSTALL] if kinds is None else kinds
+        contexts = [GUILD_CONTEXT, BOT_DM, PRIVATE_CHANNEL] if command is None else None
+        contexts = contexts or (command or {}).get("contexts") or [0, 1, 2]
+        scoped = command is not None and "guild_id" in command
+        if scoped:
+            kinds, contexts = [GUILD_INSTALL], [GUILD_CONTEXT]
+        owners: JSON = {}
+        if context in contexts:
+            if GUILD_INSTALL in kinds and context == GUILD_CONTEXT:
+                assert ch.guild_id is not None
+                here = not scoped or command["guild_id"] == str(ch.guild_id)
+                if self.guilds[ch.guild_id].bot_member and here:
+                    owners["0"] = str(ch.guild_id)
+            elif GUILD_INSTALL in kinds and context == BOT_DM:
+                owners["0"] = "0"
+            if USER_INSTALL in kinds and user.id in self.installed:
+                owners["1"] = str(user.id)
+        if not owners:
+            name = (command or {}).get("name", "this app")
+            raise CannotInvoke(f"{user.name} cannot use /{name} in channel {channel_id}")
+        return owners
+
+    def _app_permissions(self, channel_id: int) -> int:
+        ch = self.channels[channel_id]
+        if ch.guild_id is not None and self.guilds[ch.guild_id].bot_member:
+            return BOT_PERMISSIONS
+        if self.context_of(channel_id) == BOT_DM:
+            return BOT_DM_PERMISSIONS
+        return EXTERNAL_APP_PERMISSIONS
+
+    @staticmethod
+    def user_app_only(rec: InteractionRecord) -> bool:
+        """Whether only a user install authorised the interaction (the app is not in the
+        server): the 5 follow-up limit and "Use External Apps" apply."""
+        return set(rec.payload.get("authorizing_integration_owners") or {}) == {"1"}
 
     def forged_click(
         self, user: FakeUser, channel_id: int, custom_id: str, message: FakeMessage
@@ -1598,7 +1798,9 @@ class FakeDiscord:
                 "id": str(interaction.id),
                 "type": interaction.type,
                 "user": interaction.user.payload(),
-                "authorizing_integration_owners": {"0": str(interaction.guild_id)},
+                "authorizing_integration_owners": copy.deepcopy(
+                    interaction.payload["authorizing_integration_owners"]
+                ),
             }
             if interaction.type == MESSAGE_COMPONENT and interaction.message_id is not None:
                 msg.interaction_metadata["interacted_message_id"] = str(interaction.message_id)
@@ -1656,7 +1858,22 @@ class FakeDiscord:
                 f"{request.method} {request.path}: webhook used before the interaction was acknowledged"
             )
             raise _Refused(404, 10015, "Unknown Webhook")
+        if self.expired(rec):
+            # Opcodes and Status Codes, JSON error 50027 "Invalid Webhook Token".
+            raise _Refused(401, 50027, "Invalid Webhook Token")
         return rec
+
+    def expired(self, rec: InteractionRecord) -> bool:
+        """Whether the interaction's token is past `token_lifetime` (on the fake's clock)."""
+        age = self.now() - snowflake_time(rec.id)
+        return self.token_lifetime is not None and age > self.token_lifetime
+
+    def _forced_ephemeral(self, rec: InteractionRecord) -> int:
+        """EPHEMERAL when a user-installed app answers in a server that turned "Use External
+        Apps" off (Permissions: its responses are then visible only to the invoker)."""
+        guild = self.guilds.get(rec.guild_id) if rec.guild_id is not None else None
+        off = guild is not None and not guild.use_external_apps and self.user_app_only(rec)
+        return EPHEMERAL if off else 0
 
     # ------------------------------------------------------------ REST: login and commands
 
@@ -1813,8 +2030,13 @@ class FakeDiscord:
                 f"interaction {rec.id}: answered after {now - rec.dispatched_at:.2f} s (max {self.ack_deadline})"
             )
             raise _Refused(404, 10062, "Unknown interaction")
+        if self.expired(rec):
+            raise _Refused(404, 10062, "Unknown interaction")
         kind = body["type"]
         data = body.get("data") or {}
+        forced = self._forced_ephemeral(rec)
+        if forced and kind in (CHANNEL_MESSAGE, DEFERRED_CHANNEL_MESSAGE):
+            data = {**data, "flags": int(data.get("flags") or 0) | forced}
         if (kind == 8) != (rec.type == AUTOCOMPLETE) or kind not in (4, 5, 6, 7, 8, 9):
             self.violation(
                 f"interaction {rec.id}: callback type {kind} for interaction type {rec.type}"
@@ -1884,6 +2106,17 @@ class FakeDiscord:
     async def _followup(self, request: web.Request) -> web.StreamResponse:
         body = await self._body(request, ("post", WEBHOOK), new_message_limits)
         rec = self._record(request)
+        if self.user_app_only(rec) and len(rec.followups) >= MAX_USER_APP_FOLLOWUPS:
+            # Create Followup Message documents the limit of 5 but not the answer: a 400
+            # (Invalid Form Body, as other limits) saying which limit, is this fake's choice.
+            raise _Refused(
+                400,
+                50035,
+                "Invalid Form Body: a user-installed app not in the server may "
+                f"send at most {MAX_USER_APP_FOLLOWUPS} follow-up messages per interaction",
+            )
+        if self._forced_ephemeral(rec):
+            body = {**body, "flags": int(body.get("flags") or 0) | EPHEMERAL}
         original = rec.message
         if (
             rec.callback_type == DEFERRED_CHANNEL_MESSAGE
@@ -1938,6 +2171,9 @@ class FakeDiscord:
         ch = self.channels.get(int(request.match_info["channel_id"]))
         if ch is None:
             raise _Refused(404, 10003, "Unknown Channel")
+        if not self.bot_can_access(ch.id):
+            # A server that never added the app, or a (group) DM without the bot.
+            raise _Refused(403, 50001, "Missing Access")
         return ch
 
     async def _create_channel_message(self, request: web.Request) -> web.Response:

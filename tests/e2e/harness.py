@@ -201,14 +201,19 @@ class Driver:
         """Run "/group sub opt:value" as `user`: `await d.slash(ALICE, TABLE, "farkle start",
         rules="classic", target=5000)`. Options are checked like the Discord client does
         (known names, required ones, choices, ranges); a choice may be given by value or name,
-        a user option as a FakeUser (sent with its member under "resolved", as Discord does)."""
-        data = self._command_data(command, options)
+        a user option as a FakeUser (sent with its member under "resolved", as Discord does).
+        Any place works (a DM, a group DM, a server without the bot: `fake.add_dm` and co.);
+        where the command's contexts / integration_types forbid it, the fake raises
+        CannotInvoke, as the client offers no such command there."""
+        data = self._command_data(command, options, self.fake.channels[channel].guild_id)
         record = self.fake.interaction_payload(APPLICATION_COMMAND, user, channel, data)
         return await self._run(record)
 
-    def _command_data(self, command: str, options: dict[str, Any]) -> dict[str, Any]:
+    def _command_data(
+        self, command: str, options: dict[str, Any], guild_id: int | None = None
+    ) -> dict[str, Any]:
         top_name, *path = command.split()
-        for scope in (self.guild_id, None):
+        for scope in (guild_id or self.guild_id, None):
             top = next(
                 (
                     c
