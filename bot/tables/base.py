@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
 from bot.pictures.emojis import Faces
-from bot.players import who
+from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.autoplay import Chooser, is_idle
@@ -263,8 +263,7 @@ class TableAdapter(ABC):
     @staticmethod
     def thinking_line(bots: list[int]) -> str:
         """'🤖 Dicey is thinking…': what the table waits for while bots make their moves."""
-        names = " and ".join(who(b) for b in bots)
-        return f"{names} {'is' if len(bots) == 1 else 'are'} thinking…"
+        return together([who(b) for b in bots], "is thinking…", "are thinking…")
 
     def summary(self, session: Session, table: Rendered) -> Rendered | None:
         """What a table message says once a newer one is posted below it: its last moves,

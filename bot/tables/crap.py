@@ -12,7 +12,7 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.mentions import mention
-from bot.players import who
+from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, vote_tally
@@ -296,10 +296,10 @@ class CrapTable(CrapHand, TableAdapter):
         if state.finished and state.ended_by_departure:
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
-            names = " and ".join(who(w) for w in state.winners)
-            verb = "win" if len(state.winners) > 1 else "wins"
-            lines = [f"🏆 **Game over.** {names} {verb}!" if names else "**Game over.**"]
-            return lines, (f"🏆 {names} {verb} the CRAP game!" if names else None)
+            if not state.winners:
+                return ["**Game over.**"], None
+            won = together([who(w) for w in state.winners], "wins", "win")
+            return [f"🏆 **Game over.** {won}!"], f"🏆 {won} the CRAP game!"
         turn = state.current_player
         bots = self.thinking(state)
         line = ""

@@ -12,7 +12,7 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.mentions import mention
-from bot.players import who
+from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
@@ -238,7 +238,6 @@ class KurikiTable(KurikiMessages, TableAdapter):
     def outcome(self, state: KurikiState) -> Outcome:
         ranked = sorted(state.players, key=lambda p: (-p.lives, -p.crowns))
         winner = next((p for p in state.players if p.id == state.winner), None)
-        shared = " and ".join(state.player(w).name for w in state.winners)
         return Outcome(
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.lives for p in ranked},
@@ -259,9 +258,9 @@ class KurikiTable(KurikiMessages, TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{shared} {'win' if len(state.winners) > 1 else 'wins'}: no person was"
-                " left standing."
-                if shared
+                else together([state.player(w).name for w in state.winners], "wins", "win")
+                + ": no person was left standing."
+                if state.winners
                 else f"{winner.name} wins, the last one standing."
                 if winner
                 else "Nobody wins."
@@ -295,8 +294,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
         )
         content = None
         if state.finished and state.winner is not None:
-            won = " and ".join(who(w) for w in state.winners or [state.winner])
-            content = f"🏆 {won} {'win' if state.winners else 'wins'} the Kuriki game!"
+            won = [who(w) for w in state.winners or [state.winner]]
+            content = f"🏆 {together(won, 'wins', 'win')} the Kuriki game!"
         return Rendered(
             embed=embed,
             items=[] if state.finished else self._buttons(session, state),
@@ -319,9 +318,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.phase == "over" and state.winners:
-            won = " and ".join(who(w) for w in state.winners)
-            verb = "win" if len(state.winners) > 1 else "wins"
-            lines.append(f"🏆 **Game over.** No person is left standing: {won} {verb}!")
+            won = together([who(w) for w in state.winners], "wins", "win")
+            lines.append(f"🏆 **Game over.** No person is left standing: {won}!")
         elif state.phase == "over":
             lines.append(
                 f"🏆 **Game over.** {who(state.winner)} wins, the last one standing!"

@@ -243,6 +243,17 @@ async def test_kuriki_ends_at_once_when_its_last_person_is_out(
     assert (fig.bot_games, fig.bot_wins, fig.abandoned) == (1, 0, 0)
 
 
+async def test_a_kuriki_won_by_one_bot_says_it_wins(tables: Tables) -> None:
+    """One bot left standing: its trophy line agrees in the singular ('wins', not 'win')."""
+    reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "kuriki", {"bots": 1, "lives": 1})
+    await tables.table_posted(CHANNEL, TABLE)
+    await tables.click(ALICE, find(reply, "start"), TABLE)
+    ended = await tables.command(ADMIN, CHANNEL, "kuriki", "rusk", f"{ALICE.id}:cup")
+    text = text_of(ended)
+    assert "🏆 🤖 Dicey wins the Kuriki game!" in text, text
+    assert " win " not in text and "win!" not in text, text
+
+
 @pytest.mark.parametrize(
     ("kind", "people", "options", "turns"),
     [
