@@ -21,7 +21,6 @@ from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy
 from games.crap.cards import (
-    counted,
     grouped,
     is_joker,
     rank,
@@ -32,6 +31,7 @@ from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
 from games.numbers import is_number, number
+from games.words import counted
 
 RULES_TEXT = [
     "On your turn do exactly one thing (press **My hand**):",

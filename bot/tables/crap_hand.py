@@ -23,7 +23,6 @@ from games.crap.cards import (
     SUIT_NAMES,
     SUIT_SYMBOLS,
     SUITS,
-    counted,
     is_joker,
     label,
     rank,
@@ -33,6 +32,7 @@ from games.crap.cards import (
 )
 from games.crap.engine import CrapState
 from games.numbers import is_number
+from games.words import counted
 
 SELECT_LIMIT = 25
 

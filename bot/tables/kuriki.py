@@ -24,6 +24,7 @@ from games.kuriki.engine import Action, KurikiRules, KurikiState
 from games.kuriki.values import name, roll_value
 from games.lobby import Lobby
 from games.numbers import is_number, number
+from games.words import counted
 
 LOG_LINES = 6
 _MOVES = {
@@ -37,11 +38,6 @@ _MOVES = {
     "reverse": "reverse",
     "vote": "vote",
 }
-
-
-def lives_text(lives: int) -> str:
-    """'1 life', '5 lives'."""
-    return f"{lives} {'life' if lives == 1 else 'lives'}"
 
 
 def responses(state: KurikiState) -> str:
@@ -130,7 +126,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = KurikiRules.model_validate(lobby.options["rules"])
         return (
-            f"Two dice, a cup, and lies. **{lives_text(rules.lives)}** each. "
+            f"Two dice, a cup, and lies. **{counted(rules.lives, 'life', 'lives')}** each. "
             + _variants(rules)
             + f"\nUse {mention('kuriki rules')} for the rules."
         )
@@ -281,7 +277,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
             )
         way = "clockwise ↻" if state.direction == 1 else "counter-clockwise ↺"
-        foot = f"Play goes {way} · {lives_text(state.rules.lives)}"
+        foot = f"Play goes {way} · {counted(state.rules.lives, 'life', 'lives')}"
         if state.rules.stake:
             foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
         legend = PAD_LEGEND + ("\n" + STORY_LEGEND if state.finished else "")
@@ -377,7 +373,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             elif p.lives == 1 and state.tarted is None:
                 status = " · in the Tarts"
             crowns = f" {'👑' * p.crowns}" if p.crowns else ""
-            fouls = f" · {p.fouls} foul{'s' if p.fouls != 1 else ''}" if p.fouls else ""
+            fouls = f" · {counted(p.fouls, 'foul')}" if p.fouls else ""
             purse = f" · {p.purse:+d}" if state.rules.stake else ""
             rows.append(
                 f"`{score_pad_row(p.lives, state.rules.lives)}` {who(p.id)} {p.lives}♥{crowns}{fouls}{purse}{status}"
@@ -436,7 +432,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
         embed = discord.Embed(
             title="🥤 Kuriki",
-            description=f"{lives_text(rules.lives)}. " + _variants(rules),
+            description=f"{counted(rules.lives, 'life', 'lives')}. " + _variants(rules),
             colour=EMBED_COLOUR,
         )
         embed.add_field(

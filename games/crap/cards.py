@@ -3,6 +3,8 @@ state is small JSON and conservation is easy to check: every id is in exactly on
 
 from __future__ import annotations
 
+from games.words import counted
+
 SUITS = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -43,11 +45,6 @@ def rank_words(r: int) -> str:
 def rank_word(r: int) -> str:
     """One card of a value: 'King', '7'."""
     return RANK_WORD.get(r, str(r))
-
-
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """A count with its noun agreeing: '1 card', '2 cards' ('many' when not one + 's')."""
-    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def cards_of(n: int, r: int) -> str:

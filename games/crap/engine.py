@@ -21,7 +21,6 @@ from games.crap.cards import (
     SUIT_SYMBOLS,
     SUITS,
     cards_of,
-    counted,
     full_deck,
     grouped,
     is_joker,
@@ -34,6 +33,7 @@ from games.crap.cards import (
 from games.dice import roll_off
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat, extend_log, seated
+from games.words import counted
 
 LOG_LENGTH = 14
 TIMEOUTS_BEFORE_REMOVAL = 3

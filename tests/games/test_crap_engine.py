@@ -1320,7 +1320,8 @@ def test_apply_never_touches_the_state_it_is_given() -> None:
 
 
 def test_counted_nouns_agree_with_their_count() -> None:
-    from games.crap.cards import cards_of, counted
+    from games.crap.cards import cards_of
+    from games.words import counted
 
     assert [cards_of(1, K), cards_of(2, K), cards_of(1, 9), cards_of(3, 9)] == [
         "1 King",
