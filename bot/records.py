@@ -70,6 +70,14 @@ BEST_SCORE: dict[str, str] = {"farkle": "Best game score", "crap": "Best game sc
 
 GAME_TITLES: dict[str, str] = {"farkle": "🎲 Farkle", "kuriki": "🥤 Kuriki", "crap": "🃏 CRAP"}
 
+def place_of(guild_id: int | None, channel_id: int) -> int:
+    """Where a finished game counts on leaderboards and ratings: its server, or, for a game
+    played outside any server (a DM or group DM, through a user install), that channel, so
+    a group DM has a leaderboard of its own members. Snowflakes are unique across Discord,
+    so a channel's id never names a server."""
+    return guild_id if guild_id is not None else channel_id
+
+
 #: The `kind` of the leaderboard over every game.
 ALL_GAMES = "*"
 
