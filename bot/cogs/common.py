@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import discord
+
+from discord import app_commands
 
 from bot.interactions import actor_of, send_reply
 
 if TYPE_CHECKING:
     from bot.app import GameBot
+
+T = TypeVar("T")
+
+
+def anywhere(command: T) -> T:
+    """Usable wherever a player can reach the app: a server that added the bot, and, through
+    a user install, any other server, the bot's DM, group DMs and DMs between users."""
+    command = app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)(command)
+    return app_commands.allowed_installs(guilds=True, users=True)(command)
+
+
+def server_only(command: T) -> T:
+    """Usable only in a server that added the bot (its settings are the server's)."""
+    command = app_commands.allowed_contexts(guilds=True, dms=False, private_channels=False)(command)
+    return app_commands.allowed_installs(guilds=True, users=False)(command)
 
 
 async def start(interaction: discord.Interaction[GameBot], kind: str, **options: object) -> None:
