@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeVar
 
 import discord
-
 from discord import app_commands
 
 from bot.interactions import actor_of, send_reply
