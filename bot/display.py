@@ -91,13 +91,26 @@ def window_of(interaction: discord.Interaction) -> Window | None:
 
 def _editor(bot: GameBot, update: TableUpdate, message_id: int) -> Callable[..., Awaitable[Any]]:
     """How to edit a message of the channel: over REST, or through an open interaction
-    that made or updated it."""
+    that may edit it (raising Unreachable when none can)."""
     if update.via is None:
         return bot.get_partial_messageable(update.channel_id).get_partial_message(message_id).edit
-    window = update.via.editor(message_id, time.time())
-    if window is None:
+    via = update.via
+
+    async def edit(**kwargs: Any) -> Any:
+        for window in via.editors(message_id, time.time()):
+            try:
+                edited = await webhook(bot, window).edit_message(message_id, **kwargs)
+            except discord.HTTPException as exc:
+                if refused_token(exc):
+                    window.refused = True
+                elif not isinstance(exc, discord.NotFound):
+                    raise  # refused for what was sent, not for who sent it
+                continue
+            window.made(message_id)
+            return edited
         raise Unreachable
-    return functools.partial(webhook(bot, window).edit_message, message_id)
+
+    return edit
 
 
 def _poster(
@@ -206,10 +219,6 @@ async def show_table(
                 pass
             except discord.HTTPException as exc:
                 log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
-                if update.via is not None and refused_token(exc):
-                    editor = update.via.editor(update.message_id, time.time())
-                    if editor is not None:
-                        editor.refused = True
         posted = await _post(bot, update, followup, window)
         if posted is None:
             return

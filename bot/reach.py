@@ -116,12 +116,17 @@ class Reach:
         """The newest window that may still send a message."""
         return next((w for w in reversed(self.windows) if w.can_post(now)), None)
 
-    def editor(self, message_id: int, now: float) -> Window | None:
-        """The newest open window that made or updated `message_id`."""
-        return next(
-            (w for w in reversed(self.windows) if w.open(now) and message_id in w.messages),
-            None,
-        )
+    def editors(self, message_id: int, now: float) -> list[Window]:
+        """The open windows that may edit `message_id`, the likeliest first: the one known
+        to have made or updated it; else (after a restart, which kept the windows as of the
+        last move, not the messages shown since) every open window opened before the
+        message was made, the newest first."""
+        open_ = [w for w in reversed(self.windows) if w.open(now)]
+        known = [w for w in open_ if message_id in w.messages]
+        if known:
+            return known[:1]
+        made = discord.utils.snowflake_time(message_id).timestamp()
+        return [w for w in open_ if w.opened <= made + 1]
 
     def closes(self, now: float) -> float | None:
         """Until when the bot can still show something here without a new press."""

@@ -109,6 +109,19 @@ def _absurd(row: SessionRow) -> str | None:
     return None
 
 
+def _reach(channel_id: int, data: Any) -> Reach | None:
+    """The stored windows of a channel the bot is no member of. Unreadable ones are dropped
+    (the table then waits for the next press), never the game: they are only a way to show
+    it."""
+    if data is None:
+        return None
+    try:
+        return Reach.from_json(data)
+    except (TypeError, ValueError):
+        log.warning("The stored interactions of channel %s are unreadable: dropped", channel_id)
+        return Reach()
+
+
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
@@ -226,7 +239,7 @@ class Sessions:
             ping = data.get("ping", [])
             if not isinstance(ping, list) or not all(type(i) is int for i in ping):
                 raise TypeError("ping")
-            via = Reach.from_json(data["via"]) if data.get("via") is not None else None
+            via = _reach(row.channel_id, data.get("via"))
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])

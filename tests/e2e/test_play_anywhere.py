@@ -19,6 +19,7 @@ from tests.e2e.harness import (
     ALICE,
     BOB,
     CAROL,
+    TABLE,
     Driver,
     FakeUser,
     is_summary,
@@ -45,10 +46,6 @@ def place_in(fake: FakeDiscord, where: str) -> tuple[int, list[FakeUser]]:
     return channel.id, [ALICE, BOB, CAROL]
 
 
-def place(d: Driver, where: str) -> tuple[int, list[FakeUser]]:
-    return place_in(d.fake, where)
-
-
 def no_channel_requests(d: Driver, channel: int) -> None:
     """Nothing went to the channel over REST (it would be refused: 403)."""
     used = [f"{r.method} {r.path}" for r in d.fake.requests if f"/channels/{channel}" in r.path]
@@ -57,38 +54,66 @@ def no_channel_requests(d: Driver, channel: int) -> None:
 
 
 @pytest.mark.parametrize("where", PLACES)
-@pytest.mark.e2e(seed=3)
-async def test_farkle_plays_to_the_end(d: Driver, where: str) -> None:
-    channel, people = place(d, where)
-    await farkle_play.open_game(d, channel, people[:2], target=1000)
-    await farkle_play.play_to_end(d, channel, people[:2])
-    assert farkle_play.read_table(d.table(channel)).finished
-    [row] = read_finished(d.database, channel)  # type: ignore[arg-type]
-    assert row["winner_id"] in {p.id for p in people}
-    no_channel_requests(d, channel)
+async def test_farkle_plays_to_the_end_through_a_crash(
+    fake: FakeDiscord, tmp_path: Path, where: str
+) -> None:
+    db = tmp_path / "e2e.sqlite3"
+    channel, people = place_in(fake, where)
+    players = people[:2]
+    async with running_bot(db, fake=fake, seed=3) as d:
+        await farkle_play.open_game(d, channel, players, target=1000)
+        for _ in range(6):
+            await farkle_play.play_move(d, channel, players)
+        await d.crash()
+    async with running_bot(db, fake=fake, seed=4) as d:
+        await d.settle()
+        await farkle_play.play_to_end(d, channel, players)
+        assert farkle_play.read_table(d.table(channel)).finished
+        [row] = read_finished(db, channel)
+        assert row["winner_id"] in {p.id for p in players}
+        no_channel_requests(d, channel)
 
 
 @pytest.mark.parametrize("where", PLACES)
-@pytest.mark.e2e(seed=327)
-async def test_kuriki_plays_to_the_end(d: Driver, where: str) -> None:
-    channel, people = place(d, where)
-    game = await kuriki_play.KurikiGame.open(d, people, lives=2, channel=channel)
-    cup = await kuriki_play.play_to_end(game, kuriki_play.Habits(pull_at=8))
-    assert cup.phase == "over"
-    kuriki_play.finish_secrets(game)
-    assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
-    no_channel_requests(d, channel)
+async def test_kuriki_plays_to_the_end_through_a_crash(
+    fake: FakeDiscord, tmp_path: Path, where: str
+) -> None:
+    db = tmp_path / "e2e.sqlite3"
+    channel, people = place_in(fake, where)
+    habits = kuriki_play.Habits(pull_at=8)
+    async with running_bot(db, fake=fake, seed=327) as d:
+        game = await kuriki_play.KurikiGame.open(d, people, lives=2, channel=channel)
+        for _ in range(5):
+            await kuriki_play.play_move(game, habits)
+        await d.crash()
+    async with running_bot(db, fake=fake, seed=328) as d:
+        game.d = d
+        await d.settle()
+        cup = await kuriki_play.play_to_end(game, habits)
+        assert cup.phase == "over"
+        kuriki_play.finish_secrets(game)
+        assert len(read_finished(db, channel)) == 1
+        no_channel_requests(d, channel)
 
 
 @pytest.mark.parametrize("where", ["group DM", "server without the bot"])
-@pytest.mark.e2e(seed=11)
-async def test_crap_plays_to_the_end(d: Driver, where: str) -> None:
-    channel, people = place(d, where)
-    game = await crap_play.CrapGame.open(d, people, threshold=100, channel=channel)
-    final = await crap_play.play_to_end(game)
-    assert final.phase == "over"
-    assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
-    no_channel_requests(d, channel)
+async def test_crap_plays_to_the_end_through_a_crash(
+    fake: FakeDiscord, tmp_path: Path, where: str
+) -> None:
+    db = tmp_path / "e2e.sqlite3"
+    channel, people = place_in(fake, where)
+    async with running_bot(db, fake=fake, seed=11) as d:
+        game = await crap_play.CrapGame.open(d, people, threshold=100, channel=channel)
+        for _ in range(3):
+            await crap_play.play_move(game)
+        await d.crash()
+    async with running_bot(db, fake=fake, seed=12) as d:
+        game.d = game.referee.d = d
+        await d.settle()
+        final = await crap_play.play_to_end(game)
+        assert final.phase == "over"
+        assert len(read_finished(db, channel)) == 1
+        no_channel_requests(d, channel)
 
 
 async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
@@ -172,3 +197,28 @@ async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
             no_channel_requests(d, channel)
     finally:
         await fake.stop()
+
+
+async def test_where_use_external_apps_is_off_the_player_is_told_why(d: Driver) -> None:
+    """A server that turned "Use External Apps" off shows a user install's messages only
+    to whoever used it: no game is opened there, and the player is told why."""
+    d.fake.install(ALICE)
+    quiet = d.fake.add_user_install_channel(
+        OUTSIDE, "quiet", guild_id=ELSEWHERE, owner_id=CAROL.id, use_external_apps=False
+    ).id
+    rec = await d.slash(ALICE, quiet, "farkle start")
+    assert rec.ephemeral and "turned off **Use External Apps**" in rec.text
+    assert read_session(d.database, quiet) is None  # type: ignore[arg-type]
+    assert d.fake.public(quiet) == []
+
+
+@pytest.mark.e2e(defaults=GuildSettings(turn_timer=1800))
+async def test_a_timer_longer_than_a_token_lives_is_explained_on_the_table(d: Driver) -> None:
+    """A turn timer of half an hour outlives every interaction's token: the table says that
+    it moves on only with a press (a server that added the bot needs no such words)."""
+    channel, people = place_in(d.fake, "group DM")
+    table = await farkle_play.open_game(d, channel, people[:2], target=1000)
+    assert "The bot can update this table only when someone presses a button here" in table.text()
+    assert "/farkle status" in table.text() or "</farkle status:" in table.text()
+    at_home = await farkle_play.open_game(d, TABLE, [ALICE, BOB], target=1000)
+    assert "The bot can update this table" not in at_home.text()
