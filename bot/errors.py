@@ -107,7 +107,7 @@ def message_for(error: BaseException) -> tuple[str, bool]:
     if isinstance(error, app_commands.MissingPermissions):
         return "You need the Manage Server permission for that.", True
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "Games are played in server channels, not in direct messages.", True
+        return "That command works only in a server that added the bot.", True
     if isinstance(error, app_commands.CheckFailure):
         return "You can't use that here.", True
     return APOLOGY, False

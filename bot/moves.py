@@ -25,7 +25,7 @@ from bot.sessions import Session, Sessions, state_json
 from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
 from games.bots import bot_seats
-from games.errors import NotInGame
+from games.errors import GameError, NotInGame
 
 #: Why a game ends when the last person leaves it: bots never play on their own.
 ONLY_BOTS = "no person is left at the table"
@@ -117,7 +117,12 @@ class Moves:
                     # Where the bot is no member, a table may show an older state (nothing
                     # could show a timer's move) or stay pressable (nothing could retire it):
                     # a press on it is the way to bring the live table back.
-                    return self._again(session, adapter, message_id)
+                    try:
+                        _refuse_as_now(adapter, session.state, move, self.rng)
+                        why = None
+                    except GameError as exc:
+                        why = str(exc)  # said along with the table ("It's not your turn…")
+                    return self._again(session, adapter, message_id, why)
                 _refuse_as_now(adapter, session.state, move, self.rng)
                 # From an older table message (a double tap too): a private pointer to the
                 # live table, never the same table posted again.
@@ -163,14 +168,18 @@ class Moves:
                 reply.followups.append(Reply.of_table(ping))
             return reply
 
-    def _again(self, session: Session, adapter: TableAdapter, clicked: int | None) -> Reply:
-        """A press on a table that is behind (nothing could show a timer's move) brings the
-        live table back; a press on an old table nothing could retire retires it."""
+    def _again(
+        self, session: Session, adapter: TableAdapter, clicked: int | None, why: str | None
+    ) -> Reply:
+        """A press on a table that is behind (nothing could show a timer's move, or the
+        last move's table is on its way) brings the live table back; a press on an old
+        table nothing could retire retires it. `why` is the game's refusal of the press
+        on the game as it stands, if it refuses it."""
         rendered = adapter.render(session)
         summary = adapter.summary(session, rendered)
         if session.shown_revision < session.revision or summary is None:
             reply = self._on_table(session, rendered, clicked=clicked)
-            note = "The game had moved on since that table was shown: here it is as it stands."
+            note = why or "The game had moved on since that table was shown: here it is now."
         else:
             reply = Reply.of_table(summary, edit=True)
             note = "That table is old: the live one is below."

@@ -14,7 +14,7 @@ from bot.settings import GuildSettings
 from games.bots import bot_name
 from tests.e2e import crap_play, farkle_play, kuriki_play
 from tests.e2e.bot_play import DICEY, asks, live, play_farkle_against_dicey, until
-from tests.e2e.fake_discord import TOKEN_LIFETIME, FakeDiscord
+from tests.e2e.fake_discord import TOKEN_LIFETIME, FakeDiscord, InteractionRecord
 from tests.e2e.harness import (
     ALICE,
     BOB,
@@ -44,6 +44,11 @@ def place_in(fake: FakeDiscord, where: str) -> tuple[int, list[FakeUser]]:
         return fake.add_dm(ALICE, BOB).id, [ALICE, BOB]
     channel = fake.add_user_install_channel(OUTSIDE, "games", guild_id=ELSEWHERE, owner_id=CAROL.id)
     return channel.id, [ALICE, BOB, CAROL]
+
+
+def private(records: list[InteractionRecord]) -> list[str]:
+    """What these presses were told privately (in their answer or a follow-up)."""
+    return [m.text() for r in records for m in r.messages() if m.ephemeral]
 
 
 def no_channel_requests(d: Driver, channel: int) -> None:
@@ -222,3 +227,31 @@ async def test_a_timer_longer_than_a_token_lives_is_explained_on_the_table(d: Dr
     assert "/farkle status" in table.text() or "</farkle status:" in table.text()
     at_home = await farkle_play.open_game(d, TABLE, [ALICE, BOB], target=1000)
     assert "The bot can update this table" not in at_home.text()
+
+
+@pytest.mark.e2e(seed=41)
+async def test_three_phones_pressing_at_once_in_a_group_dm(d: Driver) -> None:
+    """Alice, Bob and Carol press Roll at the same moment, the mover twice: one throw, the
+    others told whose turn it is, the mover refused nothing; then everyone presses the
+    mover's dice at once: only the mover's presses count."""
+    channel, people = place_in(d.fake, "group DM")
+    table = await farkle_play.open_game(d, channel, people, target=1000)
+    view = farkle_play.read_table(table)
+    mover = next(p for p in people if p.id == view.current)
+    assert view.roll is not None
+    roll = view.roll["custom_id"]
+    presses = [
+        d.prepare_click(u, channel, custom_id=roll, message=table) for u in [*people, mover]
+    ]
+    await d.dispatch_all(presses)
+    assert private(presses) == [f"It's not your turn: it's {mover.name}'s."] * 2
+    thrown = farkle_play.read_table(d.table(channel))
+    assert len(thrown.dice) == 6 and thrown.current == mover.id
+    die = thrown.dice[0].button["custom_id"]
+    taps = [
+        d.prepare_click(u, channel, custom_id=die, message=thrown.message) for u in people
+    ]
+    await d.dispatch_all(taps)
+    assert private(taps) == [f"It's not your turn: it's {mover.name}'s."] * 2
+    assert farkle_play.read_table(d.table(channel)).dice[0].selected
+    no_channel_requests(d, channel)
