@@ -1,0 +1,278 @@
+"""Skill ratings on both stores: a rated game moves its players' ratings as OpenSkill's
+Plackett-Luce model says for its finishing order (ties included); games with bots,
+abandoned games, games of one person and games without places are unrated; ratings are
+kept per place (server, or channel outside servers), game and season; a new season starts
+everyone afresh and keeps the old standings; and a rebuild from the recorded games equals
+the incremental ratings, over 1,000 seeded games."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+from openskill.models import PlackettLuce
+
+from bot.records import place_of
+from bot.service import Tables
+from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from bot.store.ratings import FRESH, Rating
+from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, fetch_sql, run_sql
+
+NOW = 1_790_000_000.0
+DAN = 14
+
+
+def rated_game(
+    places: dict[int, int],
+    *,
+    kind: str = "farkle",
+    guild: int | None = GUILD,
+    channel: int = CHANNEL,
+    winner: int | None = -1,
+    bots: tuple[int, ...] = (),
+    at: float = NOW,
+    with_places: bool = True,
+) -> FinishedGame:
+    """A finished game whose players finished in `places` (player -> place); the winner
+    is the one placed first unless given (None: abandoned)."""
+    first = min(places, key=lambda p: places[p])
+    return FinishedGame(
+        guild_id=guild,
+        channel_id=channel,
+        kind=kind,
+        players=[{"id": p, "name": f"P{p}"} for p in places],
+        scores={str(p): 100 * (9 - place) for p, place in places.items()},
+        winner_id=first if winner == -1 else winner,
+        rules={},
+        outcome="test",
+        started_at=at - 600,
+        bots=list(bots),
+        finished_at=at,
+        places={str(p): place for p, place in places.items()} if with_places else {},
+    )
+
+
+async def rating(store: Store, player: int, *, kind: str = "farkle", place: int = GUILD,
+                 season: int = 1) -> Rating | None:  # fmt: skip
+    rows = await fetch_sql(
+        store,
+        "SELECT mu, sigma, games, last_change, last_game FROM ratings"
+        " WHERE place = ? AND kind = ? AND season = ? AND player_id = ?",
+        place, kind, season, player,
+    )  # fmt: skip
+    if not rows:
+        return None
+    mu, sigma, games, change, last = rows[0]
+    return Rating(mu, sigma, games, change, last)  # type: ignore[arg-type]
+
+
+def openskill_says(ranks: list[int], priors: list[tuple[float, float]] | None = None) -> list[Any]:
+    """What the library itself computes, with its defaults, for one game."""
+    model = PlackettLuce()
+    teams = [[model.rating(*prior)] for prior in (priors or [(25.0, 25 / 3)] * len(ranks))]
+    return [team[0] for team in model.rate(teams, ranks=[float(r) for r in ranks])]
+
+
+async def test_a_rated_game_moves_every_rating_as_the_model_says(tables: Tables) -> None:
+    store = tables.store
+    game_id = await store.finish_session(CHANNEL, rated_game({BOB.id: 1, CAROL.id: 2, ALICE.id: 3}))
+    expected = openskill_says([1, 2, 3])
+    for who, want in zip((BOB, CAROL, ALICE), expected, strict=True):
+        got = await rating(store, who.id)
+        assert got is not None and (got.mu, got.sigma) == (want.mu, want.sigma)
+        assert got.games == 1 and got.last_game == game_id
+        assert got.last_change == got.shown - FRESH.shown == want.mu - 3 * want.sigma
+    bob, alice = await rating(store, BOB.id), await rating(store, ALICE.id)
+    assert bob and alice and bob.shown > alice.shown and alice.mu < 25 < bob.mu
+    # the second game starts from what the first left
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    second = openskill_says([1, 2], [(alice.mu, alice.sigma), (bob.mu, bob.sigma)])
+    alice2, bob2 = await rating(store, ALICE.id), await rating(store, BOB.id)
+    assert alice2 and bob2 and (alice2.mu, bob2.mu) == (second[0].mu, second[1].mu)
+    assert alice2.games == 2 and alice2.last_change == alice2.shown - alice.shown > 0
+    assert bob2.last_change < 0
+    rows = await fetch_sql(store, "SELECT season, position FROM player_stats ORDER BY game_id, position")
+    assert rows == [(1, 1), (1, 2), (1, 3), (1, 1), (1, 2)]
+
+
+async def test_ties_are_ties(tables: Tables) -> None:
+    store = tables.store
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2, CAROL.id: 2}))
+    bob, carol = await rating(store, BOB.id), await rating(store, CAROL.id)
+    assert bob == carol and bob is not None
+    want = openskill_says([1, 2, 2])[1]
+    assert (bob.mu, bob.sigma) == (want.mu, want.sigma)
+
+
+@pytest.mark.parametrize(
+    "game",
+    [
+        rated_game({ALICE.id: 1, 7: 2}, bots=(7,)),  # a bot seat
+        rated_game({ALICE.id: 1, BOB.id: 2}, winner=None),  # abandoned: ended early, or left
+        rated_game({ALICE.id: 1}),  # one person: nobody played against them
+        rated_game({ALICE.id: 1, BOB.id: 2}, with_places=False),  # no finishing order kept
+    ],
+    ids=["bot", "abandoned", "alone", "no-places"],
+)
+async def test_unrated_games(tables: Tables, game: FinishedGame) -> None:
+    store = tables.store
+    await store.finish_session(CHANNEL, game)
+    assert await fetch_sql(store, "SELECT COUNT(*) FROM ratings") == [(0,)]
+    assert await fetch_sql(store, "SELECT DISTINCT season FROM player_stats") == [(None,)]
+    assert (await store.rebuild_ratings()).games == 0
+    # its other figures are still counted
+    assert await store.player_records(GUILD, ALICE.id, ["farkle"])
+
+
+async def test_ratings_are_per_place_and_game(tables: Tables) -> None:
+    store = tables.store
+    dm = 3_000  # a group DM: no server, its channel is the place
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    await store.finish_session(dm, rated_game({BOB.id: 1, ALICE.id: 2}, guild=None, channel=dm))
+    await store.finish_session(CHANNEL, rated_game({BOB.id: 1, ALICE.id: 2}, kind="kuriki"))
+    assert place_of(None, dm) == dm
+    first = openskill_says([1, 2])
+    for place, kind, winner in ((GUILD, "farkle", ALICE), (dm, "farkle", BOB), (GUILD, "kuriki", BOB)):
+        won = await rating(store, winner.id, kind=kind, place=place)
+        assert won is not None and won.games == 1 and won.mu == first[0].mu
+    total, board = await store.rating_board(dm, "farkle", 1, 0, 10)
+    assert total == 2 and [s.player_id for s in board] == [BOB.id, ALICE.id]
+    mine = await store.player_ratings(GUILD, BOB.id, ["farkle", "kuriki", "crap"], 1)
+    assert [(r.kind, r.games) for r in mine] == [("farkle", 1), ("kuriki", 1)]
+    assert mine[0].rating < 0 < mine[1].rating  # lost the Farkle game, won the Kuriki one
+
+
+async def test_a_new_season_starts_everyone_afresh_and_keeps_the_old_one(tables: Tables) -> None:
+    store = tables.store
+    assert await store.current_season(GUILD) == 1
+    for _ in range(3):
+        await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2, CAROL.id: 3}))
+    _, season_one = await store.rating_board(GUILD, "farkle", 1, 0, 10)
+    assert [s.player_id for s in season_one] == [ALICE.id, BOB.id, CAROL.id]
+    assert [s.rank for s in season_one] == [1, 2, 3] and season_one[0].games == 3
+
+    assert await store.start_season(GUILD, ADMIN_ID, NOW) == 2
+    assert await store.current_season(GUILD) == 2
+    assert await store.current_season(GUILD + 1) == 1  # another server keeps its season
+    await store.finish_session(CHANNEL, rated_game({CAROL.id: 1, DAN: 2}))
+    carol = await rating(store, CAROL.id, season=2)
+    assert carol is not None and carol.games == 1  # afresh: her season 1 games are not in it
+    assert carol.mu == openskill_says([1, 2])[0].mu
+    total, season_two = await store.rating_board(GUILD, "farkle", 2, 0, 10)
+    assert total == 2 and [s.player_id for s in season_two] == [CAROL.id, DAN]
+    assert (await store.rating_board(GUILD, "farkle", 1, 0, 10))[1] == season_one  # kept
+    assert await store.start_season(GUILD, ADMIN_ID, NOW + 1) == 3
+    rows = await fetch_sql(store, "SELECT season, started_at, started_by FROM seasons ORDER BY season")
+    assert rows == [(2, NOW, ADMIN_ID), (3, NOW + 1, ADMIN_ID)]
+    # the rebuild keeps each game in the season it counted in
+    assert await store.rebuild_ratings(write=False) == (await store.rebuild_ratings())
+    assert await rating(store, CAROL.id, season=2) == carol
+
+
+ADMIN_ID = 99
+
+
+async def test_a_finish_that_loses_the_race_rates_nothing(tables: Tables) -> None:
+    """A second finish of the same session (another process, or a retry) is refused before
+    anything is written: no second rating update."""
+    store = tables.store
+    row = SessionRow(CHANNEL, GUILD, "farkle", "{}", 1, None, None, NOW)
+    assert await store.save_session(row)
+    game = rated_game({ALICE.id: 1, BOB.id: 2})
+    await store.finish_session(CHANNEL, game, revision=1)
+    once = await rating(store, ALICE.id)
+    with pytest.raises(RevisionConflict):
+        await store.finish_session(CHANNEL, game, revision=1)
+    assert await rating(store, ALICE.id) == once
+    assert await fetch_sql(store, "SELECT COUNT(*) FROM finished_games") == [(1,)]
+
+
+def seeded_games(count: int, seed: int) -> list[tuple[str, FinishedGame]]:
+    """`count` finished games of a few servers, a DM and every game, in random orders with
+    ties, some with bots, abandoned or of one person; ("season", ...) marks where a server
+    starts a new season."""
+    rng = random.Random(seed)
+    people = list(range(100, 130))
+    out: list[tuple[str, FinishedGame]] = []
+    for i in range(count):
+        if rng.random() < 0.01:
+            out.append(("season", rated_game({1: 1}, guild=rng.choice([GUILD, GUILD + 1]))))
+            continue
+        kind = rng.choice(["farkle", "kuriki", "crap"])
+        seated = rng.sample(people, rng.randint(2, 6))
+        if rng.random() < 0.05:
+            seated = seated[:1]
+        places: dict[int, int] = {}
+        for n, p in enumerate(seated, start=1):  # ties with the one before, now and then
+            places[p] = places[seated[n - 2]] if n > 1 and rng.random() < 0.15 else n
+        bots = (seated[-1],) if len(seated) > 2 and rng.random() < 0.05 else ()
+        guild = rng.choice([GUILD, GUILD, GUILD + 1, None])
+        out.append((
+            "game",
+            rated_game(
+                places, kind=kind, guild=guild, channel=CHANNEL + (guild is None),
+                winner=None if rng.random() < 0.05 else -1, bots=bots, at=NOW + i,
+            ),
+        ))  # fmt: skip
+    return out
+
+
+async def test_the_rebuild_equals_the_incremental_ratings_over_1000_seeded_games(
+    tables: Tables,
+) -> None:
+    store = tables.store
+    played = 0
+    for what, game in seeded_games(1000, seed=24):
+        if what == "season":
+            await store.start_season(place_of(game.guild_id, game.channel_id), 1, NOW)
+        else:
+            await store.finish_session(game.channel_id, game)
+            played += 1
+    assert played > 950
+
+    everything = "SELECT * FROM ratings ORDER BY place, kind, season, player_id"
+    incremental = await fetch_sql(store, everything)
+    seasons = {r[2] for r in incremental}
+    assert len(incremental) > 200 and len(seasons) > 2
+
+    check = await store.rebuild_ratings(write=False)
+    assert check.differed == 0 and check.ratings == len(incremental)
+    assert 800 < check.games < played
+    rebuilt = await store.rebuild_ratings()
+    assert rebuilt == check
+    assert await fetch_sql(store, everything) == incremental  # every float equal
+
+    # A rating changed behind the bot's back is found and put right; lost ones come back.
+    await run_sql(store, "UPDATE ratings SET mu = mu + 1 WHERE player_id = 100")
+    assert (await store.rebuild_ratings(write=False)).differed > 0
+    await run_sql(store, "DELETE FROM ratings WHERE place = ?", GUILD)
+    repaired = await store.rebuild_ratings()
+    assert repaired.differed > 0
+    assert await fetch_sql(store, everything) == incremental
+    assert (await store.rebuild_ratings(write=False)).differed == 0
+
+
+async def test_two_processes_rating_games_of_one_place_at_once(pg_url: str) -> None:
+    """Two bot processes sharing PostgreSQL finish games of the same server and players at
+    the same moments: no update is lost (each game reads the ratings the one before it
+    wrote) and the order they were applied in is the one a rebuild replays."""
+    first, second = await Store.open(pg_url), await Store.open(pg_url)
+    try:
+        rng = random.Random(5)
+        people = [ALICE.id, BOB.id, CAROL.id, DAN]
+        games = []
+        for i in range(60):
+            seated = rng.sample(people, 3)
+            games.append(rated_game({p: n for n, p in enumerate(seated, 1)}, at=NOW + i))
+        await asyncio.gather(*(
+            (first if i % 2 else second).finish_session(CHANNEL + i, game)
+            for i, game in enumerate(games)
+        ))  # fmt: skip
+        counted = await fetch_sql(first, "SELECT SUM(games) FROM ratings")
+        assert counted == [(3 * len(games),)]  # nobody's update lost
+        assert (await first.rebuild_ratings(write=False)).differed == 0
+    finally:
+        await first.close()
+        await second.close()
