@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import random
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +23,7 @@ from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from bot.store.ratings import FRESH, Rating
 from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, fetch_sql, run_sql
 
+ROOT = Path(__file__).resolve().parents[2]
 NOW = 1_790_000_000.0
 DAN = 14
 
@@ -276,3 +280,43 @@ async def test_two_processes_rating_games_of_one_place_at_once(pg_url: str) -> N
     finally:
         await first.close()
         await second.close()
+
+
+def ratings_command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "ratings", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+async def test_the_rebuild_command(db_path: Path | str, tmp_path: Path) -> None:
+    store = await Store.open(db_path)
+    try:
+        for what, game in seeded_games(40, seed=2):
+            if what == "game":
+                await store.finish_session(game.channel_id, game)
+        ratings = (await store.rebuild_ratings(write=False)).ratings
+        database = str(db_path)
+        checked = ratings_command("rebuild", "--check", "--database", database)
+        assert checked.returncode == 0, checked.stderr
+        assert checked.stdout.startswith(f"{ratings} ratings from ")
+        assert checked.stdout.rstrip().endswith("0 would change (a rating differs from the"
+                                                " stored one, or only one of them exists)")
+        await run_sql(store, "DELETE FROM ratings WHERE player_id = 100")
+        lost = ratings_command("rebuild", "--check", "--database", database)
+        assert lost.returncode == 1 and " 0 would change" not in lost.stdout
+        # from the config's database, as the bot's own
+        config = tmp_path / "config.toml"
+        config.write_text(f'database = "{database}"\n', encoding="utf-8")
+        done = ratings_command("rebuild", "--config", str(config))
+        assert done.returncode == 0, done.stderr
+        assert "changed" in done.stdout and " 0 changed" not in done.stdout
+        assert (await store.rebuild_ratings(write=False)).differed == 0
+    finally:
+        await store.close()
+    missing = ratings_command("rebuild", "--database", str(tmp_path / "nothing.sqlite3"))
+    assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
+    assert not (tmp_path / "nothing.sqlite3").exists()
