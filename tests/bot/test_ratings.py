@@ -8,6 +8,7 @@ the incremental ratings, over 1,000 seeded games."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import subprocess
 import sys
@@ -17,6 +18,15 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
+from bot.cogs.stats import (
+    PAGE_SIZE,
+    board_choice,
+    parse_rating_page,
+    rating_page,
+    stats_embed,
+)
+from bot.components import Click
+from bot.errors import UserError
 from bot.records import place_of
 from bot.service import Tables
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
@@ -320,3 +330,87 @@ async def test_the_rebuild_command(db_path: Path | str, tmp_path: Path) -> None:
     missing = ratings_command("rebuild", "--database", str(tmp_path / "nothing.sqlite3"))
     assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
     assert not (tmp_path / "nothing.sqlite3").exists()
+
+
+# --------------------------------------------------------------------------- what players see
+
+
+async def test_stats_show_the_rating_and_its_last_change(tables: Tables) -> None:
+    store = tables.store
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    await store.finish_session(CHANNEL, rated_game({BOB.id: 1, ALICE.id: 2}, kind="crap"))
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, 7: 2}, kind="kuriki", bots=(7,)))
+    kinds = ["farkle", "kuriki", "crap"]
+    figures = await store.player_records(GUILD, ALICE.id, kinds)
+    rated = await store.player_ratings(GUILD, ALICE.id, kinds, 1)
+    text = json.dumps(stats_embed("Alice", figures, rated, 1).to_dict(), ensure_ascii=False)
+    farkle = await rating(store, ALICE.id)
+    assert farkle is not None
+    assert f"Rating **{farkle.shown:.1f}** (+{farkle.last_change:.1f} in the last game) · 1 rated game" in text
+    assert "in the last game)" in text and text.count("Rating **") == 2  # no Kuriki rating
+    assert "μ − 3σ" in text and "season" not in text
+    crap = next(r for r in rated if r.kind == "crap")
+    assert crap.last_change < 0 and f"({crap.last_change:+.1f} in the last game)" in text
+    await store.start_season(GUILD, ADMIN_ID, NOW)
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    rated = await store.player_ratings(GUILD, ALICE.id, kinds, 2)
+    text = json.dumps(stats_embed("Alice", figures, rated, 2).to_dict(), ensure_ascii=False)
+    assert "in the last game) in season 2 · 1 rated game" in text
+
+
+async def test_rating_boards_page_with_buttons_and_keep_old_seasons(tables: Tables) -> None:
+    store = tables.store
+    people = [1000 + i for i in range(2 * PAGE_SIZE + 3)]
+    for winner in people:  # each beats the one player who always loses
+        await store.finish_session(CHANNEL, rated_game({winner: 1, 999: 2}))
+    await store.start_season(GUILD, ADMIN_ID, NOW)
+
+    seen: list[int] = []
+    embed, items = await rating_page(store, GUILD, CHANNEL, "farkle", 1, 0)
+    assert "rating, season 1" in embed.title
+    for page in range(3):
+        assert embed.footer.text.startswith(f"Page {page + 1}/3 · ranked by rating")
+        seen += [int(line.split("<@")[1].split(">")[0]) for line in embed.description.splitlines()]
+        previous, following = items
+        assert previous.disabled == (page == 0) and following.disabled == (page == 2)
+        if page < 2:
+            click = Click.parse(following.custom_id)
+            assert click is not None and len(following.custom_id) <= 100
+            assert parse_rating_page(click) == ("farkle", 1, page + 1)
+            embed, items = await rating_page(store, GUILD, CHANNEL, "farkle", 1, page + 1)
+    assert seen[-1] == 999 and sorted(seen[:-1]) == people
+    # the first winner beat a fresh 999; each later one a 999 who had lost more, so won less
+    assert seen[0] == people[0]
+    last = embed.description.splitlines()[-1]
+    assert last.startswith("**24.** <@999> · **") and "· 23 games" in last
+
+    for forged in (
+        f"t:board:page:{CHANNEL}:1:1:all-rating",  # ratings are per game
+        f"t:board:page:{CHANNEL}:1:0:farkle-rating",  # no season 0
+        f"t:board:flip:{CHANNEL}:1:1:farkle-rating",
+    ):
+        with pytest.raises(UserError, match="not one I recognise"):
+            parse_rating_page(Click.parse(forged))
+    assert parse_rating_page(Click.parse(f"t:board:page:{CHANNEL}:1:0:farkle-week")) is None
+    with pytest.raises(UserError, match="not on this leaderboard"):
+        await rating_page(store, GUILD, CHANNEL, "farkle", 1, 3)
+    embed, items = await rating_page(store, GUILD, CHANNEL, "farkle", 2, 0)
+    assert items == [] and "Nobody has a rated game here in this season yet." in embed.description
+
+
+async def test_the_leaderboard_options_that_do_not_go_together(tables: Tables) -> None:
+    store = tables.store
+    assert await board_choice(store, GUILD, None, "week", None, None) is None  # wins
+    assert await board_choice(store, GUILD, "farkle", None, "rating", None) == 1
+    assert await board_choice(store, GUILD, "farkle", None, None, 1) == 1  # a season: rating
+    for options, why in (
+        ((None, None, "rating", None), "per game"),
+        (("farkle", "month", "rating", None), "not a week or a month"),
+        (("farkle", None, "wins", 1), "Seasons are for ratings"),
+        (("farkle", None, None, 2), "in season 1: there is no season 2 yet"),
+    ):
+        with pytest.raises(UserError, match=why):
+            await board_choice(store, GUILD, *options)
+    await store.start_season(GUILD, ADMIN_ID, NOW)
+    assert await board_choice(store, GUILD, "farkle", None, "rating", None) == 2
+    assert await board_choice(store, GUILD, "farkle", None, "rating", 1) == 1
