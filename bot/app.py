@@ -17,11 +17,12 @@ from discord.ext import commands
 from bot import mentions
 from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
-from bot.display import retire_orphans, show_over_rest
+from bot.display import retire_orphans, show_table
 from bot.errors import GameTree, UserError, answer_error
 from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
+from bot.reach import answered, opened_by, through_channel
 from bot.replies import Reply
 from bot.respond import release
 from bot.service import Tables
@@ -152,12 +153,23 @@ class GameBot(commands.AutoShardedBot):
         from the clicked message (discord.py does that only for items registered with it)."""
         if interaction.type is not discord.InteractionType.component:
             return  # slash commands go through the command tree
+        self.note(interaction)
         data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
         values = tuple(str(v) for v in data.get("values", ()))
         try:
             await self.on_component(interaction, str(data.get("custom_id", "")), values)
         finally:
+            answered(interaction)
             release(interaction)
+
+    def note(self, interaction: discord.Interaction[GameBot]) -> None:
+        """Where the bot is no member of the channel, the interaction's token is the only way
+        to show anything there: remember it for this answer and the next 15 minutes."""
+        if interaction.channel_id is None or through_channel(interaction):
+            return
+        window = opened_by(interaction)
+        interaction.extras["window"] = window
+        self.tables.sessions.arrived(interaction.channel_id, window)
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]
@@ -208,13 +220,18 @@ class GameBot(commands.AutoShardedBot):
                 update = await self.tables.catch_up(channel_id)
                 if update is not None:
                     await retire_orphans(self, update)
-                    await show_over_rest(self, update)
+                    await show_table(self, update)
                     count += 1
             except Exception:
                 log.exception("Could not bring the table of channel %s up to date", channel_id)
         if count:
             log.info("Brought %d table(s) up to date", count)
         return count
+
+    async def on_app_command_completion(
+        self, interaction: discord.Interaction[GameBot], command: object
+    ) -> None:
+        answered(interaction)
 
     async def on_resumed(self) -> None:
         await self.catch_up()
@@ -232,7 +249,7 @@ class GameBot(commands.AutoShardedBot):
         try:
             update = await self.tables.repost(channel_id)
             if update is not None:
-                await show_over_rest(self, update)
+                await show_table(self, update)
         except Exception:
             log.exception("Could not post the table of channel %s again", channel_id)
 

@@ -6,19 +6,27 @@ Answers through the interaction are preferred (they do not count against Discord
 rate limit); REST is used when there is no interaction (timers, catching up after a restart)
 or the interaction answered something else (a private reply, a vote message). A message older
 than `EDIT_WINDOW` is never edited (Discord allows only a few such edits, error 30046); a
-refused edit falls back to posting the table afresh."""
+refused edit falls back to posting the table afresh.
+
+Where the bot is no member of the channel (`TableUpdate.via`, bot/reach.py) there is no REST:
+the table is shown through the interaction being answered, or else through the newest
+interaction whose token is still open (`Reach`); with none open it catches up at the next
+press. A table message no open interaction may edit is left as it is (its buttons still
+work: a press on it shows the live table)."""
 
 from __future__ import annotations
 
 import functools
 import io
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.pictures.story import FILENAME as STORY_FILENAME
+from bot.reach import Window, refused_token, webhook
 from bot.replies import TableUpdate, only_mentioning
 from bot.respond import update_message
 from bot.tables.base import Rendered
@@ -72,12 +80,56 @@ def _edit_kwargs(update: TableUpdate) -> dict[str, Any]:
     return table_kwargs(update.table)
 
 
+class Unreachable(Exception):
+    """The bot is no member of the channel and no open interaction can do this."""
+
+
+def window_of(interaction: discord.Interaction) -> Window | None:
+    """The window the interaction opened where the bot is no member (see GameBot.note)."""
+    return interaction.extras.get("window")
+
+
+def _editor(bot: GameBot, update: TableUpdate, message_id: int) -> Callable[..., Awaitable[Any]]:
+    """How to edit a message of the channel: over REST, or through an open interaction
+    that made or updated it."""
+    if update.via is None:
+        return bot.get_partial_messageable(update.channel_id).get_partial_message(message_id).edit
+    window = update.via.editor(message_id, time.time())
+    if window is None:
+        raise Unreachable
+    return functools.partial(webhook(bot, window).edit_message, message_id)
+
+
+def _poster(
+    bot: GameBot,
+    update: TableUpdate,
+    followup: discord.Webhook | None,
+    window: Window | None,
+) -> tuple[Callable[..., Awaitable[Any]], Window | None]:
+    """How to post a new message in the channel (and the window it spends a follow-up of):
+    the answered interaction's follow-up, the channel over REST, or the newest open window."""
+    if update.via is None:
+        if followup is not None:
+            return functools.partial(followup.send, wait=True), None
+        return bot.get_partial_messageable(update.channel_id).send, None
+    now = time.time()
+    if window is not None:
+        window.answered = True  # the caller answered it
+    if window is None or not window.can_post(now):
+        window = update.via.poster(now)
+    if window is None:
+        raise Unreachable
+    window.posted(None)  # counted before it is sent: a refused one is spent too
+    return functools.partial(webhook(bot, window).send, wait=True), window
+
+
 async def show_on_interaction(
     interaction: discord.Interaction[GameBot], update: TableUpdate
 ) -> None:
     """Answer a click on the table (or /start, /status) by showing the table: an update of
     the clicked message, or a fresh post with the old table retired."""
     tables = interaction.client.tables
+    window = window_of(interaction)
     async with tables.display_lock(update.channel_id):
         if tables.overtaken(update):
             await interaction.response.defer()  # a newer answer shows more
@@ -86,6 +138,8 @@ async def show_on_interaction(
         clicked = message.id if message is not None else None
         if clicked is None:  # a slash command: the answer is the new table
             response = await interaction.response.send_message(**post_kwargs(update))
+            if window is not None and response.message_id:
+                window.made(response.message_id)
             if update.message_id is not None:
                 await retire(interaction.client, update, update.message_id)
             if response.message_id:
@@ -94,6 +148,8 @@ async def show_on_interaction(
         if not update.fresh and clicked == update.message_id:
             try:
                 await _show(functools.partial(update_message, interaction), update, _edit_kwargs)
+                if window is not None:
+                    window.made(clicked)
                 await tables.shown(update, clicked)
                 return
             except discord.HTTPException as exc:
@@ -102,6 +158,8 @@ async def show_on_interaction(
         if update.message_id is not None and update.message_id != clicked:
             await retire(interaction.client, update, update.message_id)
         posted = await _show(functools.partial(interaction.followup.send, wait=True), update)
+        if window is not None:
+            window.posted(posted.id)
         await tables.shown(update, posted.id)
 
 
@@ -114,44 +172,82 @@ async def _retire_clicked(
     if update.summary is not None and tables.editable(clicked):
         try:
             await update_message(interaction, content=None, embed=update.summary.embed, view=None)
+            window = window_of(interaction)
+            if window is not None:
+                window.made(clicked)
             return
         except discord.HTTPException as exc:
             log.info("Could not retire the table in %s (%s)", update.channel_id, exc)
     await interaction.response.defer()
-    await _delete(interaction.client, update.channel_id, clicked)
+    if update.via is None:
+        await _delete(interaction.client, update.channel_id, clicked)
 
 
-async def show_over_rest(
-    bot: GameBot, update: TableUpdate, followup: discord.Webhook | None = None
+async def show_table(
+    bot: GameBot,
+    update: TableUpdate,
+    followup: discord.Webhook | None = None,
+    window: Window | None = None,
 ) -> None:
     """Bring the table up to date outside the interaction's answer (timers, commands, moves
     in a private menu, catching up). A fresh table goes out as the interaction's public
-    follow-up when there is one (not counted against the global rate limit)."""
+    follow-up when there is one (not counted against the global rate limit); where the bot
+    is no member, through `window` (the answered interaction's) or the newest open one."""
     tables = bot.tables
     async with tables.display_lock(update.channel_id):
         if tables.overtaken(update):
             return
-        channel = bot.get_partial_messageable(update.channel_id)
         if not update.fresh and update.message_id is not None:
             try:
-                await _show(
-                    channel.get_partial_message(update.message_id).edit, update, _edit_kwargs
-                )
+                await _show(_editor(bot, update, update.message_id), update, _edit_kwargs)
                 await tables.shown(update, update.message_id)
                 return
-            except discord.NotFound:
+            except (discord.NotFound, Unreachable):
                 pass
             except discord.HTTPException as exc:
                 log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
-        if update.message_id is not None:
-            await retire(bot, update, update.message_id)
-        try:
-            send = channel.send if followup is None else functools.partial(followup.send, wait=True)
-            posted = await _show(send, update)
-        except discord.HTTPException:
-            log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
+                if update.via is not None and refused_token(exc):
+                    editor = update.via.editor(update.message_id, time.time())
+                    if editor is not None:
+                        editor.refused = True
+        posted = await _post(bot, update, followup, window)
+        if posted is None:
             return
         await tables.shown(update, posted.id)
+
+
+async def _post(
+    bot: GameBot,
+    update: TableUpdate,
+    followup: discord.Webhook | None,
+    window: Window | None,
+) -> discord.Message | None:
+    """Post the table afresh and retire the old message (see `_poster` for where); None
+    when it cannot be shown now. A window whose token Discord refuses is closed and the
+    next open one tried."""
+    retired = False
+    while True:
+        try:
+            send, spent = _poster(bot, update, followup, window)
+        except Unreachable:
+            log.info("No open interaction in %s: its table catches up at the next press",
+                     update.channel_id)  # fmt: skip
+            return None
+        if update.message_id is not None and not retired:
+            await retire(bot, update, update.message_id)
+            retired = True
+        try:
+            posted = await _show(send, update)
+        except discord.HTTPException as exc:
+            if spent is not None and refused_token(exc):
+                log.info("An interaction's token was refused in %s (%s)", update.channel_id, exc)
+                spent.refused, window = True, None
+                continue
+            log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
+            return None
+        if spent is not None:
+            spent.made(posted.id)
+        return posted
 
 
 async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:
@@ -159,8 +255,8 @@ async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:
     recorded (it died between the post and the write) still has live buttons. Reduce every
     such message of the bot to the summary, so only one table can be pressed; returns how
     many. One history request, made only for tables a restart finds behind."""
-    if update.message_id is None or bot.user is None:
-        return 0
+    if update.message_id is None or bot.user is None or update.via is not None:
+        return 0  # (no history where the bot is no member: a press on an orphan shows the table)
     ours = f":{update.channel_id}:"
     orphans = []
     try:
@@ -189,20 +285,21 @@ async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:
 
 async def retire(bot: GameBot, update: TableUpdate, message_id: int) -> None:
     """A table message a newer one replaces: its summary without buttons, or deleted when it
-    may no longer be edited, so only the live table can be pressed."""
+    may no longer be edited, so only the live table can be pressed. Where the bot is no
+    member, only an open interaction that made it can retire it; else it stays as it is."""
     if update.summary is not None and bot.tables.editable(message_id):
         try:
-            await (
-                bot.get_partial_messageable(update.channel_id)
-                .get_partial_message(message_id)
-                .edit(content=None, embed=update.summary.embed, view=None)
-            )
+            edit = _editor(bot, update, message_id)
+            await edit(content=None, embed=update.summary.embed, view=None)
+            return
+        except Unreachable:
             return
         except discord.NotFound:
             return
         except discord.HTTPException as exc:
             log.info("Could not retire the table in %s (%s)", update.channel_id, exc)
-    await _delete(bot, update.channel_id, message_id)
+    if update.via is None:
+        await _delete(bot, update.channel_id, message_id)
 
 
 async def _delete(bot: GameBot, channel_id: int, message_id: int) -> None:

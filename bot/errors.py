@@ -9,6 +9,7 @@ import discord
 from discord import app_commands
 
 from bot.mentions import mention
+from bot.reach import answered
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
@@ -132,7 +133,16 @@ async def answer_error(interaction: discord.Interaction, error: BaseException) -
 class GameTree(app_commands.CommandTree):
     """Command tree whose errors become ephemeral replies instead of silent failures."""
 
+    async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        note = getattr(interaction.client, "note", None)
+        if note is not None:
+            note(interaction)
+        return True
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
-        await answer_error(interaction, error)
+        try:
+            await answer_error(interaction, error)
+        finally:
+            answered(interaction)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.components import view_of
-from bot.display import show_on_interaction, show_over_rest
+from bot.display import show_on_interaction, show_table, window_of
 from bot.replies import Actor, Rematch, Reply
 from bot.respond import update_message
 
@@ -50,6 +50,7 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
     of the clicked message or a new message), then send the follow-ups (a private view, a
     public ping) and bring the table up to date."""
     update = reply.update
+    window = window_of(interaction)
     if reply.on_table and update is not None:
         await show_on_interaction(interaction, update)
         update = None
@@ -60,9 +61,11 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
     else:
         await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
     for follow in reply.followups:
+        if window is not None:
+            window.posted(None)
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if update is not None:
-        await show_over_rest(interaction.client, update, interaction.followup)
+        await show_table(interaction.client, update, interaction.followup, window)
 
 
 async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Rematch) -> None:
@@ -71,6 +74,7 @@ async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Remat
     exactly the invited players, and becomes the channel's table."""
     await update_message(interaction, view=view_of(rematch.finished_items))
     lobby = rematch.lobby
+    window = window_of(interaction)
     message = await interaction.followup.send(
         content=lobby.content or "",
         embed=lobby.embed,
@@ -78,7 +82,9 @@ async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Remat
         allowed_mentions=rematch.allowed_mentions(),
         wait=True,
     )
+    if window is not None:
+        window.posted(message.id)
     tables = interaction.client.tables
     behind = await tables.table_posted(rematch.channel_id, message.id, rematch.revision)
     if behind is not None:  # someone joined while it was being posted
-        await show_over_rest(interaction.client, behind)
+        await show_table(interaction.client, behind, interaction.followup, window)

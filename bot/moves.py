@@ -112,6 +112,12 @@ class Moves:
                     # The same player's second tap of the button that just moved the game
                     # on (a double tap) on the table itself: show it again, not a refusal.
                     return self._on_table(session, adapter.render(session), clicked=message_id)
+                behind = session.shown_revision < session.revision
+                if on_table and session.via is not None and (behind or not live):
+                    # Where the bot is no member, a table may show an older state (nothing
+                    # could show a timer's move) or stay pressable (nothing could retire it):
+                    # a press on it is the way to bring the live table back.
+                    return self._again(session, adapter, message_id)
                 _refuse_as_now(adapter, session.state, move, self.rng)
                 # From an older table message (a double tap too): a private pointer to the
                 # live table, never the same table posted again.
@@ -156,6 +162,20 @@ class Moves:
                     ping = replace(ping, content=_unmention(ping.content, reply.update.ping))
                 reply.followups.append(Reply.of_table(ping))
             return reply
+
+    def _again(self, session: Session, adapter: TableAdapter, clicked: int | None) -> Reply:
+        """A press on a table that is behind (nothing could show a timer's move) brings the
+        live table back; a press on an old table nothing could retire retires it."""
+        rendered = adapter.render(session)
+        summary = adapter.summary(session, rendered)
+        if session.shown_revision < session.revision or summary is None:
+            reply = self._on_table(session, rendered, clicked=clicked)
+            note = "The game had moved on since that table was shown: here it is as it stands."
+        else:
+            reply = Reply.of_table(summary, edit=True)
+            note = "That table is old: the live one is below."
+        reply.followups.append(Reply.private(note))
+        return reply
 
     async def command(
         self, actor: Actor, channel_id: int, kind: str, action: str, arg: str | None = None

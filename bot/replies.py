@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.components import TableItem, view_of
+from bot.reach import Reach
 from bot.tables.base import Rendered
 
 
@@ -38,6 +39,8 @@ class TableUpdate:
     summary: Rendered | None = None
     ping: tuple[int, ...] = ()
     seq: int = 0
+    #: Where the bot is no member of the channel: the interactions to show it through.
+    via: Reach | None = None
 
 
 @dataclass

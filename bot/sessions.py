@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from bot.errors import CorruptSession, MovedMeanwhile
+from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.lobby import Lobby
 
@@ -42,6 +43,9 @@ class Session:
     created_at: float = field(default_factory=time.time)
     shown_revision: int = 0  # the revision the table message in the channel shows
     ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
+    #: Where the bot is no member of the channel: the interactions it can still show the
+    #: table through (bot/reach.py); None where it uses the channel itself.
+    via: Reach | None = None
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
 
@@ -69,13 +73,15 @@ def state_json(session: Session) -> str:
 
 def session_json(session: Session) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"}. The models write their own JSON (pydantic's serializer, in Rust): the hot path of
+    "ping"[, "via"]}. The models write their own JSON (pydantic's serializer, in Rust): the hot path of
     every move, several times cheaper than model_dump() followed by json.dumps()."""
-    tail = json.dumps(
-        {"turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
-         "ping": session.ping},
-        separators=(",", ":"),
-    )  # fmt: skip
+    fields: dict[str, Any] = {
+        "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
+        "ping": session.ping,
+    }  # fmt: skip
+    if session.via is not None:
+        fields["via"] = session.via.as_json()
+    tail = json.dumps(fields, separators=(",", ":"))
     return f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},{tail[1:]}'
 
 
@@ -120,6 +126,28 @@ class Sessions:
         self.on_evict = on_evict
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Session] = {}  # in order of use, the most recent last
+        #: The windows of the channels the bot is no member of (bot/reach.py), also while
+        #: no session is cached there (a press before the game is read, a finished game).
+        self.reaches: dict[int, Reach] = {}
+
+    def arrived(self, channel_id: int, window: Window) -> Reach:
+        """An interaction came from a channel the bot is no member of: its token is one more
+        way to show that channel's table (saved with the session's next write)."""
+        reach = self.reaches.get(channel_id)
+        if reach is None:
+            reach = self.reaches[channel_id] = Reach()
+            if len(self.reaches) > self.limit:  # bounded: forget idle channels' first
+                for idle in [c for c in self.reaches if c not in self._cache][:-self.limit]:
+                    del self.reaches[idle]
+        reach.note(window)
+        cached = self._cache.get(channel_id)
+        if cached is not None:
+            cached.via = reach
+        return reach
+
+    def reach(self, channel_id: int) -> Reach | None:
+        """How the bot reaches the channel: None where it uses the channel itself."""
+        return self.reaches.get(channel_id)
 
     def lock(self, channel_id: int) -> asyncio.Lock:
         lock = self._locks.get(channel_id)
@@ -165,6 +193,7 @@ class Sessions:
                 continue  # a move is being made there
             del self._cache[channel_id]
             self._locks.pop(channel_id, None)
+            self.reaches.pop(channel_id, None)
             self.on_evict(channel_id)
             excess -= 1
             if excess == 0:
@@ -197,6 +226,7 @@ class Sessions:
             ping = data.get("ping", [])
             if not isinstance(ping, list) or not all(type(i) is int for i in ping):
                 raise TypeError("ping")
+            via = Reach.from_json(data["via"]) if data.get("via") is not None else None
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])
@@ -223,7 +253,18 @@ class Sessions:
             created_at=row.created_at,
             shown_revision=row.shown_revision,
             ping=ping,
+            via=self._merged(row.channel_id, via),
         )
+
+    def _merged(self, channel_id: int, stored: Reach | None) -> Reach | None:
+        """The channel's one Reach: the stored windows noted into the one in memory."""
+        if stored is None:
+            return self.reaches.get(channel_id)
+        reach = self.reaches.setdefault(channel_id, stored)
+        if reach is not stored:
+            for window in stored.windows:
+                reach.note(window)
+        return reach
 
     async def save(self, session: Session) -> None:
         """Bump the revision and commit; the cache only changes once the write succeeded."""

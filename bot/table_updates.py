@@ -15,6 +15,8 @@ from dataclasses import replace
 import discord
 
 from bot.errors import CorruptSession
+from bot.mentions import mention
+from bot.reach import Reach
 from bot.replies import Reply, TableUpdate
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
@@ -123,11 +125,14 @@ class TableUpdates:
             or not self.editable(current)
         )
         table = rendered
+        via = session.via or self.sessions.reach(session.channel_id)
+        if via is not None and session.started and not over:
+            table = _with_limit(table, session, via, self.clock())
         if ping:
             waiting = adapter.waiting_on(session.state) if session.started else {}
             if over:
                 waiting = dict.fromkeys(ping, "the game is over")
-            table = replace(rendered, content=_ping_text(ping, waiting, rendered.content))
+            table = replace(table, content=_ping_text(ping, waiting, table.content))
         self._seq += 1
         self._latest[session.channel_id] = self._seq
         return TableUpdate(
@@ -139,6 +144,7 @@ class TableUpdates:
             summary=adapter.summary(session, rendered) if fresh else None,
             ping=ping,
             seq=self._seq,
+            via=via,
         )
 
     async def catch_up(self, channel_id: int) -> TableUpdate | None:
@@ -182,6 +188,20 @@ class TableUpdates:
         """`reply`, followed by the channel's table brought up to date."""
         reply.update = self._update(session, rendered)
         return reply
+
+
+def _with_limit(table: Rendered, session: Session, via: Reach, now: float) -> Rendered:
+    """Where the bot is no member, it can show the table only through a press made in the
+    last quarter hour: a deadline after that (a turn timer) plays on the stored game, but
+    its table waits for the next press. Say so on the table, so nobody waits for nothing."""
+    closes = via.closes(now)
+    if session.deadline is None or (closes is not None and session.deadline <= closes):
+        return table
+    note = (
+        "-# The bot can update this table only when someone presses a button here: if the "
+        f"timer runs out first, press any button or use {mention(session.kind + ' status')}."
+    )
+    return replace(table, content="\n".join(filter(None, [table.content, note])))
 
 
 def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | None) -> str:

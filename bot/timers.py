@@ -8,7 +8,7 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from bot.display import show_over_rest
+from bot.display import show_table
 from bot.errors import MovedMeanwhile
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ class TurnTimers:
                 if reply is not None:
                     moved += 1
                     if reply.update is not None:
-                        await show_over_rest(self.bot, reply.update)
+                        await show_table(self.bot, reply.update)
             except MovedMeanwhile:
                 log.info("Channel %s moved on in another process; timer skipped", channel_id)
             except Exception:

@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import common
 from bot.interactions import send_reply
 from bot.records import place_of
 from bot.replies import Reply, duration
@@ -70,7 +71,7 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     return embed
 
 
-@app_commands.guild_only()
+@common.server_only
 @app_commands.default_permissions(manage_guild=True)
 class AdminCog(
     commands.GroupCog,

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-@app_commands.guild_only()
+@common.anywhere
 class CrapCog(
     commands.GroupCog,
     group_name="crap",

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
 
 
-@app_commands.guild_only()
+@common.anywhere
 class FarkleCog(
     commands.GroupCog,
     group_name="farkle",

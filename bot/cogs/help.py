@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import common
 from bot.mentions import mention
 from bot.tables.base import EMBED_COLOUR
 
@@ -59,6 +60,7 @@ class HelpCog(commands.Cog):
         self.bot = bot
 
     @app_commands.command(name="help")
+    @common.anywhere
     async def help(self, interaction: discord.Interaction[GameBot]) -> None:
         """The games, how to start one, and the admin commands."""
         tables = self.bot.tables

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-@app_commands.guild_only()
+@common.anywhere
 class KurikiCog(
     commands.GroupCog,
     group_name="kuriki",

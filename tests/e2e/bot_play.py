@@ -11,7 +11,7 @@ from typing import Any
 
 from games.bots import FIRST_BOT_ID, LAST_BOT_ID, bot_name
 from tests.e2e.fake_discord import FakeMessage, InteractionRecord
-from tests.e2e.harness import TABLE, Driver, FakeUser, mention
+from tests.e2e.harness import ALICE, TABLE, Driver, FakeUser, mention
 
 DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
 
@@ -32,15 +32,15 @@ def my_move(message: FakeMessage, user: FakeUser) -> bool:
     return mention(user) in (message.content or "")
 
 
-def asks(d: Driver, user: FakeUser) -> bool:
+def asks(d: Driver, user: FakeUser, channel: int = TABLE) -> bool:
     """The channel's table asks `user` to move."""
-    tables = d.tables(TABLE)
+    tables = d.tables(channel)
     return bool(tables) and my_move(tables[-1], user)
 
 
-def live(d: Driver) -> str:
+def live(d: Driver, channel: int = TABLE) -> str:
     """The text of the channel's table, or '' while there is none."""
-    tables = d.tables(TABLE)
+    tables = d.tables(channel)
     return tables[-1].text() if tables else ""
 
 
@@ -87,3 +87,35 @@ def own_ephemeral(rec: InteractionRecord, user: FakeUser) -> FakeMessage | None:
             assert m.visible_to == user.id
             return m
     return None
+
+
+async def play_farkle_against_dicey(d: Driver, channel: int = TABLE) -> tuple[int, int]:
+    """Alice plays the Farkle table against 🤖 Dicey to the end, pressing on her turns and
+    waiting, on the bot's, to be called again; returns her presses and the bot turns seen."""
+    from tests.e2e.farkle_play import next_press, read_table
+
+    alice = ALICE
+    presses = bot_turns = 0
+    while "Game over." not in d.table(channel).text():
+        table = d.table(channel)
+        view = read_table(table)
+        if view.current == alice.id:
+            _, button = next_press(view, bank_at=350)
+            rec = await d.click(alice, channel, custom_id=button["custom_id"], message=table)
+            assert rec.callback_type == 7, rec.text
+            presses += 1
+        else:
+            # The bot's turn: the table names it, and Alice waits for her turn (a table
+            # posted afresh that mentions her) or the end of the game.
+            assert f"**{bot_name(DICEY)}'s turn**" in table.text(), table.text()
+            # Nothing to press: every button of a Farkle turn is the bot's.
+            assert f"{bot_name(DICEY)} is thinking…" in table.text(), table.text()
+            assert table.live_components() == [], table.labels()
+            bot_turns += 1
+            await until(
+                d,
+                "the bot's turn to end",
+                lambda: "Game over." in live(d, channel) or asks(d, alice, channel),
+            )
+        assert presses < 600
+    return presses, bot_turns

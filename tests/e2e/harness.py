@@ -709,7 +709,7 @@ async def running_bot(
     config = BotConfig(
         database=str(database),
         shard_count=shard_count,
-        dev_guild_id=GUILD,
+        dev_guild_id=None,  # global commands: usable in DMs and servers without the bot too
         defaults=defaults or GuildSettings(),
         pictures=pictures,
         four_colour_cards=four_colour_cards,
@@ -766,8 +766,8 @@ async def bot_process(
     child. The child's warnings and errors are `d.problems`. `die_at` has the child kill
     itself at a game's end (see the --die-at of `tests/e2e/bot_process.py`).
 
-    `shards=(count, ids)` runs only those shards, with commands synced globally (every
-    process of a sharded bot serves several servers); otherwise one shard and GUILD's."""
+    `shards=(count, ids)` runs only those shards; otherwise one shard. Commands are synced
+    globally, as in production."""
     folder = log_dir or Path(database).parent
     stem = "bot" if log_dir else Path(database).stem
     log_file = folder / f"{stem}-bot-{len(fake.identifies)}.log"
@@ -778,9 +778,7 @@ async def bot_process(
         *("--api", fake.api_url, "--gateway", fake.gateway_url, "--token", fake.token),
         *("--database", str(database), "--seed", str(seed)),
     ]
-    if shards is None:
-        args += ["--guild", str(GUILD)]
-    else:
+    if shards is not None:
         args += ["--shard-count", str(shards[0]), "--shard-ids", ",".join(map(str, shards[1]))]
     if takeover_after is not None:
         args += ["--takeover-after", str(takeover_after)]

@@ -15,12 +15,12 @@ from bot.settings import GuildSettings
 from tests.e2e.bot_play import (
     DICEY,
     ROLLY,
-    asks,
     choose_first,
     live,
     named,
     no_bot_is_mentioned,
     own_ephemeral,
+    play_farkle_against_dicey,
     select_of,
     until,
 )
@@ -105,35 +105,6 @@ def check_the_end_pings(d: Driver, person: FakeUser) -> None:
     assert last.user.id == person.id and final.id < last.id, final.content
     assert "the game is over" not in (final.content or ""), final.content
     assert [m for m in d.summaries(TABLE) if m.id == final.id] == []
-
-
-async def play_farkle_against_dicey(d: Driver) -> tuple[int, int]:
-    """Alice plays the Farkle table against 🤖 Dicey to the end, pressing on her turns and
-    waiting, on the bot's, to be called again; returns her presses and the bot turns seen."""
-    presses = bot_turns = 0
-    while "Game over." not in d.table(TABLE).text():
-        table = d.table(TABLE)
-        view = read_table(table)
-        if view.current == ALICE.id:
-            _, button = next_press(view, bank_at=350)
-            rec = await d.click(ALICE, TABLE, custom_id=button["custom_id"], message=table)
-            assert rec.callback_type == 7, rec.text
-            presses += 1
-        else:
-            # The bot's turn: the table names it, and Alice waits for her turn (a table
-            # posted afresh that mentions her) or the end of the game.
-            assert f"**{named(DICEY)}'s turn**" in table.text(), table.text()
-            # Nothing to press: every button of a Farkle turn is the bot's.
-            assert f"{named(DICEY)} is thinking…" in table.text(), table.text()
-            assert table.live_components() == [], table.labels()
-            bot_turns += 1
-            await until(
-                d,
-                "the bot's turn to end",
-                lambda: "Game over." in live(d) or asks(d, ALICE),
-            )
-        assert presses < 600
-    return presses, bot_turns
 
 
 @pytest.mark.e2e(seed=11, defaults=QUICK)

@@ -285,15 +285,22 @@ async def test_without_use_external_apps_answers_are_for_the_invoker_only() -> N
 
 
 async def test_the_driver_types_commands_in_the_new_places(d: Driver) -> None:
-    """`d.slash` reaches every place; the bot's commands are its test server's own, so the
-    client offers them nowhere else, even to a user who installed the app."""
+    """`d.slash` reaches every place the bot's global commands allow: the games and /help
+    wherever the user installed the app, /config only in a server that added the bot; a user
+    who did not install it is offered nothing outside such a server."""
     d.fake.install(ALICE)
     group = d.fake.add_group_dm([ALICE, BOB]).id
     own = d.fake.add_dm(ALICE, d.fake.bot).id
     for place in (group, own):
+        rec = await d.slash(ALICE, place, "help")
+        assert rec.payload["authorizing_integration_owners"]["1"] == str(ALICE.id)
         with pytest.raises(CannotInvoke):
-            await d.slash(ALICE, place, "farkle start", rules="classic")
-    rec = await d.slash(ALICE, TABLE, "farkle start", rules="classic")
+            await d.slash(ALICE, place, "config show")
+    with pytest.raises(CannotInvoke):
+        await d.slash(BOB, group, "help")
+    rec = await d.slash(ALICE, TABLE, "config show")
+    assert rec.payload["authorizing_integration_owners"] == {"0": str(GUILD)}
+    rec = await d.slash(BOB, TABLE, "help")
     assert rec.payload["authorizing_integration_owners"] == {"0": str(GUILD)}
 
 

@@ -1,0 +1,174 @@
+"""Whole games where the bot is no member of the channel: a group DM, a DM between two users
+and a server that never added the bot, reached through the players' user installs. The bot
+may only answer interactions there (no REST post, no history, no chatter events), so each
+game is played, start to end, through interaction responses and follow-ups alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.settings import GuildSettings
+from games.bots import bot_name
+from tests.e2e import crap_play, farkle_play, kuriki_play
+from tests.e2e.bot_play import DICEY, asks, live, play_farkle_against_dicey, until
+from tests.e2e.fake_discord import TOKEN_LIFETIME, FakeDiscord
+from tests.e2e.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    Driver,
+    FakeUser,
+    is_summary,
+    read_finished,
+    read_session,
+    read_shown,
+    running_bot,
+)
+
+ELSEWHERE = 990_000_000_000_000_001
+OUTSIDE = 990_000_000_000_000_002
+PLACES = ["group DM", "DM", "server without the bot"]
+
+
+def place_in(fake: FakeDiscord, where: str) -> tuple[int, list[FakeUser]]:
+    """The channel of `where` and the people in it, all with the app installed."""
+    for user in (ALICE, BOB, CAROL):
+        fake.install(user)
+    if where == "group DM":
+        return fake.add_group_dm([ALICE, BOB, CAROL]).id, [ALICE, BOB, CAROL]
+    if where == "DM":
+        return fake.add_dm(ALICE, BOB).id, [ALICE, BOB]
+    channel = fake.add_user_install_channel(OUTSIDE, "games", guild_id=ELSEWHERE, owner_id=CAROL.id)
+    return channel.id, [ALICE, BOB, CAROL]
+
+
+def place(d: Driver, where: str) -> tuple[int, list[FakeUser]]:
+    return place_in(d.fake, where)
+
+
+def no_channel_requests(d: Driver, channel: int) -> None:
+    """Nothing went to the channel over REST (it would be refused: 403)."""
+    used = [f"{r.method} {r.path}" for r in d.fake.requests if f"/channels/{channel}" in r.path]
+    assert used == []
+    assert d.problems == []
+
+
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.e2e(seed=3)
+async def test_farkle_plays_to_the_end(d: Driver, where: str) -> None:
+    channel, people = place(d, where)
+    await farkle_play.open_game(d, channel, people[:2], target=1000)
+    await farkle_play.play_to_end(d, channel, people[:2])
+    assert farkle_play.read_table(d.table(channel)).finished
+    [row] = read_finished(d.database, channel)  # type: ignore[arg-type]
+    assert row["winner_id"] in {p.id for p in people}
+    no_channel_requests(d, channel)
+
+
+@pytest.mark.parametrize("where", PLACES)
+@pytest.mark.e2e(seed=327)
+async def test_kuriki_plays_to_the_end(d: Driver, where: str) -> None:
+    channel, people = place(d, where)
+    game = await kuriki_play.KurikiGame.open(d, people, lives=2, channel=channel)
+    cup = await kuriki_play.play_to_end(game, kuriki_play.Habits(pull_at=8))
+    assert cup.phase == "over"
+    kuriki_play.finish_secrets(game)
+    assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
+    no_channel_requests(d, channel)
+
+
+@pytest.mark.parametrize("where", ["group DM", "server without the bot"])
+@pytest.mark.e2e(seed=11)
+async def test_crap_plays_to_the_end(d: Driver, where: str) -> None:
+    channel, people = place(d, where)
+    game = await crap_play.CrapGame.open(d, people, threshold=100, channel=channel)
+    final = await crap_play.play_to_end(game)
+    assert final.phase == "over"
+    assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
+    no_channel_requests(d, channel)
+
+
+async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    """Farkle against 🤖 Dicey in a group DM: the bot dies while Dicey's move is pending.
+    The restarted bot makes the move when it is due and shows it through the last press's
+    interaction, which the session row kept (the bot cannot post there by itself), so Alice
+    is called back without pressing anything; then the game plays to its end."""
+    db = tmp_path / "e2e.sqlite3"
+    channel, _ = place_in(fake, "group DM")
+    async with running_bot(db, fake=fake, seed=41, defaults=GuildSettings(bot_delay=3.0)) as d:
+        opened = await d.slash(ALICE, channel, "farkle start", target=1000, bots=1)
+        await d.click(ALICE, channel, label="Start", message=opened.message)
+        while (row := read_session(db, channel)) and not json.loads(row["data"])["bot_deadline"]:
+            table = d.table(channel)
+            _, button = farkle_play.next_press(farkle_play.read_table(table), bank_at=50)
+            await d.click(ALICE, channel, custom_id=button["custom_id"], message=table)
+        assert row is not None and json.loads(row["data"])["via"]  # the press's token, kept
+        assert f"{bot_name(DICEY)} is thinking…" in d.table(channel).text()
+        await d.crash()
+    assert (after := read_session(db, channel)) is not None
+    assert after["revision"] == row["revision"]  # Dicey had not moved
+
+    async with running_bot(db, fake=fake, seed=42, defaults=GuildSettings(bot_delay=0.05)) as d:
+        await until(
+            d,
+            "the bot's pending move after the restart, on the table",
+            lambda: asks(d, ALICE, channel) or "Game over." in live(d, channel),
+        )
+        assert f"{bot_name(DICEY)} rolled" in "\n".join(m.text() for m in fake.public(channel))
+        await play_farkle_against_dicey(d, channel)
+        [finished] = read_finished(db, channel)
+        assert json.loads(finished["bots"]) == [DICEY]
+        no_channel_requests(d, channel)
+
+
+async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
+    tmp_path: Path,
+) -> None:
+    """Nobody presses for a quarter of an hour, so Discord refuses every token the bot
+    holds, and then Alice's turn runs out. The bot plays it (the stored game moves on) but
+    can show nothing: the table stays as it was, without an error. `/farkle status` brings
+    the live table back; a press on the old table retires it and points below; the game
+    then plays to its end."""
+    fake = FakeDiscord(token_lifetime=TOKEN_LIFETIME)
+    await fake.start()
+    try:
+        channel, _ = place_in(fake, "group DM")
+        settings = GuildSettings(turn_timer=4)
+        async with running_bot(tmp_path / "e2e.sqlite3", fake=fake, seed=3, defaults=settings) as d:
+            table = await farkle_play.open_game(d, channel, [ALICE, BOB], target=1000)
+            first = farkle_play.read_table(table).current
+            assert first is not None
+            revision = read_session(d.database, channel)["revision"]  # type: ignore[arg-type, index]
+            fake.advance_clock(TOKEN_LIFETIME + 60)  # every token the bot holds has expired
+            await until(
+                d,
+                "the turn timer to play the absent turn",
+                lambda: read_session(d.database, channel)["revision"] > revision,  # type: ignore[arg-type, index]
+                timeout=20,
+            )
+            await d.settle()
+            assert d.table(channel) is table and "ran out of time" not in table.text()
+            shown, stored = read_shown(d.database, channel), read_session(d.database, channel)
+            assert shown is not None and stored is not None and shown[1] < stored["revision"]
+            # /farkle status: the live table, as the answer to the command. The old table
+            # above it keeps its buttons: nothing can reach it to retire it.
+            status = await d.slash(BOB, channel, "farkle status")
+            assert status.message is d.tables(channel)[-1]
+            assert "ran out of time" in status.message.text()
+            assert table.buttons() != []
+            # A press on the old table (nothing could retire it) retires it now.
+            button = table.buttons()[0]
+            rec = await d.click(ALICE, channel, custom_id=button["custom_id"], message=table)
+            assert is_summary(table) and table.buttons() == []
+            assert "That table is old: the live one is below." in rec.text
+            assert d.table(channel) is status.message
+            await farkle_play.play_to_end(d, channel, [ALICE, BOB])
+            assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
+            no_channel_requests(d, channel)
+    finally:
+        await fake.stop()
