@@ -6,13 +6,15 @@ status 1 when any do).
 Each finished game updates its players' ratings as it is recorded; a rebuild replays the
 rated games in the order they were recorded and gives exactly the same values, so it
 changes nothing unless the ratings were lost or changed by hand. On PostgreSQL it can run
-while the bot runs (games finishing meanwhile wait for it); on SQLite, stop the bot first or
-its writes wait for the rebuild (at most the file's busy timeout, 5 seconds)."""
+while the bot runs (games finishing meanwhile wait for it). On SQLite, stop the bot first: a
+game the bot records while the rebuild reads makes the rebuild stop, changing nothing (it
+says so; run it again)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -64,4 +66,11 @@ def main(argv: Sequence[str], out: TextIO = sys.stdout) -> int:
         return 2
     except DatabaseUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.OperationalError as exc:  # the file changed under the rebuild (busy)
+        print(
+            f"error: the database changed during the rebuild ({exc}); nothing was written. Is "
+            "the bot running on this file? Stop it and run the rebuild again.",
+            file=sys.stderr,
+        )
         return 1

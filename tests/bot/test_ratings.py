@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
+import bot.store.ratings as ratings_module
 from bot.cogs.stats import (
     PAGE_SIZE,
     board_choice,
@@ -27,6 +29,7 @@ from bot.cogs.stats import (
 )
 from bot.components import Click
 from bot.errors import UserError
+from bot.rebuild_ratings import main as rebuild_command
 from bot.records import place_of
 from bot.service import Tables
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
@@ -414,3 +417,46 @@ async def test_the_leaderboard_options_that_do_not_go_together(tables: Tables) -
     await store.start_season(GUILD, ADMIN_ID, NOW)
     assert await board_choice(store, GUILD, "farkle", None, "rating", None) == 2
     assert await board_choice(store, GUILD, "farkle", None, "rating", 1) == 1
+
+
+def test_a_rebuild_on_sqlite_stops_when_the_bot_writes_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On SQLite the bot should be stopped first; if it records something while the rebuild
+    reads, the rebuild stops and writes nothing, saying so."""
+    path = tmp_path / "busy.sqlite3"
+
+    async def fill() -> list[tuple[object, ...]]:
+        store = await Store.open(path)
+        try:
+            for what, game in seeded_games(30, seed=3):
+                if what == "game":
+                    await store.finish_session(game.channel_id, game)
+            await run_sql(store, "UPDATE ratings SET mu = 0")  # something to rebuild
+            return await fetch_sql(store, "SELECT * FROM ratings ORDER BY 1, 2, 3, 4")
+        finally:
+            await store.close()
+
+    before = asyncio.run(fill())
+    replay = ratings_module.rebuilt
+
+    def bot_writes_meanwhile(*args: Any) -> Any:
+        out = replay(*args)
+        other = sqlite3.connect(path)  # the bot's own connection, committing a setting
+        other.execute("INSERT INTO guild_settings VALUES (1, '{}', 0)")
+        other.commit()
+        other.close()
+        return out
+
+    monkeypatch.setattr(ratings_module, "rebuilt", bot_writes_meanwhile)
+    assert rebuild_command(["rebuild", "--database", str(path)]) == 1
+    assert "changed during the rebuild" in capsys.readouterr().err
+
+    async def after() -> list[tuple[object, ...]]:
+        store = await Store.open(path)
+        try:
+            return await fetch_sql(store, "SELECT * FROM ratings ORDER BY 1, 2, 3, 4")
+        finally:
+            await store.close()
+
+    assert asyncio.run(after()) == before  # nothing written
