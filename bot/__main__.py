@@ -1,7 +1,8 @@
 """`python -m bot [--config PATH] [--no-sync]`: run the bot with DISCORD_TOKEN from the environment.
 
 `python -m bot migrate --to postgresql://... [--from FILE ...]` copies SQLite files into
-PostgreSQL (see bot/migrate.py)."""
+PostgreSQL (see bot/migrate.py); `python -m bot ratings rebuild [--check]` computes the skill
+ratings afresh from the recorded games (see bot/rebuild_ratings.py)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         from bot.migrate import main as migrate
 
         return migrate(args[1:])
+    if args[:1] == ["ratings"]:
+        from bot.rebuild_ratings import main as ratings
+
+        return ratings(args[1:])
     try:
         config, token, sync, source = prepare(argv)
     except ConfigError as exc:

@@ -110,6 +110,7 @@ class Endings:
             stats=result.stats,
             winners=[] if ended_by else result.winners,
             bots=result.bots,
+            places=result.places,
         )
 
     @staticmethod

@@ -10,7 +10,9 @@ a difference is an error (exit status 1). A finished game keeps its id when that
 in PostgreSQL (so the Rematch buttons of finished tables keep working); otherwise it gets a
 new one, and its players' `player_stats` rows follow it. The stats summaries
 (`player_totals`, `player_records`) are not copied: each copied `player_stats` row is added
-to them as a finishing game is, so a server found in several files adds up."""
+to them as a finishing game is, so a server found in several files adds up. Nor are the
+skill ratings: once every file is copied, they are computed afresh from all the rated games
+PostgreSQL holds, in the order of their ids there (`Store.rebuild_ratings`)."""
 
 from __future__ import annotations
 
@@ -35,8 +37,9 @@ NATURAL_KEYS: dict[str, tuple[str, ...]] = {
     "finished_games": ("channel_id", "kind", "started_at", "finished_at"),
     "damaged_sessions": ("channel_id", "reason", "moved_at"),
 }
-#: Tables that are sums of `player_stats`: added up from the copied rows, never copied.
-DERIVED = ("player_totals", "player_records")
+#: Tables computed from `player_stats`: added up from the copied rows (the totals and
+#: records) or replayed once all are copied (the ratings), never copied.
+DERIVED = ("player_totals", "player_records", "ratings")
 #: A lock only `migrate` takes: two runs at once would both find a row missing.
 COPY_LOCK = 7_214_000_002
 BATCH = 500
@@ -331,7 +334,8 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
         report = await copy_file(path, args.to, out)
         for table, c in report.tables.items():
             if c.derived:
-                print(f"{path.name}: {table}: added up from the copied player_stats", file=out)
+                how = "rated again below" if table == "ratings" else "added up"
+                print(f"{path.name}: {table}: {how} from the copied player_stats", file=out)
                 continue
             print(
                 f"{path.name}: {table}: {c.rows} rows, {c.copied} copied, {c.present} already"
@@ -341,6 +345,12 @@ async def run(args: argparse.Namespace, out: TextIO) -> int:
         if not report.ok:
             print(f"error: {path} was not copied completely (see the counts above)", file=out)
             ok = False
+    pg = await PostgresStore.open_url(args.to)
+    try:
+        rated = await pg.rebuild_ratings()
+    finally:
+        await pg.close()
+    print(f"ratings: {rated.ratings} ratings from {rated.games} rated games", file=out)
     print("done: every row is in PostgreSQL" if ok else "failed", file=out)
     return 0 if ok else 1
 

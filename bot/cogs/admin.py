@@ -3,6 +3,7 @@ since server admins can change who sees the command)."""
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import discord
@@ -11,6 +12,7 @@ from discord.ext import commands
 
 from bot.cogs import common
 from bot.interactions import send_reply
+from bot.records import place_of
 from bot.replies import Reply, duration
 from bot.settings import GuildSettings, house_rule_words, rule_choice_name
 from bot.tables.base import EMBED_COLOUR
@@ -205,6 +207,34 @@ class AdminCog(
             "kuriki_foul_price": foul_price,
         }
         await self._update(interaction, **{k: v for k, v in changes.items() if v is not None})
+
+    @app_commands.command(name="season")
+    @app_commands.describe(
+        start="Start the next rating season now: every rating starts afresh (the earlier "
+        "seasons' standings stay readable)"
+    )
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def season(self, interaction: discord.Interaction[GameBot], start: bool = False) -> None:
+        """Show the server's rating season, or start the next one."""
+        assert interaction.channel_id is not None
+        store = self.bot.store
+        place = place_of(interaction.guild_id, interaction.channel_id)
+        if not start:
+            current = await store.current_season(place)
+            text = (
+                f"This server is in rating season **{current}**. `/config season start: True` "
+                f"starts season {current + 1}: every rating starts afresh, and season "
+                f"{current}'s standings stay readable with `/leaderboard by: Rating season: "
+                f"{current}`."
+            )
+        else:
+            new = await store.start_season(place, interaction.user.id, time.time())
+            text = (
+                f"Rating season **{new}** has started: every rating starts afresh with the "
+                f"next game. Season {new - 1}'s standings stay readable with `/leaderboard by: "
+                f"Rating season: {new - 1}`."
+            )
+        await send_reply(interaction, Reply(content=text, ephemeral=True))
 
     @app_commands.command(name="crap")
     @app_commands.describe(

@@ -41,13 +41,14 @@ def help_embed(players: dict[str, str]) -> discord.Embed:
         f"{m('config show')} the settings · {m('config farkle')} rule set and target · "
         f"{m('config farkle-rule')} one house rule · {m('config timer')} turn timer · "
         f"{m('config lobby')} · {m('config bots')} bots' pause · {m('config kuriki')} · "
-        f"{m('config crap')}"
+        f"{m('config crap')} · {m('config season')} a new rating season"
     )
     embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
     embed.add_field(name="How to play", value=play, inline=False)
     stats = (
-        f"{m('stats')} a player's games, wins and records (only to you, unless you share) · "
-        f"{m('leaderboard')} the server's top players this week, this month or all time"
+        f"{m('stats')} a player's games, wins, records and rating (only to you, unless you "
+        f"share) · {m('leaderboard')} the server's top players this week, this month or all "
+        "time, or in one game by rating"
     )
     embed.add_field(name="Stats", value=stats, inline=False)
     embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)

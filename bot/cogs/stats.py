@@ -1,7 +1,9 @@
-"""/stats and /leaderboard: a player's figures and the server's top players, from the
-finished games the store keeps. The leaderboard's Previous/Next buttons carry everything in
-their custom_id (`t:board:page:<channel>:<page>:<period stamp>:<game>-<period>`), so they
-keep working after a restart; one for an earlier week or month is refused."""
+"""/stats and /leaderboard: a player's figures and rating and the server's top players, by
+wins or by rating, from the finished games the store keeps. The leaderboard's Previous/Next
+buttons carry everything in their custom_id (`t:board:page:<channel>:<page>:<period
+stamp>:<game>-<period>`; a rating board's: `...:<page>:<season>:<game>-rating`), so they keep
+working after a restart; one for an earlier week or month is refused (an earlier season's
+board stays readable)."""
 
 from __future__ import annotations
 
@@ -23,10 +25,11 @@ from bot.records import (
     RECORDS,
     Period,
     period_keys,
+    place_of,
     win_rate,
 )
 from bot.respond import update_message
-from bot.store import PlayerRecord, Store
+from bot.store import PlayerRating, PlayerRecord, Store
 from bot.tables.base import EMBED_COLOUR
 
 if TYPE_CHECKING:
@@ -40,25 +43,54 @@ PERIOD_CHOICES = [
     app_commands.Choice(name="This month", value="month"),
     app_commands.Choice(name="All time", value="all"),
 ]
+BY_CHOICES = [
+    app_commands.Choice(name="Wins", value="wins"),
+    app_commands.Choice(name="Rating", value="rating"),
+]
 COUNTING = (
     "Wins count finished games between people; games against bots and abandoned games "
     "(ended early, or players left) are counted apart."
 )
+RATING_WORDS = (
+    "The rating is the skill the bot is sure you have (μ − 3σ): everyone starts at 0, and "
+    "finishing ahead of good players raises it most. Games between people only."
+)
+#: The custom_id "period" of a rating board's page buttons (its stamp is the season).
+RATING = "rating"
 
 
 # --------------------------------------------------------------------------- /stats
 
 
-def stats_embed(name: str, figures: list[PlayerRecord]) -> discord.Embed:
-    """A player's figures in each game they played here, with that game's records."""
+def stats_embed(
+    name: str,
+    figures: list[PlayerRecord],
+    ratings: list[PlayerRating] | None = None,
+    season: int = 1,
+) -> discord.Embed:
+    """A player's figures in each game they played here, with that game's records and their
+    rating in it this season (when they have one)."""
     embed = discord.Embed(title=f"📊 {name}'s stats", colour=EMBED_COLOUR)
     if not figures:
         embed.description = f"{name} has no finished games in this server yet."
         return embed
-    embed.description = COUNTING
+    rated = {r.kind: r for r in ratings or []}
+    embed.description = COUNTING + (" " + RATING_WORDS if rated else "")
     for fig in figures:
-        embed.add_field(name=GAME_TITLES.get(fig.kind, fig.kind), value=_figure_lines(fig))
+        lines = _figure_lines(fig)
+        if fig.kind in rated:
+            lines = rating_line(rated[fig.kind], season) + "\n" + lines
+        embed.add_field(name=GAME_TITLES.get(fig.kind, fig.kind), value=lines)
     return embed
+
+
+def rating_line(rating: PlayerRating, season: int) -> str:
+    """'Rating **12.3** (+1.4 in the last game)', with the season once there are several."""
+    when = f" in season {season}" if season > 1 else ""
+    return (
+        f"Rating **{rating.rating:.1f}** ({rating.last_change:+.1f} in the last game){when}"
+        f" · {rating.games} rated game{'s' if rating.games != 1 else ''}"
+    )
 
 
 def _figure_lines(fig: PlayerRecord) -> str:
@@ -140,6 +172,83 @@ async def leaderboard_page(
     return embed, items
 
 
+async def rating_page(
+    store: Store, place: int, channel_id: int, kind: str, season: int, page: int
+) -> tuple[discord.Embed, list[TableItem]]:
+    """One page of the place's rating board of one game and season, and its Previous/Next
+    buttons (none when it fits one page). Raises UserError for a page that is not there."""
+    total, rows = await store.rating_board(place, kind, season, page * PAGE_SIZE, PAGE_SIZE)
+    pages = max(1, -(-total // PAGE_SIZE))
+    if page >= pages:
+        raise UserError("That page is not on this leaderboard: ask /leaderboard again.")
+    embed = discord.Embed(
+        title=f"🏆 Leaderboard · {GAME_TITLES[kind]} · rating, season {season}",
+        colour=EMBED_COLOUR,
+    )
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    embed.description = (
+        "\n".join(
+            f"{medals.get(s.rank, f'**{s.rank}.**')} <@{s.player_id}> · **{s.rating:.1f}** "
+            f"({s.last_change:+.1f}) · {s.games} game{'s' if s.games != 1 else ''}"
+            for s in rows
+        )
+        or "Nobody has a rated game here in this season yet."
+    )
+    embed.set_footer(
+        text=f"Page {page + 1}/{pages} · ranked by rating (μ − 3σ: the skill the bot is sure "
+        "of), with its change in each player's last game · bot games and abandoned games "
+        "not rated"
+    )
+    if pages == 1:
+        return embed, []
+    arg = f"{kind}-{RATING}"
+    items = [
+        button(BOARD_KIND, "page", channel_id, max(page - 1, 0), season, "◀ Previous", arg=arg,
+               disabled=page == 0),
+        button(BOARD_KIND, "page", channel_id, page + 1, season, "Next ▶", arg=arg,
+               disabled=page + 1 >= pages),
+    ]  # fmt: skip
+    return embed, items
+
+
+def parse_rating_page(click: Click) -> tuple[str, int, int] | None:
+    """The game, season and page a rating board's button asks for; None when the button is
+    not one of a rating board; UserError for a forged one."""
+    game, _, period = (click.arg or "").partition("-")
+    if period != RATING:
+        return None
+    if click.action != "page" or game not in GAME_TITLES or click.stamp < 1:
+        raise UserError("This button is not one I recognise any more.")
+    return game, click.stamp, click.game
+
+
+async def board_choice(
+    store: Store,
+    place: int,
+    game: str | None,
+    period: str | None,
+    by: str | None,
+    season: int | None,
+) -> int | None:
+    """The season a /leaderboard asks for when it ranks by rating (None: by wins); a short
+    UserError when its options do not go together."""
+    if (by or ("rating" if season is not None else "wins")) == "wins":
+        if season is not None:
+            raise UserError("Seasons are for ratings: add `by: Rating` to see one.")
+        return None
+    if game is None:
+        raise UserError("Ratings are kept per game: choose one with `game`.")
+    if period is not None:
+        raise UserError(
+            "A rating leaderboard covers a season, not a week or a month: leave out `period` "
+            "(choose an earlier season with `season`)."
+        )
+    current = await store.current_season(place)
+    if season is not None and season > current:
+        raise UserError(f"This server is in season {current}: there is no season {season} yet.")
+    return current if season is None else season
+
+
 def parse_page(click: Click, now: float) -> tuple[str, Period, int]:
     """The game, period and page a leaderboard button asks for; UserError for a forged one
     or one from an earlier week or month (its period is over: its pages are not kept)."""
@@ -177,12 +286,17 @@ class StatsCog(commands.Cog):
         game: app_commands.Choice[str] | None = None,
         share: bool = False,
     ) -> None:
-        """A player's games, wins and records in this server."""
+        """A player's games, wins, records and rating in this server."""
+        assert interaction.channel_id is not None
         who = player or interaction.user
         kinds = [game.value] if game else list(GAME_TITLES)
-        figures = await self.bot.store.player_records(interaction.guild_id, who.id, kinds)
+        store = self.bot.store
+        figures = await store.player_records(interaction.guild_id, who.id, kinds)
+        place = place_of(interaction.guild_id, interaction.channel_id)
+        season = await store.current_season(place)
+        rated = await store.player_ratings(place, who.id, kinds, season)
         await interaction.response.send_message(
-            embed=stats_embed(who.display_name, figures), ephemeral=not share
+            embed=stats_embed(who.display_name, figures, rated, season), ephemeral=not share
         )
 
     @app_commands.command(name="leaderboard")
@@ -190,27 +304,47 @@ class StatsCog(commands.Cog):
     @app_commands.describe(
         game="Only this game (default: all games)",
         period="This week, this month or all time (default: all time)",
+        by="Rank by wins or by rating (default: wins; rating needs a game)",
+        season="A rating season of this server (default: the current one)",
         share="Show it to the channel (default: only to you)",
     )
-    @app_commands.choices(game=GAME_CHOICES, period=PERIOD_CHOICES)
+    @app_commands.choices(game=GAME_CHOICES, period=PERIOD_CHOICES, by=BY_CHOICES)
     async def leaderboard(
         self,
         interaction: discord.Interaction[GameBot],
         game: app_commands.Choice[str] | None = None,
         period: app_commands.Choice[str] | None = None,
+        by: app_commands.Choice[str] | None = None,
+        season: app_commands.Range[int, 1, 100_000] | None = None,
         share: bool = False,
     ) -> None:
-        """The server's top players by wins."""
+        """The server's top players by wins, or in one game by rating."""
         assert interaction.guild_id is not None and interaction.channel_id is not None
-        embed, items = await leaderboard_page(
-            self.bot.store,
-            interaction.guild_id,
-            interaction.channel_id,
-            game.value if game else ALL_GAMES,
-            cast(Period, period.value if period else "all"),
-            0,
-            time.time(),
+        store = self.bot.store
+        place = place_of(interaction.guild_id, interaction.channel_id)
+        kind = game.value if game else None
+        rated = await board_choice(
+            store,
+            place,
+            kind,
+            period.value if period else None,
+            by.value if by else None,
+            season,
         )
+        if rated is not None and kind is not None:
+            embed, items = await rating_page(
+                store, place, interaction.channel_id, kind, rated, 0
+            )
+        else:
+            embed, items = await leaderboard_page(
+                store,
+                interaction.guild_id,
+                interaction.channel_id,
+                kind or ALL_GAMES,
+                cast(Period, period.value if period else "all"),
+                0,
+                time.time(),
+            )
         kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
         if items:
             kwargs["view"] = view_of(items)
@@ -220,6 +354,15 @@ class StatsCog(commands.Cog):
         """A Previous/Next press: the message shows the asked page of today's leaderboard."""
         if interaction.guild_id is None:
             raise UserError("This button is not one I recognise any more.")
+        rated = parse_rating_page(click)
+        if rated is not None:
+            kind, season, page = rated
+            place = place_of(interaction.guild_id, click.channel_id)
+            embed, items = await rating_page(
+                self.bot.store, place, click.channel_id, kind, season, page
+            )
+            await update_message(interaction, embed=embed, view=view_of(items))
+            return
         now = time.time()
         kind, period, page = parse_page(click, now)
         embed, items = await leaderboard_page(

@@ -6,13 +6,23 @@ imported only when a `postgresql://` URL is opened) lets several processes with 
 shards share one database. The backends import the interface, never each other.
 
 The schema is versioned with one history of numbered migrations (`migrations.py`) that both
-backends apply; `stats.py` holds the stats SQL and arithmetic both share. Every write
+backends apply; `stats.py` holds the stats SQL and arithmetic both share, `ratings.py` the
+skill ratings'. Every write
 commits before it returns, so a move the bot has acknowledged survives a crash of the
 process."""
 
 from bot.store.interface import RevisionConflict, Shards, Store, is_postgres_url
 from bot.store.migrations import MIGRATIONS, Migration, migration_sql, postgres_types
-from bot.store.rows import FinishedGame, PlayerRecord, PlayerRow, SessionRow, Standing
+from bot.store.ratings import Rating, Rebuilt
+from bot.store.rows import (
+    FinishedGame,
+    PlayerRating,
+    PlayerRecord,
+    PlayerRow,
+    RatedStanding,
+    SessionRow,
+    Standing,
+)
 from bot.store.sqlite import SHOWN_DELAY, SqliteStore
 from bot.store.stats import REBUILD_SQL
 
@@ -22,8 +32,12 @@ __all__ = [
     "SHOWN_DELAY",
     "FinishedGame",
     "Migration",
+    "PlayerRating",
     "PlayerRecord",
     "PlayerRow",
+    "RatedStanding",
+    "Rating",
+    "Rebuilt",
     "RevisionConflict",
     "SessionRow",
     "Shards",

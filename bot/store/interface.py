@@ -10,7 +10,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.store.rows import FinishedGame, PlayerRecord, SessionRow, Standing
+from bot.store.ratings import Rebuilt
+from bot.store.rows import (
+    FinishedGame,
+    PlayerRating,
+    PlayerRecord,
+    RatedStanding,
+    SessionRow,
+    Standing,
+)
 
 
 def is_postgres_url(database: str | Path) -> bool:
@@ -161,6 +169,37 @@ class Store(ABC):
         """How many players a leaderboard has, and `limit` of them from `offset`: most wins
         first, then fewer games (the better rate), then the earlier player id. `kind` is a
         game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
+
+
+    # Ratings (bot/store/ratings.py). A place is `records.place_of`: a server, or the
+    # channel of a game outside servers.
+
+    @abstractmethod
+    async def current_season(self, place: int) -> int:
+        """The place's rating season: 1 until an admin starts another."""
+
+    @abstractmethod
+    async def start_season(self, place: int, started_by: int | None, now: float) -> int:
+        """Start the place's next rating season (everyone starts afresh in it; the earlier
+        seasons' ratings are kept); returns its number."""
+
+    @abstractmethod
+    async def rating_board(
+        self, place: int, kind: str, season: int, offset: int, limit: int
+    ) -> tuple[int, list[RatedStanding]]:
+        """How many players have a rating in a place, game and season, and `limit` of them
+        from `offset`: the highest shown rating first, then the earlier player id."""
+
+    @abstractmethod
+    async def player_ratings(
+        self, place: int, player_id: int, kinds: Iterable[str], season: int
+    ) -> list[PlayerRating]:
+        """A player's ratings in a place and season, one per game of `kinds` rated there."""
+
+    @abstractmethod
+    async def rebuild_ratings(self, *, write: bool = True) -> Rebuilt:
+        """Compute every rating afresh from the rated games and (with `write`) store them
+        in place of the ones kept; says how many differed from those."""
 
 
 class RevisionConflict(Exception):

@@ -168,7 +168,46 @@ MIGRATIONS: list[Migration] = [
         + REBUILD_SQL,
         "postgresql": postgres_types(PLAYER_TABLES),
     },
+    # 7: skill ratings (bot/store/ratings.py). Each player's finishing place in a game, and
+    # the rating season it counted in (NULL: not rated; games recorded before this version
+    # kept no places and stay unrated); each place's seasons after the first (a place is a
+    # server, or the channel of a game outside servers: records.place_of); and every
+    # player's current rating per place, game and season, which `python -m bot ratings
+    # rebuild` computes afresh from the rated games.
+    """
+    ALTER TABLE player_stats ADD COLUMN position INTEGER;
+    ALTER TABLE player_stats ADD COLUMN season INTEGER;
+    CREATE INDEX player_stats_rated ON player_stats(game_id) WHERE season IS NOT NULL;
+    CREATE TABLE seasons (
+        place       INTEGER NOT NULL,
+        season      INTEGER NOT NULL,
+        started_at  REAL    NOT NULL,
+        started_by  INTEGER,
+        PRIMARY KEY (place, season)
+    );
+    CREATE TABLE ratings (
+        place       INTEGER NOT NULL,
+        kind        TEXT    NOT NULL,
+        season      INTEGER NOT NULL,
+        player_id   INTEGER NOT NULL,
+        mu          REAL    NOT NULL,
+        sigma       REAL    NOT NULL,
+        shown       REAL    NOT NULL,
+        games       INTEGER NOT NULL,
+        last_change REAL    NOT NULL,
+        last_game   INTEGER NOT NULL,
+        PRIMARY KEY (place, kind, season, player_id)
+    );
+    CREATE INDEX ratings_ranked ON ratings(place, kind, season, shown DESC, player_id);
+    """,
 ]
+
+
+def postgres_params(sql: str) -> str:
+    """SQL written with SQLite's `?` placeholders, numbered as PostgreSQL's `$1, $2, ...`
+    (for statements both backends share; none of them has a `?` inside a string)."""
+    numbers = iter(range(1, sql.count("?") + 1))
+    return re.sub(r"\?", lambda _: f"${next(numbers)}", sql)
 
 
 def migration_sql(migration: Migration, dialect: str) -> list[str]:

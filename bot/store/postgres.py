@@ -17,14 +17,19 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
+import bot.store.ratings as ratings
+from bot.records import place_of
 from bot.store.interface import RevisionConflict, Shards, Store
-from bot.store.migrations import MIGRATIONS, migration_sql
+from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
 from bot.store.rows import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
+    PLAYER_COLUMNS,
     FinishedGame,
+    PlayerRating,
     PlayerRecord,
     PlayerRow,
+    RatedStanding,
     SessionRow,
     Standing,
     finished_record,
@@ -42,6 +47,13 @@ _SESSION_COLUMNS = (
 )
 
 _FINISHED_MARKS = ", ".join(f"${i}" for i in range(1, len(FINISHED_INSERT.split(",")) + 1))
+_PLAYER_MARKS = ", ".join(f"${i}" for i in range(1, len(PlayerRow._fields) + 1))
+#: The ratings statements both stores share, with PostgreSQL's placeholders.
+_SEASON = postgres_params(ratings.SEASON_SQL)
+_NEW_SEASON = postgres_params(ratings.NEW_SEASON_SQL)
+_UPSERT_RATING = postgres_params(ratings.UPSERT_SQL)
+_BOARD_COUNT = postgres_params(ratings.BOARD_COUNT_SQL)
+_BOARD = postgres_params(ratings.BOARD_SQL)
 
 
 def owned_filter(shards: Shards | None) -> str:
@@ -186,6 +198,11 @@ class PostgresStore(Store):
         self, channel_id: int, game: FinishedGame, revision: int | None = None
     ) -> int:
         async with self.pool.acquire() as conn, conn.transaction():
+            if ratings.is_rated(game):
+                # Before the game gets its id: a place's rated games get their ids in the
+                # order their ratings are updated in, which a rebuild replays.
+                place = place_of(game.guild_id, game.channel_id)
+                await conn.execute("SELECT pg_advisory_xact_lock($1)", ratings.place_lock(place))
             if revision is None:
                 await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
             else:
@@ -210,15 +227,27 @@ class PostgresStore(Store):
     async def _record_players(
         self, conn: asyncpg.Connection, game: FinishedGame, game_id: int, finished_at: float
     ) -> None:
-        """As the SQLite backend's `_record_players`, inside the caller's transaction."""
+        """As the SQLite backend's `_record_players`, inside the caller's transaction (which
+        holds the place's lock when the game is rated)."""
         rows = game.player_rows(game_id, finished_at)
+        place = place_of(game.guild_id, game.channel_id)
+        rated = ratings.counts(rows)
+        if rated:
+            rows = ratings.in_season(rows, int(await conn.fetchval(_SEASON, place)))
         await conn.executemany(
-            "INSERT INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,"
-            " with_bots, abandoned, finished_at, stats)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT DO NOTHING",
+            f"INSERT INTO player_stats ({PLAYER_COLUMNS}) VALUES ({_PLAYER_MARKS})"
+            " ON CONFLICT DO NOTHING",
             [tuple(r) for r in rows],
         )
         await add_up(conn, rows)
+        if rated:
+            stored = await conn.fetch(
+                postgres_params(ratings.old_ratings_sql(len(rows))),
+                *ratings.old_ratings_args(place, rows),
+            )
+            await conn.executemany(
+                _UPSERT_RATING, ratings.updated_ratings(place, rows, [tuple(r) for r in stored])
+            )
 
     async def due_sessions(self, now: float) -> list[int]:
         rows = await self.pool.fetch(
@@ -325,6 +354,53 @@ class PostgresStore(Store):
             Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
             for i, r in enumerate(rows)
         ]
+
+
+    # ----------------------------------------------------------------- ratings
+
+    async def current_season(self, place: int) -> int:
+        return int(await self.pool.fetchval(_SEASON, place))
+
+    async def start_season(self, place: int, started_by: int | None, now: float) -> int:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock($1)", ratings.place_lock(place))
+            return int(await conn.fetchval(_NEW_SEASON, place, place, now, started_by))
+
+    async def rating_board(
+        self, place: int, kind: str, season: int, offset: int, limit: int
+    ) -> tuple[int, list[RatedStanding]]:
+        total = await self.pool.fetchval(_BOARD_COUNT, place, kind, season)
+        rows = await self.pool.fetch(_BOARD, place, kind, season, limit, offset)
+        return int(total or 0), [
+            RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
+        ]
+
+    async def player_ratings(
+        self, place: int, player_id: int, kinds: Iterable[str], season: int
+    ) -> list[PlayerRating]:
+        wanted = list(kinds)
+        rows = await self.pool.fetch(
+            postgres_params(ratings.player_ratings_sql(len(wanted))),
+            place,
+            season,
+            player_id,
+            *wanted,
+        )
+        return ratings.player_ratings(wanted, [tuple(r) for r in rows])
+
+    async def rebuild_ratings(self, *, write: bool = True) -> ratings.Rebuilt:
+        """Replay every rated game into `ratings` in one transaction. It holds a SHARE lock
+        on `player_stats` throughout: games finishing meanwhile wait for it (and it waits for
+        those already finishing), so none is left out or counted on top of the replay."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await conn.execute("LOCK TABLE player_stats IN SHARE MODE")
+            stored = [tuple(r) for r in await conn.fetch(ratings.ALL_RATINGS_SQL)]
+            records = [tuple(r) for r in await conn.fetch(ratings.REPLAY_SQL)]
+            fresh, report = ratings.rebuilt(stored, records)
+            if write:
+                await conn.execute("DELETE FROM ratings")
+                await conn.executemany(_UPSERT_RATING, ratings.all_values(fresh))
+            return report
 
 
 async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:

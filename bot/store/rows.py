@@ -47,6 +47,9 @@ class FinishedGame:
     bots: list[int] = field(default_factory=list)
     #: When it ended; None: now (tests and the benchmark give their own).
     finished_at: float | None = None
+    #: Each player's finishing place by player id as text (1 first, ties share a place;
+    #: `Outcome.places`); empty: not known, and the game is not rated.
+    places: dict[str, int] = field(default_factory=dict)
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
@@ -66,6 +69,7 @@ class FinishedGame:
                 abandoned=int(abandoned),
                 finished_at=finished_at,
                 stats=json.dumps(self.stats.get(str(pid), {})),
+                position=self.places.get(str(pid)),
             )
             for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
         ]
@@ -85,6 +89,16 @@ class PlayerRow(NamedTuple):
     abandoned: int
     finished_at: float
     stats: str
+    #: Their finishing place (1 first, ties share one); None in games recorded before
+    #: places were kept.
+    position: int | None = None
+    #: The rating season of the place the game counted in; None: the game is not rated
+    #: (see `ratings.counts`).
+    season: int | None = None
+
+
+#: `player_stats`' columns in `PlayerRow`'s order (both stores insert them so).
+PLAYER_COLUMNS = ", ".join(PlayerRow._fields)
 
 
 @dataclass
@@ -110,6 +124,28 @@ class Standing:
     player_id: int
     games: int
     wins: int
+
+
+@dataclass
+class RatedStanding:
+    """One line of a leaderboard by rating (see `store.ratings`)."""
+
+    rank: int
+    player_id: int
+    rating: float
+    games: int
+    last_change: float
+
+
+@dataclass
+class PlayerRating:
+    """A player's rating in one game, as /stats shows it: the shown value, how many rated
+    games it comes from, and how much it moved in the last of them."""
+
+    kind: str
+    rating: float
+    games: int
+    last_change: float
 
 
 def session_values(row: SessionRow) -> tuple[object, ...]:

@@ -13,13 +13,18 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import bot.store.ratings as ratings
+from bot.records import place_of
 from bot.store.interface import RevisionConflict, Store
 from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
+    PLAYER_COLUMNS,
     FinishedGame,
+    PlayerRating,
     PlayerRecord,
+    RatedStanding,
     SessionRow,
     Standing,
     finished_record,
@@ -328,17 +333,69 @@ class SqliteStore(Store):
             for i, r in enumerate(rows)
         ]
 
+    # ----------------------------------------------------------------- ratings
+
+    async def current_season(self, place: int) -> int:
+        async with self.db.execute(ratings.SEASON_SQL, (place,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0])
+
+    async def start_season(self, place: int, started_by: int | None, now: float) -> int:
+        rows = await self.db.execute_fetchall(
+            ratings.NEW_SEASON_SQL, (place, place, now, started_by)
+        )
+        return int(rows[0][0])
+
+    async def rating_board(
+        self, place: int, kind: str, season: int, offset: int, limit: int
+    ) -> tuple[int, list[RatedStanding]]:
+        key = (place, kind, season)
+        counted = await self.db.read(ratings.BOARD_COUNT_SQL, key)
+        rows = await self.db.read(ratings.BOARD_SQL, (*key, limit, offset))
+        return int(counted[0][0]), [
+            RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
+        ]
+
+    async def player_ratings(
+        self, place: int, player_id: int, kinds: Iterable[str], season: int
+    ) -> list[PlayerRating]:
+        wanted = list(kinds)
+        rows = await self.db.execute_fetchall(
+            ratings.player_ratings_sql(len(wanted)), (place, season, player_id, *wanted)
+        )
+        return ratings.player_ratings(wanted, rows)
+
+    async def rebuild_ratings(self, *, write: bool = True) -> ratings.Rebuilt:
+        """Replay every rated game into `ratings` in one transaction (a bot writing to the
+        file meanwhile waits for it)."""
+
+        def rebuild(conn: sqlite3.Connection) -> ratings.Rebuilt:
+            stored = conn.execute(ratings.ALL_RATINGS_SQL).fetchall()
+            fresh, report = ratings.rebuilt(stored, conn.execute(ratings.REPLAY_SQL))
+            if write:
+                conn.execute("DELETE FROM ratings")
+                conn.executemany(ratings.UPSERT_SQL, ratings.all_values(fresh))
+            return report
+
+        return self.db.transaction(rebuild)
+
 
 def _record_players(
     conn: sqlite3.Connection, game: FinishedGame, game_id: int, finished_at: float
 ) -> None:
-    """The game's per-player rows, each player's figures and records in its game, and
-    each person's leaderboard totals of its game and of all games in its week, its month
-    and all time (inside the caller's transaction)."""
+    """The game's per-player rows, each player's figures and records in its game, each
+    person's leaderboard totals of its game and of all games in its week, its month and all
+    time, and, when the game is rated, its players' ratings (inside the caller's
+    transaction)."""
     rows = game.player_rows(game_id, finished_at)
+    place = place_of(game.guild_id, game.channel_id)
+    rated = ratings.counts(rows)
+    if rated:
+        (season,) = conn.execute(ratings.SEASON_SQL, (place,)).fetchone()
+        rows = ratings.in_season(rows, season)
     conn.executemany(
-        "INSERT OR IGNORE INTO player_stats (game_id, player_id, guild_id, kind, won, score,"
-        " is_bot, with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        f"INSERT OR IGNORE INTO player_stats ({PLAYER_COLUMNS})"
+        f" VALUES ({', '.join('?' * len(rows[0]))})",
         rows,
     )
     for row in rows:
@@ -359,6 +416,11 @@ def _record_players(
         " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
         leaderboard_rows(rows),
     )
+    if rated:
+        stored = conn.execute(
+            ratings.old_ratings_sql(len(rows)), ratings.old_ratings_args(place, rows)
+        ).fetchall()
+        conn.executemany(ratings.UPSERT_SQL, ratings.updated_ratings(place, rows, stored))
 
 
 #: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).

@@ -21,6 +21,7 @@ from bot.settings import GuildSettings
 from games.autoplay import Chooser, is_idle
 from games.bots import bot_seats, only_bots
 from games.lobby import Lobby
+from games.places import Order, places
 
 log = logging.getLogger(__name__)
 
@@ -56,10 +57,18 @@ class Outcome:
     winners: list[int] = field(default_factory=list)
     #: The seats that were bots, so results and stats keep them apart from people.
     bots: list[int] = field(default_factory=list)
+    #: Each player's finishing place, by player id (as text): 1 first, tied players share
+    #: a place (see `placed`). Ratings read it.
+    places: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.bots:
             self.bots = sorted(bot_seats(int(p["id"]) for p in self.players))  # type: ignore[call-overload]
+
+
+def placed(order: Order) -> dict[str, int]:
+    """An engine's finishing order as `Outcome.places`."""
+    return {str(pid): place for pid, place in places(order).items()}
 
 
 @dataclass

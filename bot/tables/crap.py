@@ -15,7 +15,7 @@ from bot.mentions import mention
 from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
-from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, vote_tally
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed, vote_tally
 from bot.tables.crap_hand import CrapHand
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
@@ -250,6 +250,7 @@ class CrapTable(CrapHand, TableAdapter):
                 for p in ranked
             },
             winners=list(state.winners),
+            places=placed(engine.finishing_order(state)),
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure

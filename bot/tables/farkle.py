@@ -17,7 +17,7 @@ from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
-from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
 from games.autoplay import Chooser
 from games.bots import bot_seats
 from games.errors import IllegalMove
@@ -264,6 +264,7 @@ class FarkleTable(TableAdapter):
             scores={str(p.id): p.score for p in ranked},
             winner_id=state.winner,
             rules=state.rules.model_dump(mode="json"),
+            places=placed(engine.finishing_order(state)),
             stats={str(p.id): self._stats(state, p) for p in ranked},
             summary=(
                 self.departure_summary(state.ended_by_departure)

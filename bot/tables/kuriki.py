@@ -15,7 +15,7 @@ from bot.mentions import mention
 from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
-from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter
+from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
 from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown, tally
 from games.autoplay import Chooser
 from games.errors import IllegalMove
@@ -251,6 +251,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 for p in ranked
             },
             winners=list(state.winners),
+            places=placed(engine.finishing_order(state)),
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure

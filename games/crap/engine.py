@@ -33,6 +33,7 @@ from games.crap.cards import (
 from games.dice import roll_off
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat, extend_log, seated
+from games.places import Order, by_score, exits
 from games.words import counted
 
 LOG_LENGTH = 14
@@ -1180,6 +1181,15 @@ def _end_by_departure(s: CrapState, why: str, events: list[Event]) -> None:
     events.append(Event(kind="game_over", text=f"Game over: {why}, so nobody wins."))
 
 
+def finishing_order(state: CrapState) -> Order:
+    """Places at the end of a game (see `games.places`): the winners (equal top scores share
+    the win), the others still at the table by score, equal scores tied, then those who
+    left, the last to leave highest."""
+    won = list(state.winners)
+    rest = [(p.id, p.score) for p in state.players if p.id not in won]
+    return [won, *by_score(rest), *exits([p.id for p in state.departed])]
+
+
 def _log(s: CrapState, events: list[Event]) -> None:
     """Append the action's lines; the table shows all of the last action's lines (a recycle
     that starts a scoring round included), so remember how many there were."""
@@ -1198,6 +1208,7 @@ __all__ = [
     "all_cards",
     "apply",
     "expire",
+    "finishing_order",
     "legal_actions",
     "new_game",
     "private_view",

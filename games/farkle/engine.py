@@ -16,6 +16,7 @@ from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import best_pick, best_score, best_selection, score_selection, triples_in
 from games.lobby import Seat, extend_log, seated
+from games.places import Order, by_score, exits
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -251,6 +252,15 @@ def public_view(state: FarkleState) -> dict[str, object]:
 def standings(state: FarkleState) -> list[FarklePlayer]:
     """Players best first: highest score, then whoever reached the target first."""
     return _ranked(state.players + state.departed)
+
+
+def finishing_order(state: FarkleState) -> Order:
+    """Places at the end of a game (see `games.places`): the winner first (the game's own
+    tie-break, whoever reached the target first, decides the win), the others still at the
+    table by final score, equal scores tied, then those who left, the last to leave highest."""
+    won = [] if state.winner is None else [state.winner]
+    rest = [(p.id, p.score) for p in state.players if p.id not in won]
+    return [won, *by_score(rest), *exits([p.id for p in state.departed])]
 
 
 def _ranked(players: list[FarklePlayer]) -> list[FarklePlayer]:
@@ -697,6 +707,7 @@ __all__ = [
     "Turn",
     "apply",
     "bank_shortfall",
+    "finishing_order",
     "legal_actions",
     "must_reroll_last_die",
     "new_game",

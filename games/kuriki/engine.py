@@ -26,6 +26,7 @@ from games.kuriki.values import (
 )
 from games.lobby import Seat, extend_log, seated
 from games.numbers import number
+from games.places import Order, exits
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -149,6 +150,12 @@ class KurikiState(BaseModel):
     )
     ended_by_departure: str | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
+    )
+    out_order: list[int] = Field(
+        default_factory=list,
+        description="Who went out (lost their last life, or left), in that order: the "
+        "finishing order from the bottom up (see `finishing_order`). Games saved before it "
+        "was kept may miss those out earlier.",
     )
     last_reveal: Reveal | None = None
     log: list[str] = Field(default_factory=list)
@@ -659,6 +666,7 @@ def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event
         )
     )
     if p.out:
+        s.out_order.append(p.id)
         s.votes = [v for v in s.votes if v.accused != p.id]
         if s.tarted is None:
             s.tarted = p.id
@@ -885,6 +893,8 @@ def _remove(s: KurikiState, user_id: int, events: list[Event], why: str) -> None
     ends with no winner (`why` says who left): nobody earned the last-one-standing win."""
     p = s.player(user_id)
     involved = _involved(s, user_id)
+    if not p.out:
+        s.out_order.append(user_id)
     p.lives = 0
     p.left = True
     for vote in [v for v in s.votes if v.accused == user_id]:
@@ -936,6 +946,17 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
                 text=f"{s.player(successor).name} is the first Roller now, and chooses the direction.",
             )
         )
+
+
+def finishing_order(state: KurikiState) -> Order:
+    """Places at the end of a game (see `games.places`): the winners (together when several
+    share the win), anyone else still standing, then those out, the last one out highest.
+    Players out before the order was kept (a game saved by an older version) come last,
+    together."""
+    won = state.winners or ([state.winner] if state.winner is not None else [])
+    standing = [p.id for p in state.players if not p.out and p.id not in won]
+    unknown = [p.id for p in state.players if p.out and p.id not in state.out_order]
+    return [won, standing, *exits(state.out_order), unknown]
 
 
 def _log(s: KurikiState, events: list[Event]) -> None:

@@ -7,8 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.records import place_of
 from bot.store import Store
 from tests.bot.conftest import ALICE, BOB, GUILD, Clock, fetch_sql, find, make_tables, open_game
+from tests.bot.test_ratings import seeded_games
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,3 +95,31 @@ def test_a_wrong_target_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "must be a postgresql:// URL" in bad.stderr
     missing = migrate("--to", "postgresql://nobody@127.0.0.1:1/x", "--from", str(tmp_path / "a"))
     assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
+
+
+async def test_ratings_and_seasons_come_along(tmp_path: Path, pg_url: str) -> None:
+    """The ratings are not copied but replayed in PostgreSQL from the copied games: the
+    same values, each game in the season it counted in."""
+    path = tmp_path / "rated.sqlite3"
+    lite = await Store.open(path)
+    for what, game in seeded_games(120, seed=8):
+        if what == "season":
+            await lite.start_season(place_of(game.guild_id, game.channel_id), 1, 0.0)
+        else:
+            await lite.finish_session(game.channel_id, game)
+    everything = "SELECT * FROM ratings ORDER BY place, kind, season, player_id"
+    ratings = await fetch_sql(lite, everything)
+    seasons = await fetch_sql(lite, "SELECT * FROM seasons ORDER BY place, season")
+    await lite.close()
+    assert ratings and seasons
+
+    done = migrate("--to", pg_url, "--from", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "rated.sqlite3: ratings: rated again below from the copied player_stats" in done.stderr
+    assert f"ratings: {len(ratings)} ratings from " in done.stderr
+    store = await Store.open(pg_url)
+    try:
+        assert await fetch_sql(store, everything) == ratings
+        assert await fetch_sql(store, "SELECT * FROM seasons ORDER BY place, season") == seasons
+    finally:
+        await store.close()

@@ -20,7 +20,10 @@ from bot.errors import UserError
 from bot.records import ALL_GAMES, period_keys
 from bot.service import Actor, Tables
 from bot.store import MIGRATIONS, REBUILD_SQL, FinishedGame, SqliteStore, Store
+from games.crap.engine import finishing_order as crap_order
 from games.kuriki.engine import declarations
+from games.kuriki.engine import finishing_order as kuriki_order
+from games.places import places
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -143,6 +146,17 @@ async def test_kuriki_records_after_a_whole_game(
             "tarted": int(p.id == final.tarted),
             "pull_lives": p.pull_lives,
         }
+    await rated_in_finishing_order(tables, "kuriki", places(kuriki_order(final)))
+    assert len(final.out_order) == 2  # the last one out is second
+    assert places(kuriki_order(final))[final.out_order[-1]] == 2
+
+
+async def rated_in_finishing_order(tables: Tables, kind: str, expected: dict[int, int]) -> None:
+    """The whole game was recorded with the engine's finishing places, and rated by them."""
+    rows = await fetch_sql(tables.store, "SELECT player_id, position, season FROM player_stats")
+    assert {r[0]: r[1] for r in rows} == expected and {r[2] for r in rows} == {1}
+    _, board = await tables.store.rating_board(GUILD, kind, 1, 0, 10)
+    assert [s.player_id for s in board] == sorted(expected, key=lambda p: (expected[p], p))
 
 
 async def test_crap_records_after_a_whole_game(
@@ -170,6 +184,7 @@ async def test_crap_records_after_a_whole_game(
             "bluffs": p.bluffs,
             "calls": p.calls,
         }
+    await rated_in_finishing_order(tables, "crap", places(crap_order(final)))
     await tables.store.close()
 
 
@@ -356,7 +371,7 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
         await db.commit()
     store = await Store.open(path)
     try:
-        assert await store.schema_version() == len(MIGRATIONS) == 6
+        assert await store.schema_version() == len(MIGRATIONS)
         alice = {
             f.kind: f
             for f in await store.player_records(GUILD, ALICE.id, ["farkle", "kuriki", "crap"])

@@ -40,7 +40,7 @@ def test_the_backends_never_import_each_other() -> None:
 
 
 def test_the_interface_and_shared_modules_load_no_backend() -> None:
-    for name in ("interface", "rows", "migrations", "stats"):
+    for name in ("interface", "rows", "migrations", "stats", "ratings"):
         loaded = imported(STORE / f"{name}.py", top_level_only=True)
         assert not loaded & BACKENDS, name
         assert "bot.store" not in loaded, name  # the package's own names come from its parts

@@ -3,12 +3,17 @@ process, so that a test can kill it with SIGKILL like a crashed host would.
 
     python -m tests.e2e.bot_process --api URL --gateway URL --token T --database FILE|URL
         [--seed N] [--guild ID] [--shard-count N --shard-ids I,J] [--takeover-after S]
+        [--die-at rating|recorded]
 
 (each option may also come from the environment: TABLEBOT_E2E_API, ..._GATEWAY, ..._TOKEN,
 ..._DATABASE, ..._SEED, ..._GUILD). Prints READY on stdout once the bot is connected and its
 server is loaded. Writes the bot's warnings and anyone's errors to stderr as lines starting
 with "PROBLEM ", which the harness turns into `Driver.problems`. Run it with -m from the
-repository root, so that `bot` and `tests` import as packages."""
+repository root, so that `bot` and `tests` import as packages.
+
+`--die-at` kills the process itself with SIGKILL at a game's end: `rating`, inside the
+transaction that records the game, just before its ratings are written; `recorded`, right
+after that transaction committed, before anyone is told."""
 
 from __future__ import annotations
 
@@ -17,14 +22,18 @@ import asyncio
 import logging
 import os
 import random
+import signal
 import sys
 
 import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+import bot.store.ratings as ratings
 from bot.app import GameBot
 from bot.config import BotConfig
+from bot.sessions import Session, Sessions
+from bot.store import FinishedGame
 
 
 class _Problems(logging.Handler):
@@ -53,6 +62,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--shard-count", type=int, default=1)
     p.add_argument("--shard-ids", default=None, help="comma-separated, e.g. 0,2")
     p.add_argument("--takeover-after", type=float, default=10.0)
+    p.add_argument("--die-at", choices=["rating", "recorded"], default=None)
     args = p.parse_args(argv)
     missing = [k for k in ("api", "gateway", "database") if not getattr(args, k)]
     if missing:
@@ -60,7 +70,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def die() -> None:
+    """What a kill -9 does: no cleanup, no commit, no answer."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def die_at(moment: str) -> None:
+    """Make the process kill itself at `moment` of the next game's end (see --die-at)."""
+    if moment == "rating":
+
+        def updated_ratings(*args: object) -> list[tuple[object, ...]]:
+            die()
+            raise AssertionError("unreachable")
+
+        ratings.updated_ratings = updated_ratings  # type: ignore[assignment]
+        return
+    finish = Sessions.finish
+
+    async def finished(self: Sessions, session: Session, record: FinishedGame) -> int:
+        await finish(self, session, record)
+        die()
+        raise AssertionError("unreachable")
+
+    Sessions.finish = finished  # type: ignore[method-assign]
+
+
 async def run(args: argparse.Namespace) -> None:
+    if args.die_at:
+        die_at(args.die_at)
     Route.BASE = args.api
     DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway)
     config = BotConfig(

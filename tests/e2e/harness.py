@@ -758,11 +758,13 @@ async def bot_process(
     shards: tuple[int, list[int]] | None = None,
     takeover_after: float | None = None,
     log_dir: Path | None = None,
+    die_at: str | None = None,
 ) -> AsyncIterator[Driver]:
     """The real GameBot in a child process (`tests/e2e/bot_process.py`) on `database` (a
     SQLite file, or a PostgreSQL URL with `log_dir` for its log), connected to `fake` (which
     runs in this process). The Driver it yields has no `bot`; `await d.kill()` SIGKILLs the
-    child. The child's warnings and errors are `d.problems`.
+    child. The child's warnings and errors are `d.problems`. `die_at` has the child kill
+    itself at a game's end (see the --die-at of `tests/e2e/bot_process.py`).
 
     `shards=(count, ids)` runs only those shards; otherwise one shard. Commands are synced
     globally, as in production."""
@@ -780,6 +782,8 @@ async def bot_process(
         args += ["--shard-count", str(shards[0]), "--shard-ids", ",".join(map(str, shards[1]))]
     if takeover_after is not None:
         args += ["--takeover-after", str(takeover_after)]
+    if die_at is not None:
+        args += ["--die-at", die_at]
     with log_file.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
             *args,
