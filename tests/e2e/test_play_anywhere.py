@@ -6,6 +6,7 @@ game is played, start to end, through interaction responses and follow-ups alone
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from tests.e2e.harness import (
     TABLE,
     Driver,
     FakeUser,
+    bot_process,
     is_summary,
     read_finished,
     read_session,
@@ -255,3 +257,24 @@ async def test_three_phones_pressing_at_once_in_a_group_dm(d: Driver) -> None:
     assert private(taps) == [f"It's not your turn: it's {mover.name}'s."] * 2
     assert farkle_play.read_table(d.table(channel)).dice[0].selected
     no_channel_requests(d, channel)
+
+
+async def test_a_sigkill_in_a_group_dm_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
+    """The bot runs in its own process and is SIGKILLed in the middle of a Farkle game in a
+    group DM; a new process on the same database takes the next press, whose answer shows
+    the game where it was, and the game plays to its end."""
+    db = tmp_path / "e2e.sqlite3"
+    channel, people = place_in(fake, "group DM")
+    players = people[:2]
+    async with bot_process(db, fake, seed=3) as child:
+        await farkle_play.open_game(child, channel, players, target=1000)
+        for _ in range(5):
+            await farkle_play.play_move(child, channel, players)
+        before = read_session(db, channel)
+        await child.kill()
+        assert child.process is not None and child.process.returncode == -signal.SIGKILL
+    async with bot_process(db, fake, seed=4) as child:
+        assert read_session(db, channel) == before
+        await farkle_play.play_to_end(child, channel, players)
+        assert len(read_finished(db, channel)) == 1
+        no_channel_requests(child, channel)
