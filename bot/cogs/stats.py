@@ -162,14 +162,17 @@ async def leaderboard_page(
     if pages == 1:
         return embed, []
     arg = f"{'all' if kind == ALL_GAMES else kind}-{period}"
-    stamp = period_stamp(key)
-    items = [
+    return embed, page_buttons(channel_id, page, pages, period_stamp(key), arg)
+
+
+def page_buttons(channel_id: int, page: int, pages: int, stamp: int, arg: str) -> list[TableItem]:
+    """A board's Previous and Next buttons; `stamp` and `arg` say which board they page."""
+    return [
         button(BOARD_KIND, "page", channel_id, max(page - 1, 0), stamp, "◀ Previous", arg=arg,
                disabled=page == 0),
         button(BOARD_KIND, "page", channel_id, page + 1, stamp, "Next ▶", arg=arg,
                disabled=page + 1 >= pages),
     ]  # fmt: skip
-    return embed, items
 
 
 async def rating_page(
@@ -201,14 +204,7 @@ async def rating_page(
     )
     if pages == 1:
         return embed, []
-    arg = f"{kind}-{RATING}"
-    items = [
-        button(BOARD_KIND, "page", channel_id, max(page - 1, 0), season, "◀ Previous", arg=arg,
-               disabled=page == 0),
-        button(BOARD_KIND, "page", channel_id, page + 1, season, "Next ▶", arg=arg,
-               disabled=page + 1 >= pages),
-    ]  # fmt: skip
-    return embed, items
+    return embed, page_buttons(channel_id, page, pages, season, f"{kind}-{RATING}")
 
 
 def parse_rating_page(click: Click) -> tuple[str, int, int] | None:
