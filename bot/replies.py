@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import discord
 
 from bot.components import TableItem, view_of
-from bot.tables.base import Rendered
+
+if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
+    from bot.tables.base import Rendered
 
 
 @dataclass(frozen=True)
