@@ -1,7 +1,10 @@
-"""/stats and /leaderboard: a player's figures and the server's top players, from the
-finished games the store keeps. The leaderboard's Previous/Next buttons carry everything in
-their custom_id (`t:board:page:<channel>:<page>:<period stamp>:<game>-<period>`), so they
-keep working after a restart; one for an earlier week or month is refused."""
+"""/stats and /leaderboard: a player's figures and the top players of a server or a group
+chat, from the finished games the store keeps. Both work wherever the app reaches: /stats
+outside servers shows the player's games outside servers (DMs and group DMs together); a
+leaderboard is a server's, or, outside servers, its channel's (`records.place_of`), never
+the bot's own DM's. The leaderboard's Previous/Next buttons carry everything in their
+custom_id (`t:board:page:<channel>:<page>:<period stamp>:<game>-<period>`), so they keep
+working after a restart; one for an earlier week or month is refused."""
 
 from __future__ import annotations
 
@@ -12,8 +15,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import common
 from bot.components import Click, TableItem, button, view_of
 from bot.errors import UserError
+from bot.mentions import mention
 from bot.records import (
     ALL_GAMES,
     BEST_SCORE,
@@ -23,6 +28,7 @@ from bot.records import (
     RECORDS,
     Period,
     period_keys,
+    place_of,
     win_rate,
 )
 from bot.respond import update_message
@@ -49,13 +55,19 @@ COUNTING = (
 # --------------------------------------------------------------------------- /stats
 
 
-def stats_embed(name: str, figures: list[PlayerRecord]) -> discord.Embed:
-    """A player's figures in each game they played here, with that game's records."""
+#: Where /stats outside servers counts, in words.
+OUTSIDE = "outside servers (DMs and group chats together)"
+
+
+def stats_embed(name: str, figures: list[PlayerRecord], in_server: bool = True) -> discord.Embed:
+    """A player's figures in each game they played here (`in_server`: this server; else
+    outside servers), with that game's records."""
     embed = discord.Embed(title=f"📊 {name}'s stats", colour=EMBED_COLOUR)
+    where = "in this server" if in_server else OUTSIDE
     if not figures:
-        embed.description = f"{name} has no finished games in this server yet."
+        embed.description = f"{name} has no finished games {where} yet."
         return embed
-    embed.description = COUNTING
+    embed.description = COUNTING if in_server else f"Games {where}. {COUNTING}"
     for fig in figures:
         embed.add_field(name=GAME_TITLES.get(fig.kind, fig.kind), value=_figure_lines(fig))
     return embed
@@ -95,17 +107,18 @@ def period_stamp(key: str) -> int:
 
 async def leaderboard_page(
     store: Store,
-    guild_id: int,
+    place: int,
     channel_id: int,
     kind: str,
     period: Period,
     page: int,
     now: float,
 ) -> tuple[discord.Embed, list[TableItem]]:
-    """One page of the server's leaderboard and its Previous/Next buttons (none when it
-    fits one page). Raises UserError for a page that is not there."""
+    """One page of the leaderboard of `place` (`records.place_of`: a server, or a group
+    chat outside servers) and its Previous/Next buttons (none when it fits one page).
+    Raises UserError for a page that is not there."""
     key = period_keys(now)[period]
-    total, rows = await store.leaderboard(guild_id, kind, key, page * PAGE_SIZE, PAGE_SIZE)
+    total, rows = await store.leaderboard(place, kind, key, page * PAGE_SIZE, PAGE_SIZE)
     pages = max(1, -(-total // PAGE_SIZE))
     if page >= pages:
         raise UserError("That page is not on this leaderboard: ask /leaderboard again.")
@@ -157,13 +170,26 @@ def parse_page(click: Click, now: float) -> tuple[str, Period, int]:
     return kind, period, click.game
 
 
+def board_place(interaction: discord.Interaction) -> int:
+    """Whose leaderboard a command or button here shows: the server's, or, outside servers,
+    the channel's (a group DM, a DM between people); UserError in the bot's own DM, where
+    nobody plays anybody."""
+    assert interaction.channel_id is not None
+    if interaction.guild_id is None and not interaction.context.private_channel:
+        raise UserError(
+            "Leaderboards belong to servers and group chats: ask there. Your own games "
+            f"outside servers are in {mention('stats')}."
+        )
+    return place_of(interaction.guild_id, interaction.channel_id)
+
+
 class StatsCog(commands.Cog):
     def __init__(self, bot: GameBot) -> None:
         self.bot = bot
         bot.component_handlers[BOARD_KIND] = self.on_page
 
     @app_commands.command(name="stats")
-    @app_commands.guild_only()
+    @common.anywhere
     @app_commands.describe(
         player="Whose stats (default: yours)",
         game="Only this game (default: every game played)",
@@ -173,20 +199,19 @@ class StatsCog(commands.Cog):
     async def stats(
         self,
         interaction: discord.Interaction[GameBot],
-        player: discord.Member | None = None,
+        player: discord.User | None = None,
         game: app_commands.Choice[str] | None = None,
         share: bool = False,
     ) -> None:
-        """A player's games, wins and records in this server."""
+        """A player's games, wins and records in this server (outside servers: there)."""
         who = player or interaction.user
         kinds = [game.value] if game else list(GAME_TITLES)
         figures = await self.bot.store.player_records(interaction.guild_id, who.id, kinds)
-        await interaction.response.send_message(
-            embed=stats_embed(who.display_name, figures), ephemeral=not share
-        )
+        embed = stats_embed(who.display_name, figures, interaction.guild_id is not None)
+        await interaction.response.send_message(embed=embed, ephemeral=not share)
 
     @app_commands.command(name="leaderboard")
-    @app_commands.guild_only()
+    @common.anywhere
     @app_commands.describe(
         game="Only this game (default: all games)",
         period="This week, this month or all time (default: all time)",
@@ -200,11 +225,11 @@ class StatsCog(commands.Cog):
         period: app_commands.Choice[str] | None = None,
         share: bool = False,
     ) -> None:
-        """The server's top players by wins."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        """The top players by wins of this server or group chat."""
+        assert interaction.channel_id is not None
         embed, items = await leaderboard_page(
             self.bot.store,
-            interaction.guild_id,
+            board_place(interaction),
             interaction.channel_id,
             game.value if game else ALL_GAMES,
             cast(Period, period.value if period else "all"),
@@ -217,12 +242,12 @@ class StatsCog(commands.Cog):
         await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
 
     async def on_page(self, interaction: discord.Interaction[GameBot], click: Click) -> None:
-        """A Previous/Next press: the message shows the asked page of today's leaderboard."""
-        if interaction.guild_id is None:
-            raise UserError("This button is not one I recognise any more.")
+        """A Previous/Next press: the message shows the asked page of today's leaderboard
+        of the place it is pressed in."""
+        place = board_place(interaction)
         now = time.time()
         kind, period, page = parse_page(click, now)
         embed, items = await leaderboard_page(
-            self.bot.store, interaction.guild_id, click.channel_id, kind, period, page, now
+            self.bot.store, place, click.channel_id, kind, period, page, now
         )
         await update_message(interaction, embed=embed, view=view_of(items))
