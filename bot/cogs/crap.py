@@ -25,8 +25,8 @@ class CrapCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        threshold="Points to win (default: this server's)",
-        jokers="Play with the four jokers (default: this server's)",
+        threshold="Points to win (default: this server's, or the bot's)",
+        jokers="Play with the four jokers (default: this server's, or the bot's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
         timer=common.TIMER_HELP,
         force_recycle="Allow the optional Force Recycle action (outside servers; in a server: /config)",

@@ -26,7 +26,7 @@ class FarkleCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        rules="Rule set (default: this server's choice)",
+        rules="Rule set (default: this server's choice, or the bot's)",
         target="Score to play to (default: the rule set's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
         timer=common.TIMER_HELP,

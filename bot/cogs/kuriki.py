@@ -26,7 +26,7 @@ class KurikiCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        lives="Lives each player starts with (default: this server's)",
+        lives="Lives each player starts with (default: this server's, or the bot's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
         timer=common.TIMER_HELP,
         two_digit="Declare non-doubles as two-digit numbers (outside servers; in a server: /config)",
