@@ -108,7 +108,7 @@ def progressed_game(rng: random.Random, moves: int) -> FarkleState:
         players=[Seat(id=TEMPLATE_IDS[0], name="Ann"), Seat(id=TEMPLATE_IDS[1], name="Ben")],
         min_players=2,
         max_players=10,
-        options=FarkleTable().lobby_options(settings, {}),
+        options=FarkleTable().lobby_options(settings),
     )
     state: FarkleState = FarkleTable().new_game(lobby, settings, rng)
     for _ in range(moves):
@@ -151,7 +151,7 @@ async def populate(
     sessions = Sessions(store, default_adapters())
     adapter = FarkleTable()
     settings = GuildSettings()
-    rules = adapter.lobby_options(settings, {})
+    rules = adapter.lobby_options(settings)
     now = time.time()
     step = max(1, args.sessions // max(1, args.samples))
     sample_indexes = set(range(0, args.sessions, step)[: args.samples])

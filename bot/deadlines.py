@@ -51,7 +51,7 @@ class Deadlines:
             if not session.started:
                 return await self._close_lobby(session)
             adapter = self.adapters[session.kind]
-            settings = await self.settings(session.guild_id)
+            settings = await self.settings_of(session)
             work = replace(session)  # the lobby is not changed here
             state = adapter.expire_extra(session.state, now, self.rng)
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now

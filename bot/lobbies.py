@@ -13,6 +13,7 @@ import discord
 
 from bot.components import Click, button
 from bot.errors import CorruptSession, UserError
+from bot.lobby_settings import OWN_SETTINGS, kept_settings, lobby_settings
 from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Rematch, Reply, duration
@@ -31,6 +32,7 @@ class Lobbies:
 
     store: Store
     adapters: dict[str, TableAdapter]
+    defaults: GuildSettings
     sessions: Sessions
     clock: Callable[[], float]
     on_deadline: Callable[[], None]
@@ -42,14 +44,24 @@ class Lobbies:
         channel_id: int,
         kind: str,
         options: dict[str, object],
+        *,
+        server: bool = True,
     ) -> Reply:
+        """A lobby of `kind` with `actor` as its host. `server`: a server that added the bot
+        authorised the command (its settings apply there); elsewhere, or without a server,
+        the host's start options over the bot's defaults are the lobby's settings, kept
+        with it (bot/lobby_settings.py)."""
         adapter = self.adapters[kind]
-        settings = await self.settings(guild_id)
-        options = {k: v for k, v in options.items() if v is not None}
-        bots = options.pop("bots", 0)
+        in_server = server and guild_id is not None
+        base = await self.settings(guild_id if in_server else None)
+        options = dict(options)
+        bots = options.pop("bots", None) or 0
         async with self.sessions.lock(channel_id):
             await self._refuse_busy(channel_id, actor)
-            chosen = adapter.lobby_options(settings, options)
+            settings, changed = lobby_settings(base, options, in_server=in_server)
+            chosen = adapter.lobby_options(settings)
+            if not in_server:
+                chosen[OWN_SETTINGS] = changed
             most = adapter.lobby_max_players(chosen) - 1
             if not isinstance(bots, int) or not 0 <= bots <= most:
                 raise UserError(f"A {adapter.title} table takes 0 to {most} bots besides you.")
@@ -86,14 +98,18 @@ class Lobbies:
             )
         guild_id = record["guild_id"]
         assert guild_id is None or isinstance(guild_id, int)
-        settings = await self.settings(guild_id)
+        kept = record["lobby"]
+        settings = (
+            kept_settings(self.defaults, kept[OWN_SETTINGS])
+            if isinstance(kept, dict) and OWN_SETTINGS in kept
+            else await self.settings(guild_id)
+        )
         async with self.sessions.lock(click.channel_id):
             joined = await self._join_rematch(actor, click.channel_id, adapter, settings)
             if joined is not None:
                 return joined
             await self._refuse_busy(click.channel_id, actor)
-            kept = record["lobby"]
-            options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings, {})
+            options = dict(kept) if isinstance(kept, dict) else adapter.lobby_options(settings)
             session = await self._save_lobby(
                 actor, guild_id, click.channel_id, adapter, options, settings, bots=bots
             )

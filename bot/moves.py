@@ -69,7 +69,7 @@ class Moves:
                 session,
                 lobby=session.lobby.model_copy(deep=True) if lobby_click else session.lobby,
             )
-            settings = await self.settings(session.guild_id)
+            settings = await self.settings_of(session)
             if lobby_click:
                 if session.started:
                     if actor.id in adapter.player_ids(session.state):
@@ -203,7 +203,7 @@ class Moves:
                 raise UserError("The game has not started yet.")
             if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
                 raise NotInGame("You are not in this game.")
-            settings = await self.settings(session.guild_id)
+            settings = await self.settings_of(session)
             work = replace(session)  # the lobby is not changed here
             move = Move(
                 user_id=actor.id, action=action, arg=arg, now=self.clock(), is_admin=actor.is_admin
@@ -217,7 +217,7 @@ class Moves:
         async with self.sessions.lock(channel_id):
             session = await self._session(channel_id, kind)
             adapter = self.adapters[session.kind]
-            settings = await self.settings(session.guild_id)
+            settings = await self.settings_of(session)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
             if not session.started:
                 host = work.lobby.leave(actor.id)

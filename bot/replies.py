@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import discord
 
 from bot.components import TableItem, view_of
 from bot.reach import Reach
-from bot.tables.base import Rendered
+
+if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
+    from bot.tables.base import Rendered
 
 
 @dataclass(frozen=True)

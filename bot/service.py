@@ -21,6 +21,7 @@ from bot.deadlines import Deadlines
 from bot.endings import Endings
 from bot.errors import CorruptSession, NoSession
 from bot.lobbies import Lobbies
+from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.mentions import mention
 from bot.moves import Moves
 from bot.replies import Actor, Rematch, Reply, TableUpdate, duration, only_mentioning
@@ -103,6 +104,15 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         if self.store.serves(guild_id):  # another process's guild: read afresh each time
             self._settings[guild_id] = settings
         return settings
+
+    async def settings_of(self, session: Session) -> GuildSettings:
+        """The settings a game plays by: its server's, or, where no server's settings
+        apply (a DM, a group DM, a server only a user install reaches), the bot's defaults
+        with the host's start options, which its lobby keeps (bot/lobby_settings.py)."""
+        own = session.lobby.options.get(OWN_SETTINGS)
+        if own is None:
+            return await self.settings(session.guild_id)
+        return kept_settings(self.defaults, own)
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
         await self.store.save_settings(guild_id, settings.model_dump_json())

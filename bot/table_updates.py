@@ -170,7 +170,7 @@ class TableUpdates:
         adapter = self.adapters[session.kind]
         if session.started:
             return adapter.render(session)
-        return adapter.render_lobby(session, await self.settings(session.guild_id))
+        return adapter.render_lobby(session, await self.settings_of(session))
 
     def _on_table(
         self,

@@ -14,17 +14,12 @@ from bot.cogs import common
 from bot.interactions import send_reply
 from bot.records import place_of
 from bot.replies import Reply, duration
-from bot.settings import GuildSettings, house_rule_words, rule_choice_name
+from bot.settings import GuildSettings, house_rule_words
 from bot.tables.base import EMBED_COLOUR
-from games.farkle.rules import PRESETS, rule_fields
+from games.farkle.rules import PRESETS
 
 if TYPE_CHECKING:
     from bot.app import GameBot
-
-PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
-RULE_CHOICES = [
-    app_commands.Choice(name=rule_choice_name(name), value=name) for name in rule_fields()
-]
 
 
 def pause_words(seconds: float) -> str:
@@ -100,7 +95,7 @@ class AdminCog(
 
     @app_commands.command(name="farkle")
     @app_commands.describe(preset="Rule set /farkle start uses", target="Score to play to with it")
-    @app_commands.choices(preset=PRESET_CHOICES)
+    @app_commands.choices(preset=common.PRESET_CHOICES)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def farkle(
         self,
@@ -121,7 +116,7 @@ class AdminCog(
         value="A number, yes/no, none, or a word such as add / highest_last",
         preset="Rule set to change (default: the server's)",
     )
-    @app_commands.choices(rule=RULE_CHOICES, preset=PRESET_CHOICES)
+    @app_commands.choices(rule=common.RULE_CHOICES, preset=common.PRESET_CHOICES)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def farkle_rule(
         self,
@@ -138,7 +133,7 @@ class AdminCog(
 
     @app_commands.command(name="farkle-reset")
     @app_commands.describe(preset="Rule set to reset (default: the server's)")
-    @app_commands.choices(preset=PRESET_CHOICES)
+    @app_commands.choices(preset=common.PRESET_CHOICES)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def farkle_reset(
         self,

@@ -10,11 +10,22 @@ from discord import app_commands
 from bot.errors import UserError
 from bot.interactions import actor_of, send_reply
 from bot.reach import seen_by_invoker_only
+from bot.settings import rule_choice_name
+from games.farkle.rules import PRESETS, rule_fields
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 T = TypeVar("T")
+
+#: The `timer` start option's description (every game has it).
+TIMER_HELP = "Seconds for each move, 0 for none (outside servers; in a server: /config timer)"
+
+#: Farkle's rule sets and rules as /farkle start and /config offer them.
+PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
+RULE_CHOICES = [
+    app_commands.Choice(name=rule_choice_name(name), value=name) for name in rule_fields()
+]
 
 
 def anywhere(command: T) -> T:
@@ -39,12 +50,31 @@ INVOKER_ONLY = (
 )
 
 
+def in_server(interaction: discord.Interaction) -> bool:
+    """Whether a server that added the bot authorised this interaction, so its /config
+    settings apply; not in a DM, a group DM, the bot's DM, nor a server that only a user
+    install reaches."""
+    return interaction.guild_id is not None and interaction.is_guild_integration()
+
+
+def settings_server(interaction: discord.Interaction) -> int | None:
+    """The server whose settings apply here; None: the bot's defaults (`in_server`)."""
+    return interaction.guild_id if in_server(interaction) else None
+
+
 async def start(interaction: discord.Interaction[GameBot], kind: str, **options: object) -> None:
+    """Open a lobby; where no server's settings apply, the start options stand in for them
+    (bot/lobby_settings.py)."""
     assert interaction.channel_id is not None
     if seen_by_invoker_only(interaction):
         raise UserError(INVOKER_ONLY)
     reply = await interaction.client.tables.open_lobby(
-        actor_of(interaction), interaction.guild_id, interaction.channel_id, kind, options
+        actor_of(interaction),
+        interaction.guild_id,
+        interaction.channel_id,
+        kind,
+        options,
+        server=in_server(interaction),
     )
     await send_reply(interaction, reply)
 
@@ -73,6 +103,6 @@ async def end(interaction: discord.Interaction[GameBot], kind: str) -> None:
 async def rules(interaction: discord.Interaction[GameBot], kind: str, preset: str | None) -> None:
     assert interaction.channel_id is not None
     reply = await interaction.client.tables.rules(
-        interaction.guild_id, interaction.channel_id, kind, preset
+        settings_server(interaction), interaction.channel_id, kind, preset
     )
     await send_reply(interaction, reply)

@@ -25,9 +25,12 @@ class CrapCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        threshold="Points to win (default: this server's)",
-        jokers="Play with the four jokers (default: this server's)",
+        threshold="Points to win (default: this server's, or the bot's)",
+        jokers="Play with the four jokers (default: this server's, or the bot's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
+        timer=common.TIMER_HELP,
+        force_recycle="Allow the optional Force Recycle action (outside servers; in a server: /config)",
+        bluff_window="Seconds the others have to call an Acquire bluff, 5-300 (outside servers)",
     )
     async def start(
         self,
@@ -35,9 +38,21 @@ class CrapCog(
         threshold: app_commands.Range[int, 100, 100000] | None = None,
         jokers: bool | None = None,
         bots: app_commands.Range[int, 0, 5] = 0,
+        timer: app_commands.Range[int, 0, 3600] | None = None,
+        force_recycle: bool | None = None,
+        bluff_window: app_commands.Range[int, 5, 300] | None = None,
     ) -> None:
         """Open a CRAP lobby in this channel (3-6 players)."""
-        await common.start(interaction, "crap", threshold=threshold, jokers=jokers, bots=bots)
+        await common.start(
+            interaction,
+            "crap",
+            threshold=threshold,
+            jokers=jokers,
+            bots=bots,
+            timer=timer,
+            force_recycle=force_recycle,
+            bluff_window=bluff_window,
+        )
 
     @app_commands.command(name="rules")
     async def rules(self, interaction: discord.Interaction[GameBot]) -> None:

@@ -9,12 +9,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
-from games.farkle.rules import PRESETS
+from bot.cogs.common import PRESET_CHOICES, RULE_CHOICES
 
 if TYPE_CHECKING:
     from bot.app import GameBot
-
-PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
 
 
 @common.anywhere
@@ -28,17 +26,23 @@ class FarkleCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        rules="Rule set (default: this server's choice)",
+        rules="Rule set (default: this server's choice, or the bot's)",
         target="Score to play to (default: the rule set's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
+        timer=common.TIMER_HELP,
+        house_rule="A rule to change for this game (outside servers; in a server: /config)",
+        value="The house rule's value: a number, yes/no, none, or a word such as add",
     )
-    @app_commands.choices(rules=PRESET_CHOICES)
+    @app_commands.choices(rules=PRESET_CHOICES, house_rule=RULE_CHOICES)
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         rules: app_commands.Choice[str] | None = None,
         target: app_commands.Range[int, 500, 1_000_000] | None = None,
         bots: app_commands.Range[int, 0, 24] = 0,
+        timer: app_commands.Range[int, 0, 3600] | None = None,
+        house_rule: app_commands.Choice[str] | None = None,
+        value: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:
         """Open a Farkle lobby in this channel; friends join with the button."""
         await common.start(
@@ -47,6 +51,9 @@ class FarkleCog(
             rules=rules.value if rules else None,
             target=target,
             bots=bots,
+            timer=timer,
+            house_rule=house_rule.value if house_rule else None,
+            value=value,
         )
 
     @app_commands.command(name="rules")

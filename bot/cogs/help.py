@@ -16,9 +16,11 @@ if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-def help_embed(players: dict[str, str]) -> discord.Embed:
+def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed:
     """The help page, every command a clickable mention once the commands are synced;
-    `players` is each game's player count as its lobbies here take them."""
+    `players` is each game's player count as its lobbies here take them. `in_server`: a
+    server that added the bot, where /config holds the settings; elsewhere the host's start
+    options stand in for them."""
     m = mention
     games = "\n".join(
         [
@@ -43,15 +45,26 @@ def help_embed(players: dict[str, str]) -> discord.Embed:
         f"{m('config lobby')} · {m('config bots')} bots' pause · {m('config kuriki')} · "
         f"{m('config crap')} · {m('config season')} a new rating season"
     )
+    options = (
+        "No server settings here (a DM, a group chat, or a server that did not add the bot): "
+        "the host of a game chooses with the start options. "
+        f"{m('farkle start')} `rules` `target` `timer` `house_rule` + `value` · "
+        f"{m('kuriki start')} `lives` `timer` `two_digit` `reverse_after_kuriki` `stake` "
+        f"`foul_price` · {m('crap start')} `threshold` `jokers` `timer` `force_recycle` "
+        "`bluff_window`. A Rematch keeps them."
+    )
     embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
     embed.add_field(name="How to play", value=play, inline=False)
     stats = (
         f"{m('stats')} a player's games, wins, records and rating (only to you, unless you "
-        f"share) · {m('leaderboard')} the server's top players this week, this month or all "
-        "time, or in one game by rating"
+        f"share) · {m('leaderboard')} the top players of this server or group chat, this "
+        "week, this month or all time, or in one game by rating"
     )
     embed.add_field(name="Stats", value=stats, inline=False)
-    embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)
+    if in_server:
+        embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)
+    else:
+        embed.add_field(name="Settings here: the host's start options", value=options, inline=False)
     return embed
 
 
@@ -64,6 +77,7 @@ class HelpCog(commands.Cog):
     async def help(self, interaction: discord.Interaction[GameBot]) -> None:
         """The games, how to start one, and the admin commands."""
         tables = self.bot.tables
-        settings = await tables.settings(interaction.guild_id)
+        settings = await tables.settings(common.settings_server(interaction))
         players = {kind: a.players_text(settings) for kind, a in tables.adapters.items()}
-        await interaction.response.send_message(embed=help_embed(players), ephemeral=True)
+        embed = help_embed(players, common.in_server(interaction))
+        await interaction.response.send_message(embed=embed, ephemeral=True)

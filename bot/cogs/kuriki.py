@@ -26,17 +26,37 @@ class KurikiCog(
 
     @app_commands.command(name="start")
     @app_commands.describe(
-        lives="Lives each player starts with (default: this server's)",
+        lives="Lives each player starts with (default: this server's, or the bot's)",
         bots="Bot players to seat besides you (add or remove more in the lobby)",
+        timer=common.TIMER_HELP,
+        two_digit="Declare non-doubles as two-digit numbers (outside servers; in a server: /config)",
+        reverse_after_kuriki="After a Kuriki the Roller may reverse the direction (outside servers)",
+        stake="Buy-in per player, 0 for no stakes (outside servers)",
+        foul_price="What each foul puts in the pot when playing for stakes (outside servers)",
     )
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         lives: app_commands.Range[int, 1, 9] | None = None,
         bots: app_commands.Range[int, 0, 11] = 0,
+        timer: app_commands.Range[int, 0, 3600] | None = None,
+        two_digit: bool | None = None,
+        reverse_after_kuriki: bool | None = None,
+        stake: app_commands.Range[int, 0, 1_000_000] | None = None,
+        foul_price: app_commands.Range[int, 0, 1_000_000] | None = None,
     ) -> None:
         """Open a Kuriki lobby in this channel; friends join with the button."""
-        await common.start(interaction, "kuriki", lives=lives, bots=bots)
+        await common.start(
+            interaction,
+            "kuriki",
+            lives=lives,
+            bots=bots,
+            timer=timer,
+            two_digit=two_digit,
+            reverse_after_kuriki=reverse_after_kuriki,
+            stake=stake,
+            foul_price=foul_price,
+        )
 
     @app_commands.command(name="rules")
     async def rules(self, interaction: discord.Interaction[GameBot]) -> None:

@@ -1,9 +1,12 @@
-"""/stats and /leaderboard: a player's figures and rating and the server's top players, by
-wins or by rating, from the finished games the store keeps. The leaderboard's Previous/Next
-buttons carry everything in their custom_id (`t:board:page:<channel>:<page>:<period
-stamp>:<game>-<period>`; a rating board's: `...:<page>:<season>:<game>-rating`), so they keep
-working after a restart; one for an earlier week or month is refused (an earlier season's
-board stays readable)."""
+"""/stats and /leaderboard: a player's figures and rating, and the top players of a server or
+a group chat, by wins or by rating, from the finished games the store keeps. Both work
+wherever the app reaches: /stats outside servers shows the player's games outside servers
+(DMs and group DMs together) and their rating in this chat; a leaderboard is a server's,
+or, outside servers, its channel's (`records.place_of`), never the bot's own DM's. The
+leaderboard's Previous/Next buttons carry everything in their custom_id
+(`t:board:page:<channel>:<page>:<period stamp>:<game>-<period>`; a rating board's:
+`...:<page>:<season>:<game>-rating`), so they keep working after a restart; one for an
+earlier week or month is refused (an earlier season's board stays readable)."""
 
 from __future__ import annotations
 
@@ -14,8 +17,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.cogs import common
 from bot.components import Click, TableItem, button, view_of
 from bot.errors import UserError
+from bot.mentions import mention
 from bot.records import (
     ALL_GAMES,
     BEST_SCORE,
@@ -62,20 +67,28 @@ RATING = "rating"
 # --------------------------------------------------------------------------- /stats
 
 
+#: Where /stats outside servers counts, in words.
+OUTSIDE = "outside servers (DMs and group chats together)"
+
+
 def stats_embed(
     name: str,
     figures: list[PlayerRecord],
     ratings: list[PlayerRating] | None = None,
     season: int = 1,
+    in_server: bool = True,
 ) -> discord.Embed:
-    """A player's figures in each game they played here, with that game's records and their
-    rating in it this season (when they have one)."""
+    """A player's figures in each game they played here (`in_server`: this server; else
+    outside servers), with that game's records and their rating in it this season (when
+    they have one)."""
     embed = discord.Embed(title=f"📊 {name}'s stats", colour=EMBED_COLOUR)
+    where = "in this server" if in_server else OUTSIDE
     if not figures:
-        embed.description = f"{name} has no finished games in this server yet."
+        embed.description = f"{name} has no finished games {where} yet."
         return embed
     rated = {r.kind: r for r in ratings or []}
-    embed.description = COUNTING + (" " + RATING_WORDS if rated else "")
+    counting = COUNTING if in_server else f"Games {where}. {COUNTING}"
+    embed.description = counting + (" " + RATING_WORDS if rated else "")
     for fig in figures:
         lines = _figure_lines(fig)
         if fig.kind in rated:
@@ -127,17 +140,18 @@ def period_stamp(key: str) -> int:
 
 async def leaderboard_page(
     store: Store,
-    guild_id: int,
+    place: int,
     channel_id: int,
     kind: str,
     period: Period,
     page: int,
     now: float,
 ) -> tuple[discord.Embed, list[TableItem]]:
-    """One page of the server's leaderboard and its Previous/Next buttons (none when it
-    fits one page). Raises UserError for a page that is not there."""
+    """One page of the leaderboard of `place` (`records.place_of`: a server, or a group
+    chat outside servers) and its Previous/Next buttons (none when it fits one page).
+    Raises UserError for a page that is not there."""
     key = period_keys(now)[period]
-    total, rows = await store.leaderboard(guild_id, kind, key, page * PAGE_SIZE, PAGE_SIZE)
+    total, rows = await store.leaderboard(place, kind, key, page * PAGE_SIZE, PAGE_SIZE)
     pages = max(1, -(-total // PAGE_SIZE))
     if page >= pages:
         raise UserError("That page is not on this leaderboard: ask /leaderboard again.")
@@ -262,13 +276,26 @@ def parse_page(click: Click, now: float) -> tuple[str, Period, int]:
     return kind, period, click.game
 
 
+def board_place(interaction: discord.Interaction) -> int:
+    """Whose leaderboard a command or button here shows: the server's, or, outside servers,
+    the channel's (a group DM, a DM between people); UserError in the bot's own DM, where
+    nobody plays anybody."""
+    assert interaction.channel_id is not None
+    if interaction.guild_id is None and not interaction.context.private_channel:
+        raise UserError(
+            "Leaderboards belong to servers and group chats: ask there. Your own games "
+            f"outside servers are in {mention('stats')}."
+        )
+    return place_of(interaction.guild_id, interaction.channel_id)
+
+
 class StatsCog(commands.Cog):
     def __init__(self, bot: GameBot) -> None:
         self.bot = bot
         bot.component_handlers[BOARD_KIND] = self.on_page
 
     @app_commands.command(name="stats")
-    @app_commands.guild_only()
+    @common.anywhere
     @app_commands.describe(
         player="Whose stats (default: yours)",
         game="Only this game (default: every game played)",
@@ -278,11 +305,12 @@ class StatsCog(commands.Cog):
     async def stats(
         self,
         interaction: discord.Interaction[GameBot],
-        player: discord.Member | None = None,
+        player: discord.User | None = None,
         game: app_commands.Choice[str] | None = None,
         share: bool = False,
     ) -> None:
-        """A player's games, wins, records and rating in this server."""
+        """A player's games, wins, records and rating in this server (outside servers:
+        their games outside servers, and their rating in this chat)."""
         assert interaction.channel_id is not None
         who = player or interaction.user
         kinds = [game.value] if game else list(GAME_TITLES)
@@ -291,12 +319,13 @@ class StatsCog(commands.Cog):
         place = place_of(interaction.guild_id, interaction.channel_id)
         season = await store.current_season(place)
         rated = await store.player_ratings(place, who.id, kinds, season)
-        await interaction.response.send_message(
-            embed=stats_embed(who.display_name, figures, rated, season), ephemeral=not share
+        embed = stats_embed(
+            who.display_name, figures, rated, season, interaction.guild_id is not None
         )
+        await interaction.response.send_message(embed=embed, ephemeral=not share)
 
     @app_commands.command(name="leaderboard")
-    @app_commands.guild_only()
+    @common.anywhere
     @app_commands.describe(
         game="Only this game (default: all games)",
         period="This week, this month or all time (default: all time)",
@@ -314,10 +343,10 @@ class StatsCog(commands.Cog):
         season: app_commands.Range[int, 1, 100_000] | None = None,
         share: bool = False,
     ) -> None:
-        """The server's top players by wins, or in one game by rating."""
-        assert interaction.guild_id is not None and interaction.channel_id is not None
+        """The top players of this server or group chat, by wins or in one game by rating."""
+        assert interaction.channel_id is not None
         store = self.bot.store
-        place = place_of(interaction.guild_id, interaction.channel_id)
+        place = board_place(interaction)
         kind = game.value if game else None
         rated = await board_choice(
             store,
@@ -334,7 +363,7 @@ class StatsCog(commands.Cog):
         else:
             embed, items = await leaderboard_page(
                 store,
-                interaction.guild_id,
+                place,
                 interaction.channel_id,
                 kind or ALL_GAMES,
                 cast(Period, period.value if period else "all"),
@@ -347,13 +376,12 @@ class StatsCog(commands.Cog):
         await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
 
     async def on_page(self, interaction: discord.Interaction[GameBot], click: Click) -> None:
-        """A Previous/Next press: the message shows the asked page of today's leaderboard."""
-        if interaction.guild_id is None:
-            raise UserError("This button is not one I recognise any more.")
+        """A Previous/Next press: the message shows the asked page of today's leaderboard
+        of the place it is pressed in."""
+        place = board_place(interaction)
         rated = parse_rating_page(click)
         if rated is not None:
             kind, season, page = rated
-            place = place_of(interaction.guild_id, click.channel_id)
             embed, items = await rating_page(
                 self.bot.store, place, click.channel_id, kind, season, page
             )
@@ -362,6 +390,6 @@ class StatsCog(commands.Cog):
         now = time.time()
         kind, period, page = parse_page(click, now)
         embed, items = await leaderboard_page(
-            self.bot.store, interaction.guild_id, click.channel_id, kind, period, page, now
+            self.bot.store, place, click.channel_id, kind, period, page, now
         )
         await update_message(interaction, embed=embed, view=view_of(items))

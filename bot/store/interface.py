@@ -160,14 +160,16 @@ class Store(ABC):
     async def player_records(
         self, guild_id: int | None, player_id: int, kinds: Iterable[str]
     ) -> list[PlayerRecord]:
-        """A player's figures in this server, one per game of `kinds` they have played."""
+        """A player's figures in this server (None: outside servers, all such games
+        together), one per game of `kinds` they have played."""
 
     @abstractmethod
     async def leaderboard(
-        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+        self, place: int, kind: str, period: str, offset: int, limit: int
     ) -> tuple[int, list[Standing]]:
         """How many players a leaderboard has, and `limit` of them from `offset`: most wins
-        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        first, then fewer games (the better rate), then the earlier player id. `place` is
+        `records.place_of` (a server, or the channel of games outside servers); `kind` a
         game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
 
 

@@ -335,9 +335,9 @@ class PostgresStore(Store):
         ]
 
     async def leaderboard(
-        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+        self, place: int, kind: str, period: str, offset: int, limit: int
     ) -> tuple[int, list[Standing]]:
-        key = (guild_id or 0, kind, period)
+        key = (place, kind, period)
         total = await self.pool.fetchval(
             "SELECT COUNT(*) FROM player_totals WHERE guild_id = $1 AND kind = $2 AND period = $3",
             *key,
@@ -408,7 +408,17 @@ async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
     totals, inside the caller's transaction: when a game finishes, and when `migrate` copies
     a file's games (so totals of a server found in several files add up). A player's records
     row is locked while it is read and rewritten, so two processes finishing games of the
-    same player at once both count."""
+    same player at once both count. A game outside servers counts on the leaderboard of
+    its channel, read from its `finished_games` row (stored before its players' rows)."""
+    outside = [row.game_id for row in rows if row.guild_id is None]
+    channels: dict[int, int] = {}
+    if outside:
+        channels = {
+            r[0]: r[1]
+            for r in await conn.fetch(
+                "SELECT id, channel_id FROM finished_games WHERE id = ANY($1::bigint[])", outside
+            )
+        }
     for row in rows:
         key = (row.guild_id or 0, row.player_id, row.kind)
         await conn.execute(
@@ -435,5 +445,5 @@ async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
         " VALUES ($1, $2, $3, $4, 1, $5) ON CONFLICT (guild_id, kind, period, player_id)"
         " DO UPDATE SET games = player_totals.games + 1,"
         " wins = player_totals.wins + excluded.wins",
-        leaderboard_rows(rows),
+        leaderboard_rows(rows, channels),
     )

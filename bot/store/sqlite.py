@@ -294,7 +294,8 @@ class SqliteStore(Store):
     async def player_records(
         self, guild_id: int | None, player_id: int, kinds: Iterable[str]
     ) -> list[PlayerRecord]:
-        """A player's figures in this server, one per game of `kinds` they have played."""
+        """A player's figures in this server (None: outside servers, all such games
+        together), one per game of `kinds` they have played."""
         wanted = list(kinds)
         async with self.db.execute(
             "SELECT kind, games, wins, bot_games, bot_wins, abandoned, best_score, records"
@@ -310,12 +311,13 @@ class SqliteStore(Store):
         ]
 
     async def leaderboard(
-        self, guild_id: int | None, kind: str, period: str, offset: int, limit: int
+        self, place: int, kind: str, period: str, offset: int, limit: int
     ) -> tuple[int, list[Standing]]:
         """How many players a leaderboard has, and `limit` of them from `offset`: most wins
-        first, then fewer games (the better rate), then the earlier player id. `kind` is a
+        first, then fewer games (the better rate), then the earlier player id. `place` is
+        `records.place_of` (a server, or the channel of games outside servers); `kind` a
         game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
-        key = (guild_id or 0, kind, period)
+        key = (place, kind, period)
         # Read in the thread: a big server's board is many rows (tens of ms past page 1000).
         counted = await self.db.read(
             "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?",
@@ -414,7 +416,7 @@ def _record_players(
         "INSERT INTO player_totals (guild_id, kind, period, player_id, games, wins)"
         " VALUES (?,?,?,?,1,?) ON CONFLICT (guild_id, kind, period, player_id)"
         " DO UPDATE SET games = games + 1, wins = wins + excluded.wins",
-        leaderboard_rows(rows),
+        leaderboard_rows(rows, {game_id: game.channel_id}),
     )
     if rated:
         stored = conn.execute(

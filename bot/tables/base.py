@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from bot.components import TableItem, button, select, view_of
 from bot.pictures.emojis import Faces
 from bot.players import together, who
+from bot.replies import duration
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.autoplay import Chooser, is_idle
@@ -132,7 +133,7 @@ class TableAdapter(ABC):
 
     def players_text(self, settings: GuildSettings) -> str:
         """How many players this server's lobbies take, as /help says it ("2-12 players")."""
-        most = self.lobby_max_players(self.lobby_options(settings, {}))
+        most = self.lobby_max_players(self.lobby_options(settings))
         return f"{self.min_players}-{most} players"
 
     def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
@@ -141,8 +142,10 @@ class TableAdapter(ABC):
         return self.stamp(state, action, arg) % STAMP_MODULUS
 
     @abstractmethod
-    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
-        """Validate start options against the server's settings (raises UserError/GameError)."""
+    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
+        """The lobby's options from its settings (the server's, or the host's start options
+        over the bot's defaults: bot/lobby_settings.py): the rules its game will be played
+        by. Raises UserError when they do not make a game."""
 
     @abstractmethod
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
@@ -383,7 +386,7 @@ class TableAdapter(ABC):
             )
             or "nobody yet"
         )
-        description = self.lobby_description(lobby, settings)
+        description = self.lobby_description(lobby, settings) + "\n" + timer_line(settings)
         if session.deadline is not None:
             description += f"\n⏱ Closes <t:{int(session.deadline)}:R> unless someone starts it."
         embed = discord.Embed(
@@ -419,3 +422,10 @@ class TableAdapter(ABC):
             self.button(session, "dropbot", "Remove bot", disabled=not lobby.bots()),
         ]
         return Rendered(embed=embed, items=items)
+
+
+def timer_line(settings: GuildSettings) -> str:
+    """The lobby's line about the turn timer the game will have."""
+    if not settings.turn_timer:
+        return "⏳ No turn timer."
+    return f"⏳ **{duration(settings.turn_timer)}** for each move."

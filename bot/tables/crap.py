@@ -10,7 +10,6 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.errors import UserError
 from bot.mentions import mention
 from bot.players import together, who
 from bot.sessions import Session
@@ -80,21 +79,16 @@ class CrapTable(CrapHand, TableAdapter):
 
     # ---------------------------------------------------------------- lobby
 
-    def rules_of(self, settings: GuildSettings, options: dict[str, Any]) -> CrapRules:
-        threshold = options.get("threshold") or settings.crap_threshold
-        jokers = options.get("jokers")
+    def rules_of(self, settings: GuildSettings) -> CrapRules:
         return CrapRules(
-            threshold=threshold,
-            jokers=settings.crap_jokers if jokers is None else bool(jokers),
+            threshold=settings.crap_threshold,
+            jokers=settings.crap_jokers,
             force_recycle=settings.crap_force_recycle,
             bluff_window=settings.crap_bluff_window,
         )
 
-    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
-        threshold = options.get("threshold")
-        if threshold is not None and not 100 <= int(threshold) <= 100000:
-            raise UserError("The threshold must be between 100 and 100000.")
-        return {"rules": self.rules_of(settings, options).model_dump(mode="json")}
+    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
+        return {"rules": self.rules_of(settings).model_dump(mode="json")}
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         return (
@@ -384,7 +378,7 @@ class CrapTable(CrapHand, TableAdapter):
     def rules_embed(
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
-        rules = self.rules_of(settings, {})
+        rules = self.rules_of(settings)
         if session is not None and session.kind == self.kind:
             rules = (
                 session.state.rules

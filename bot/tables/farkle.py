@@ -16,7 +16,7 @@ from bot.errors import UserError
 from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
-from bot.settings import GuildSettings, SettingsError
+from bot.settings import GuildSettings, SettingsError, house_rule_words
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
 from games.autoplay import Chooser
 from games.bots import bot_seats
@@ -124,13 +124,23 @@ def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
     return sets, play
 
 
+def house_rules(rules: FarkleRules) -> list[str]:
+    """The rules that differ from their rule set's, in words ("Straight 1-6: not scored");
+    the target is not one: the lobby's summary starts with it."""
+    preset = next((p for p in PRESETS.values() if p.name == rules.name), None)
+    if preset is None:
+        return []
+    return [
+        house_rule_words(f, getattr(rules, f))
+        for f in FarkleRules.model_fields
+        if f not in ("name", "target") and getattr(rules, f) != getattr(preset, f)
+    ]
+
+
 def short_rules(rules: FarkleRules) -> str:
     """The lobby's one-paragraph summary of the rules that will be played, generated from
     the fields (so house rules and a target chosen at start read true)."""
-    preset = next((p for p in PRESETS.values() if p.name == rules.name), None)
-    house = preset is not None and any(
-        getattr(rules, f) != getattr(preset, f) for f in FarkleRules.model_fields if f != "target"
-    )
+    house = bool(house_rules(rules))
     word = rules.farkle_word
     parts = [f"{rules.target} to win"]
     if rules.min_bank:
@@ -171,9 +181,9 @@ class FarkleTable(TableAdapter):
 
     # ---------------------------------------------------------------- lobby
 
-    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
+    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
         try:
-            rules = settings.farkle_rules(options.get("rules"), options.get("target"))
+            rules = settings.farkle_rules()
         except SettingsError as exc:
             raise UserError(str(exc)) from None
         return {"rules": rules.model_dump(mode="json")}
@@ -196,17 +206,19 @@ class FarkleTable(TableAdapter):
         others: dict[str, list[str]] = {}
         for preset in PRESETS:
             with contextlib.suppress(UserError):  # a house rule that no longer validates
-                options = self.lobby_options(settings, {"rules": preset})
-                text = f"{self.min_players}-{self.lobby_max_players(options)} players"
+                rules = settings.farkle_rules(preset)
+                text = f"{self.min_players}-{rules.max_players} players"
                 if text != usual:
-                    others.setdefault(text, []).append(options["rules"]["name"])
+                    others.setdefault(text, []).append(rules.name)
         return usual + "".join(
             f"; {t.removesuffix(' players')} with {' or '.join(n)}" for t, n in others.items()
         )
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
-        return f"{short_rules(rules)}\nUse {mention('farkle rules')} for every rule."
+        house = house_rules(rules)
+        changed = f"\nHouse rules: {'; '.join(house)}." if house else ""
+        return f"{short_rules(rules)}{changed}\nUse {mention('farkle rules')} for every rule."
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
         rules = FarkleRules.model_validate(lobby.options["rules"])

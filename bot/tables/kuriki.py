@@ -10,7 +10,6 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.errors import UserError
 from bot.mentions import mention
 from bot.players import together, who
 from bot.sessions import Session
@@ -108,20 +107,17 @@ class KurikiTable(KurikiMessages, TableAdapter):
 
     # ---------------------------------------------------------------- lobby
 
-    def rules_of(self, settings: GuildSettings, lives: int | None = None) -> KurikiRules:
+    def rules_of(self, settings: GuildSettings) -> KurikiRules:
         return KurikiRules(
-            lives=lives or settings.kuriki_lives,
+            lives=settings.kuriki_lives,
             two_digit=settings.kuriki_two_digit,
             reverse_after_kuriki=settings.kuriki_reverse_after_kuriki,
             stake=settings.kuriki_stake,
             foul_price=settings.kuriki_foul_price,
         )
 
-    def lobby_options(self, settings: GuildSettings, options: dict[str, Any]) -> dict[str, Any]:
-        lives = options.get("lives")
-        if lives is not None and not 1 <= int(lives) <= 9:
-            raise UserError("Lives must be between 1 and 9.")
-        return {"rules": self.rules_of(settings, lives).model_dump(mode="json")}
+    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
+        return {"rules": self.rules_of(settings).model_dump(mode="json")}
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = KurikiRules.model_validate(lobby.options["rules"])

@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.records import place_of
-from bot.store import Store
+from bot.records import ALL_GAMES, place_of
+from bot.store import FinishedGame, Store
 from tests.bot.conftest import ALICE, BOB, GUILD, Clock, fetch_sql, find, make_tables, open_game
 from tests.bot.test_ratings import seeded_games
 
@@ -88,6 +88,46 @@ async def test_two_shard_files_are_copied_once_and_verified(
     await tables.end(ALICE, 3002, "farkle")
     assert max(g["id"] for g in await tables.store.finished_games()) == 6
     await tables.store.close()
+
+
+async def test_games_outside_servers_keep_their_group_chats_leaderboard(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A game outside servers counts on its channel's leaderboard after the copy too, when
+    its id moved (the second file's game 1 becomes 2): `add_up` reads the channel from the
+    copied finished game."""
+    group, files = 3_000, [tmp_path / "bot-shards-0.sqlite3", tmp_path / "bot-shards-1.sqlite3"]
+    for path, winner in zip(files, (ALICE.id, BOB.id), strict=True):
+        store = await Store.open(path)
+        await store.finish_session(
+            group,
+            FinishedGame(
+                guild_id=None,
+                channel_id=group,
+                kind="farkle",
+                players=[{"id": ALICE.id, "name": "Alice"}, {"id": BOB.id, "name": "Bob"}],
+                scores={},
+                winner_id=winner,
+                rules={},
+                outcome="test",
+                started_at=1_700_000_000.0 + winner,
+                finished_at=1_700_000_600.0 + winner,
+            ),
+        )
+        await store.close()
+    done = migrate("--to", pg_url, "--from", *map(str, files))
+    assert done.returncode == 0, done.stderr
+    store = await Store.open(pg_url)
+    try:
+        _, rows = await store.leaderboard(group, ALL_GAMES, "all", 0, 10)
+        assert [(s.player_id, s.wins, s.games) for s in rows] == [
+            (ALICE.id, 1, 2), (BOB.id, 1, 2)
+        ]  # fmt: skip
+        assert (await store.leaderboard(0, ALL_GAMES, "all", 0, 10))[0] == 0
+        (alice,) = await store.player_records(None, ALICE.id, ["farkle"])
+        assert (alice.games, alice.wins) == (2, 1)
+    finally:
+        await store.close()
 
 
 def test_a_wrong_target_or_a_missing_file_is_one_line(tmp_path: Path) -> None:

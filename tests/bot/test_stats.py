@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import random
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from bot.cogs.stats import PAGE_SIZE, leaderboard_page, parse_page, stats_embed
 from bot.components import Click
 from bot.errors import UserError
-from bot.records import ALL_GAMES, period_keys
+from bot.records import ALL_GAMES, period_keys, place_of
 from bot.service import Actor, Tables
 from bot.store import MIGRATIONS, REBUILD_SQL, FinishedGame, SqliteStore, Store
 from games.crap.engine import finishing_order as crap_order
@@ -256,6 +257,51 @@ async def test_stats_of_every_game_and_of_nobody(tables: Tables) -> None:
     assert "no finished games in this server yet" in text
 
 
+GROUP, OTHER_GROUP = 3_000, 3_001  # group DMs: games there have no server
+
+
+def outside(winner: int | None, players: tuple[int, ...], channel: int = GROUP) -> FinishedGame:
+    """A game played outside servers (through a user install) in `channel`."""
+    return replace(game(winner, players), guild_id=None, channel_id=channel)
+
+
+async def test_games_outside_servers_count_for_stats_and_their_own_leaderboard(
+    tables: Tables,
+) -> None:
+    """/stats outside servers adds up every game outside servers; a group chat's leaderboard
+    is its own games; a server's board and stats never include them."""
+    store = tables.store
+    for winner in (ALICE.id, ALICE.id, BOB.id):
+        await store.finish_session(GROUP, outside(winner, (ALICE.id, BOB.id)))
+    await store.finish_session(OTHER_GROUP, outside(CAROL.id, (CAROL.id, ALICE.id), OTHER_GROUP))
+    await store.finish_session(CHANNEL, game(BOB.id))
+
+    async def board(place: int) -> list[tuple[int, int, int]]:
+        _, rows = await store.leaderboard(place, ALL_GAMES, "all", 0, 10)
+        return [(s.player_id, s.wins, s.games) for s in rows]
+
+    assert await board(place_of(None, GROUP)) == [(ALICE.id, 2, 3), (BOB.id, 1, 3)]
+    assert await board(place_of(None, OTHER_GROUP)) == [(CAROL.id, 1, 1), (ALICE.id, 0, 1)]
+    assert await board(GUILD) == [(BOB.id, 1, 1), (ALICE.id, 0, 1)]
+    assert await board(0) == []  # no board of every game outside servers
+    _, week = await store.leaderboard(GROUP, "farkle", period_keys(NOW)["week"], 0, 10)
+    assert [s.player_id for s in week] == [ALICE.id, BOB.id]
+
+    (alice,) = await store.player_records(None, ALICE.id, ["farkle"])
+    assert (alice.games, alice.wins) == (4, 2)  # both group chats together
+    (here,) = await store.player_records(GUILD, ALICE.id, ["farkle"])
+    assert (here.games, here.wins) == (1, 0)
+    text = json.dumps(stats_embed("Alice", [alice], in_server=False).to_dict(), ensure_ascii=False)
+    assert "Games outside servers (DMs and group chats together)." in text
+    assert "**4** games · **2** wins (50%)" in text
+    nothing = json.dumps(stats_embed("Dave", [], in_server=False).to_dict(), ensure_ascii=False)
+    assert "Dave has no finished games outside servers (DMs and group chats together) yet" in nothing
+
+    embed, items = await leaderboard_page(store, GROUP, GROUP, ALL_GAMES, "all", 0, NOW)
+    assert embed.description.splitlines()[0] == f"🥇 <@{ALICE.id}> · **2** wins · 3 games · –"
+    assert items == []
+
+
 async def test_leaderboard_periods_and_win_rate(tables: Tables) -> None:
     store = tables.store
     for _ in range(5):  # Alice: 5 games this week, 3 won
@@ -424,31 +470,37 @@ async def test_the_running_totals_match_a_rebuild_from_the_game_rows(
     tables = await make_tables(tmp_path / "rebuild.sqlite3", clock)
     store = tables.store
     assert isinstance(store, SqliteStore)
-    rng = random.Random(3)
-    people = (ALICE.id, BOB.id, CAROL.id)
-    for i in range(60):
-        kind = rng.choice(["farkle", "kuriki", "crap"])
-        seated = tuple(rng.sample(people, 2)) + ((7,) if i % 7 == 0 else ())
-        winner = None if i % 9 == 0 else rng.choice(seated)
-        stats = {str(p): {"farkles": rng.randint(0, 5), "best_turn": rng.randint(0, 3000),
-                          "kurikis": rng.randint(0, 2), "sets": rng.randint(0, 3),
-                          "best_round": rng.randint(0, 200)} for p in seated}  # fmt: skip
-        bots = (7,) if 7 in seated else ()
-        at = NOW - rng.randint(0, 60) * DAY
-        await store.finish_session(
-            CHANNEL, game(winner, seated, kind=kind, at=at, bots=bots, stats=stats)
-        )
+    try:
+        rng = random.Random(3)
+        people = (ALICE.id, BOB.id, CAROL.id)
+        for i in range(60):
+            kind = rng.choice(["farkle", "kuriki", "crap"])
+            seated = tuple(rng.sample(people, 2)) + ((7,) if i % 7 == 0 else ())
+            winner = None if i % 9 == 0 else rng.choice(seated)
+            stats = {str(p): {"farkles": rng.randint(0, 5), "best_turn": rng.randint(0, 3000),
+                              "kurikis": rng.randint(0, 2), "sets": rng.randint(0, 3),
+                              "best_round": rng.randint(0, 200)} for p in seated}  # fmt: skip
+            bots = (7,) if 7 in seated else ()
+            at = NOW - rng.randint(0, 60) * DAY
+            played = game(winner, seated, kind=kind, at=at, bots=bots, stats=stats)
+            if i % 3 == 1:  # outside servers, in one of two group chats
+                played = replace(played, guild_id=None, channel_id=GROUP + i % 2)
+            await store.finish_session(played.channel_id, played)
 
-    async def everything() -> tuple[object, ...]:
-        async with store.db.execute("SELECT * FROM player_totals ORDER BY 1, 2, 3, 4") as cur:
-            totals = await cur.fetchall()
-        records = [
-            await store.player_records(GUILD, p, ["farkle", "kuriki", "crap"]) for p in people
-        ]
-        return totals, records
+        async def everything() -> tuple[object, ...]:
+            async with store.db.execute("SELECT * FROM player_totals ORDER BY 1, 2, 3, 4") as cur:
+                totals = await cur.fetchall()
+            records = [
+                await store.player_records(place, p, ["farkle", "kuriki", "crap"])
+                for p in people
+                for place in (GUILD, None)
+            ]
+            return totals, records
 
-    before = await everything()
-    assert len(before[0]) > 20 and all(before[1])
-    await store.db.executescript(REBUILD_SQL)
-    assert await everything() == before
-    await store.close()
+        before = await everything()
+        assert len(before[0]) > 20 and all(before[1])
+        assert {row[0] for row in before[0]} == {GUILD, GROUP, OTHER_GROUP}
+        await store.db.executescript(REBUILD_SQL)
+        assert await everything() == before
+    finally:  # a failed check must not leave the file's thread running
+        await store.close()

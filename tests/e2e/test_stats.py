@@ -1,6 +1,7 @@
 """/stats and /leaderboard through the real client: a private leaderboard paged with its
 buttons, paged on after a restart, stale and forged page buttons refused privately, and a
-player's stats shared with the channel."""
+player's stats shared with the channel; outside servers (a user install): /stats of the
+games outside servers, a group chat's own leaderboard and its pages, none in the bot's DM."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import time
 from pathlib import Path
 
 from bot.store import FinishedGame, Store
-from tests.e2e.fake_discord import FakeDiscord, button_row
-from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, TABLE, running_bot
+from tests.e2e.fake_discord import FakeDiscord, FakeUser, button_row
+from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, TABLE, Driver, running_bot
 
 WINNERS = [1_200_000_000_000_000_000 + i for i in range(23)]
 
@@ -86,3 +87,79 @@ async def test_leaderboard_pages_survive_a_restart(tmp_path: Path, fake: FakeDis
         private = await d.slash(BOB, TABLE, "stats")
         assert private.ephemeral and "**24** games · **0** wins (0%)" in private.text
         assert d.problems == []
+
+
+def won(winner: FakeUser | int, loser: FakeUser, channel: int, guild: int | None) -> FinishedGame:
+    """A Farkle game `winner` won against `loser` in `channel` (no server: `guild` None)."""
+    wid = winner if isinstance(winner, int) else winner.id
+    return FinishedGame(
+        guild_id=guild,
+        channel_id=channel,
+        kind="farkle",
+        players=[{"id": wid, "name": "W"}, {"id": loser.id, "name": "L"}],
+        scores={str(wid): 10_000, str(loser.id): 2_000},
+        winner_id=wid,
+        rules={},
+        outcome="test",
+        started_at=time.time() - 600,
+    )
+
+
+async def test_stats_and_leaderboards_outside_servers(d: Driver) -> None:
+    """/stats outside servers counts the games outside servers and says so; a group chat's
+    /leaderboard ranks the games played there; the bot's own DM has no leaderboard."""
+    assert d.bot is not None
+    for user in (ALICE, BOB):
+        d.fake.install(user)
+    group = d.fake.add_group_dm([ALICE, BOB, CAROL]).id
+    other = d.fake.add_group_dm([ALICE, CAROL]).id
+    pair = d.fake.add_dm(ALICE, BOB).id
+    own = d.fake.add_dm(ALICE, d.fake.bot).id
+    store = d.bot.store
+    for game in (
+        won(ALICE, BOB, group, None),
+        won(ALICE, BOB, group, None),
+        won(CAROL, ALICE, other, None),
+        won(BOB, ALICE, TABLE, GUILD),
+    ):
+        await store.finish_session(game.channel_id, game)
+
+    board = await d.slash(ALICE, group, "leaderboard")
+    assert board.callback_type == 4 and board.ephemeral
+    lines = board.message.text()
+    assert f"🥇 <@{ALICE.id}> · **2** wins · 2 games" in lines
+    assert f"🥈 <@{BOB.id}> · **0** wins · 2 games" in lines and f"<@{CAROL.id}>" not in lines
+    shown = await d.slash(BOB, group, "leaderboard", share=True)
+    assert not shown.ephemeral and f"<@{ALICE.id}>" in shown.message.text()
+    mine = await d.slash(ALICE, other, "leaderboard")
+    assert f"🥇 <@{CAROL.id}> · **1** win · 1 game" in mine.message.text()
+    assert "Nobody has finished a game here" in (await d.slash(ALICE, pair, "leaderboard")).text
+    refused = await d.slash(ALICE, own, "leaderboard")
+    assert refused.ephemeral and "Leaderboards belong to servers and group chats" in refused.text
+
+    for place in (own, group):
+        stats = await d.slash(ALICE, place, "stats")
+        text = stats.message.text()
+        assert stats.ephemeral and "Games outside servers (DMs and group chats together)" in text
+        assert "**3** games · **2** wins (67%)" in text
+    here = (await d.slash(ALICE, TABLE, "stats")).message.text()
+    assert "**1** game · **0** wins (0%)" in here and "outside servers" not in here
+    bob = await d.slash(BOB, pair, "stats", player=ALICE, share=True)
+    assert not bob.ephemeral and "Alice's stats" in bob.message.text()
+    assert "**3** games · **2** wins" in bob.message.text()
+
+
+async def test_a_group_chats_leaderboard_pages(d: Driver) -> None:
+    """The page buttons of a leaderboard shown in a group DM page that group's board."""
+    assert d.bot is not None
+    d.fake.install(ALICE)
+    group = d.fake.add_group_dm([ALICE, BOB]).id
+    for winner in WINNERS[:12]:
+        game = won(winner, BOB, group, None)
+        await d.bot.store.finish_session(group, game)
+    await d.bot.store.finish_session(TABLE, won(ALICE, BOB, TABLE, GUILD))
+    board = (await d.slash(ALICE, group, "leaderboard")).message
+    assert "Page 1/2" in board.text() and f"<@{ALICE.id}>" not in board.text()
+    paged = await d.click(ALICE, group, label="Next ▶", message=board)
+    assert paged.callback_type == 7 and "Page 2/2" in board.text()
+    assert f"<@{BOB.id}> · **0** wins · 12 games" in board.text()
