@@ -17,8 +17,8 @@ from discord.ext import commands
 from bot import mentions
 from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
-from bot.display import retire_orphans, show_table
-from bot.errors import GameTree, UserError, answer_error
+from bot.display import retire_orphans, retire_pressed, show_table, window_of
+from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
 from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
@@ -207,6 +207,12 @@ class GameBot(commands.AutoShardedBot):
                 actor_of(interaction), click, message_id, ephemeral=ephemeral, owner=owner
             )
             await send_reply(interaction, reply)
+        except (NoSession, GameOver) as exc:
+            message = interaction.message
+            if window_of(interaction) is not None and message and not message.flags.ephemeral:
+                await retire_pressed(interaction, str(exc))
+            else:
+                await answer_error(interaction, exc)
         except Exception as exc:
             await answer_error(interaction, exc)
 

@@ -259,6 +259,17 @@ async def _post(
         return posted
 
 
+async def retire_pressed(interaction: discord.Interaction[GameBot], text: str) -> None:
+    """Where the bot is no member, a message of a game or lobby that is over may keep its
+    buttons (nothing could reach it when it ended): the press that finds it takes them
+    away, keeping its text, and says why, privately."""
+    await update_message(interaction, view=None)
+    window = window_of(interaction)
+    if window is not None:
+        window.posted(None)
+    await interaction.followup.send(text, ephemeral=True)
+
+
 async def retire_orphans(bot: GameBot, update: TableUpdate) -> int:
     """After a crash: a table the dead process posted below the recorded one but never
     recorded (it died between the post and the write) still has live buttons. Reduce every

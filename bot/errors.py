@@ -40,7 +40,11 @@ class StaleTable(UserError):
 
 
 class NoSession(UserError):
-    pass
+    """No game or lobby runs in the channel."""
+
+
+class GameOver(UserError):
+    """A button of a game that is over (another game may run in the channel now)."""
 
 
 class MovedMeanwhile(UserError):

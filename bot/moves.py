@@ -16,7 +16,7 @@ from typing import Any
 import discord
 
 from bot.components import Click
-from bot.errors import StaleTable, UserError
+from bot.errors import GameOver, StaleTable, UserError
 from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
@@ -61,7 +61,7 @@ class Moves:
             session = await self._session(click.channel_id, click.kind)
             adapter = self.adapters[session.kind]
             if session.kind != click.kind or session.game_id != click.game:
-                raise UserError("That button belongs to a game that is over.")
+                raise GameOver("That button belongs to a game that is over.")
             on_table = not ephemeral and click.action not in adapter.off_table_actions
             # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
             lobby_click = click.action in LOBBY_ACTIONS

@@ -87,7 +87,7 @@ class KurikiCog(
     async def foul(
         self,
         interaction: discord.Interaction[GameBot],
-        player: discord.Member,
+        player: discord.User,
         reason: app_commands.Range[str, 1, 100] = "disrespecting the dice",
         rusk: bool = False,
     ) -> None:

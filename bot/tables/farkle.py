@@ -540,6 +540,7 @@ class FarkleTable(TableAdapter):
         )
         embed.add_field(name="Play", value="\n".join(f"• {x}" for x in play)[:1024], inline=False)
         embed.set_footer(
-            text="Presets: " + ", ".join(PRESETS) + " · admins change rules with /config"
+            text="Presets: " + ", ".join(PRESETS) + " · a server's admins change rules with "
+            "/config; outside servers, the host's start options do"
         )
         return embed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -278,3 +279,33 @@ async def test_a_sigkill_in_a_group_dm_loses_nothing(fake: FakeDiscord, tmp_path
         await farkle_play.play_to_end(child, channel, players)
         assert len(read_finished(db, channel)) == 1
         no_channel_requests(child, channel)
+
+
+async def test_a_lobby_that_closed_unseen_loses_its_buttons_at_the_next_press(
+    tmp_path: Path,
+) -> None:
+    """A group-DM lobby nobody starts closes after 15 minutes, when every token has expired:
+    nothing can show it closing, so its buttons stay. The next press on it finds no game,
+    takes the buttons away (no dead button left behind) and says why, only to the presser."""
+    fake = FakeDiscord(token_lifetime=TOKEN_LIFETIME)
+    await fake.start()
+    try:
+        channel, _ = place_in(fake, "group DM")
+        async with running_bot(tmp_path / "e2e.sqlite3", fake=fake) as d:
+            opened = await d.slash(ALICE, channel, "kuriki start")
+            lobby = opened.message
+            assert lobby is not None and lobby.buttons()
+            assert d.bot is not None
+            fake.advance_clock(TOKEN_LIFETIME + 60)
+            d.bot.tables.clock = lambda: time.time() + 901
+            d.bot.timers.poke()
+            await until(d, "the lobby to close", lambda: read_session(d.database, channel) is None)  # type: ignore[arg-type]
+            await d.settle()
+            assert lobby.buttons() and "closed" not in lobby.text()
+            rec = await d.click(BOB, channel, label="Join", message=lobby)
+            assert rec.callback_type == 7 and lobby.buttons() == []
+            [told] = private([rec])
+            assert told.startswith("There is no game running in this channel.")
+            no_channel_requests(d, channel)
+    finally:
+        await fake.stop()
