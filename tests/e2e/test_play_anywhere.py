@@ -159,8 +159,9 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.parametrize("where", PLACES)
 async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
-    tmp_path: Path,
+    tmp_path: Path, where: str
 ) -> None:
     """Nobody presses for a quarter of an hour, so Discord refuses every token the bot
     holds, and then Alice's turn runs out. The bot plays it (the stored game moves on) but
@@ -170,7 +171,7 @@ async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
     fake = FakeDiscord(token_lifetime=TOKEN_LIFETIME)
     await fake.start()
     try:
-        channel, _ = place_in(fake, "group DM")
+        channel, _ = place_in(fake, where)
         settings = GuildSettings(turn_timer=4)
         async with running_bot(tmp_path / "e2e.sqlite3", fake=fake, seed=3, defaults=settings) as d:
             table = await farkle_play.open_game(d, channel, [ALICE, BOB], target=1000)
