@@ -30,7 +30,7 @@ from games.crap.cards import (
     rank_words,
     suit,
 )
-from games.dice import roll_off
+from games.dice import roll, roll_off
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat, extend_log, seated
 from games.words import counted
@@ -241,7 +241,7 @@ def new_game(
     events: list[Event] = []
     dealt = []
     for p in state.players:
-        a, b = rng.randint(1, 6), rng.randint(1, 6)
+        a, b = roll(rng, 2, p.id, "draw")
         p.hand = [state.deck.pop() for _ in range(a + b)]
         dealt.append(f"{p.name} {a}+{b}")
     events.append(Event(kind="deal", text="Everyone rolls two dice and draws: " + ", ".join(dealt) + "."))
@@ -732,7 +732,8 @@ def _recycle(
     s.discard += me.hand
     me.hand = []
     other = s.next_after(me.id)
-    mine, theirs = rng.randint(1, 6), rng.randint(1, 6)
+    (mine,) = roll(rng, 1, me.id, "roll-off")
+    (theirs,) = roll(rng, 1, other.id, "roll-off")
     verb = "is forced to recycle" if forced else "recycles"
     events.append(
         Event(
@@ -753,7 +754,7 @@ def _recycle(
         )
         s.discard += me.protected
         me.protected = []
-    a, b = rng.randint(1, 6), rng.randint(1, 6)
+    a, b = roll(rng, 2, me.id, "draw")
     events.append(
         Event(kind="draw", player=me.id, text=f"{me.name} rolls {a}+{b} and draws {a + b}.")
     )
@@ -958,7 +959,7 @@ def _challenge(
     s: CrapState, me: CPlayer, target: int | None, rng: random.Random, events: list[Event]
 ) -> None:
     other = _target(s, me, target)
-    die = rng.randint(1, 6)
+    (die,) = roll(rng, 1, me.id, "challenge")
     s.challenge = Challenge(challenger=me.id, target=other.id, die=die)
     s.phase = "challenge"
     s.moment += 1
