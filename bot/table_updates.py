@@ -16,6 +16,7 @@ import discord
 
 from bot.errors import CorruptSession
 from bot.replies import Reply, TableUpdate
+from bot.sealed import sealed
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
 
@@ -161,10 +162,15 @@ class TableUpdates:
 
     async def _render(self, session: Session) -> Rendered:
         """The channel's table as it stands: the game, or the lobby before it starts."""
-        adapter = self.adapters[session.kind]
         if session.started:
-            return adapter.render(session)
+            return self._table(session)
+        adapter = self.adapters[session.kind]
         return adapter.render_lobby(session, await self.settings(session.guild_id))
+
+    def _table(self, session: Session) -> Rendered:
+        """A started game's table: the adapter's, with the commitment of its sealed draws."""
+        adapter = self.adapters[session.kind]
+        return sealed(adapter.render(session), session, adapter)
 
     def _on_table(
         self,

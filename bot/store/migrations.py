@@ -168,6 +168,12 @@ MIGRATIONS: list[Migration] = [
         + REBUILD_SQL,
         "postgresql": postgres_types(PLAYER_TABLES),
     },
+    # 10: a finished game's sealed draws (JSON: the seed, revealed now that the game is over,
+    # its SHA-256 shown when it started, and every die, shuffle and pick drawn from it, by
+    # move), for /verify; NULL for games played before games were sealed
+    """
+    ALTER TABLE finished_games ADD COLUMN dice TEXT;
+    """,
 ]
 
 

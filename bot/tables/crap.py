@@ -70,6 +70,7 @@ class CrapTable(CrapHand, TableAdapter):
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
     public_actions = frozenset({"log"})  # the log is public: spectators may read it too
+    sealed_what = "Cards and dice"
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
         # "My hand" shows your cards, and "Log" the game's log, whenever you ask; "Let
