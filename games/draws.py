@@ -35,9 +35,10 @@ SEED_BYTES = 16
 MAX_BELOW = 2**64
 
 #: One recorded draw, JSON-ready: [kind, position of its first draw, what was asked..., what
-#: it gave]. Kinds: ["dice", at, roller, what, faces], ["range", at, start, stop, step,
-#: value], ["choice", at, items, item], ["shuffle", at, before, after], ["sample", at, items,
-#: chosen], ["random", at, value], ["bits", at, k, value], ["below", at, n, value].
+#: it gave, (its name)]. Kinds: ["dice", at, roller, what, faces], ["range", at, start,
+#: stop, step, value], ["choice", at, items, item, what], ["shuffle", at, before, after,
+#: what], ["sample", at, items, chosen, what], ["random", at, value], ["bits", at, k, value],
+#: ["below", at, n, value]. `what` is the engine's name for it ("deck"), or "".
 Entry = list[Any]
 #: The draws one move made: {"by": the player whose move it was (None: the game's own, e.g.
 #: a vote closing), "act": what they did, "draws": [Entry, ...]}.
@@ -189,20 +190,22 @@ class Draws(random.Random):
     def randint(self, a: int, b: int) -> int:
         return self.randrange(a, b + 1)
 
-    def choice(self, seq: Sequence[Any]) -> Any:
+    def choice(self, seq: Sequence[Any], *, what: str = "") -> Any:
         if not len(seq):
             raise IndexError("cannot choose from an empty sequence")
         at = self.position
         item = seq[self._below(len(seq))]
-        self._note(["choice", at, _plain(list(seq)), _plain(item)])
+        self._note(["choice", at, _plain(list(seq)), _plain(item), what])
         return item
 
-    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any], *, what: str = "") -> None:  # type: ignore[override]
         at, before = self.position, _plain(list(x))
         _shuffle(x, self._below)
-        self._note(["shuffle", at, before, _plain(list(x))])
+        self._note(["shuffle", at, before, _plain(list(x)), what])
 
-    def sample(self, population: Sequence[Any], k: int, *, counts: Any = None) -> list[Any]:  # type: ignore[override]
+    def sample(  # type: ignore[override]
+        self, population: Sequence[Any], k: int, *, counts: Any = None, what: str = ""
+    ) -> list[Any]:
         if counts is not None:
             raise TypeError("a game's draws take no counts: repeat the items instead")
         items = list(population)
@@ -210,7 +213,7 @@ class Draws(random.Random):
             raise ValueError("sample larger than population or is negative")
         at = self.position
         chosen = _sample(items, k, self._below)
-        self._note(["sample", at, _plain(items), _plain(chosen)])
+        self._note(["sample", at, _plain(items), _plain(chosen), what])
         return chosen
 
     def random(self) -> float:
@@ -273,16 +276,16 @@ def _redo(entry: Entry, d: Draws) -> Entry | None:
         values = range(start, stop, step)
         return ["range", at, start, stop, step, values[d._below(len(values))]]
     if kind == "choice":
-        items, _ = asked
-        return ["choice", at, items, items[d._below(len(items))]]
+        items, _, what = asked
+        return ["choice", at, items, items[d._below(len(items))], what]
     if kind == "shuffle":
-        before, _ = asked
+        before, _, what = asked
         after = list(before)
         _shuffle(after, d._below)
-        return ["shuffle", at, before, after]
+        return ["shuffle", at, before, after, what]
     if kind == "sample":
-        items, chosen = asked
-        return ["sample", at, items, _sample(items, len(chosen), d._below)]
+        items, chosen, what = asked
+        return ["sample", at, items, _sample(items, len(chosen), d._below), what]
     if kind == "random":
         return ["random", at, (draw(d._secret, at) >> (256 - 53)) / 2**53]
     if kind == "bits":
@@ -319,11 +322,11 @@ def contiguous(checked: Sequence[Checked], end: int) -> bool:
     for c in checked:
         if c.entry[1] != at or c.expected is None:
             return False
-        at = _after(c.entry)
+        at = end_of(c.entry)
     return at == end
 
 
-def _after(entry: Entry) -> int:
+def end_of(entry: Entry) -> int:
     """The position after `entry`'s draws."""
     kind, at = entry[0], entry[1]
     used = {
@@ -332,3 +335,21 @@ def _after(entry: Entry) -> int:
         "sample": lambda: len(entry[3]),
     }.get(kind, lambda: 1)()
     return int(at) + used
+
+
+def pick(rng: random.Random, items: Sequence[Any], what: str) -> Any:
+    """One of `items` at random; `what` names the pick in a game's record ("discard")."""
+    return rng.choice(items, what=what) if isinstance(rng, Draws) else rng.choice(items)
+
+
+def shuffle(rng: random.Random, items: MutableSequence[Any], what: str) -> None:
+    """Shuffle `items` in place; `what` names them in a game's record ("deck")."""
+    if isinstance(rng, Draws):
+        rng.shuffle(items, what=what)
+    else:
+        rng.shuffle(items)
+
+
+def sample(rng: random.Random, items: Sequence[Any], k: int, what: str) -> list[Any]:
+    """`k` of `items` at random; `what` names them in a game's record ("cards")."""
+    return rng.sample(items, k, what=what) if isinstance(rng, Draws) else rng.sample(items, k)

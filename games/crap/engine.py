@@ -31,6 +31,7 @@ from games.crap.cards import (
     suit,
 )
 from games.dice import roll, roll_off
+from games.draws import pick, sample, shuffle
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat, extend_log, seated
 from games.words import counted
@@ -234,7 +235,7 @@ def new_game(
     if not 3 <= len(seats) <= 6:
         raise IllegalMove("CRAP is played by 3 to 6 players.")
     deck = full_deck(rules.jokers)
-    rng.shuffle(deck)
+    shuffle(rng, deck, "deck")
     state = CrapState(
         rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck
     )
@@ -555,7 +556,7 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
     c = s.challenge
     assert c is not None
     if str(pid) not in c.committed:
-        cards = rng.sample(p.hand, challenge_size(s, pid))
+        cards = sample(rng, p.hand, challenge_size(s, pid), "cards")
         events.append(
             Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: cards chosen at random.")
         )
@@ -564,7 +565,7 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
         events.append(
             Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: a random guess.")
         )
-        _guess(s, p, rng.choice(RANKS), rng.choice(SUITS), rng, events)
+        _guess(s, p, pick(rng, RANKS, "rank"), pick(rng, SUITS, "suit"), rng, events)
 
 
 def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
@@ -639,7 +640,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
             banked.append(f"{p.name} banks {gained} (total {p.score})")
         p.sets = []
     s.history.append({str(p.id): p.score for p in s.players})
-    rng.shuffle(pile)
+    shuffle(rng, pile, "deck")
     s.deck = pile
     head = f"Scoring round {s.rounds}: " + (
         "; ".join(banked) + "." if banked else "nobody has a set to bank."
@@ -947,7 +948,7 @@ def _random_discard(s: CrapState, p: CPlayer, rng: random.Random, events: list[E
             Event(kind="discard", player=p.id, text=f"{p.name} has no unprotected card to discard.")
         )
         return
-    card = rng.choice(p.hand)
+    card = pick(rng, p.hand, "discard")
     p.hand.remove(card)
     s.discard.append(card)
     events.append(

@@ -28,6 +28,8 @@ from games.lobby import Seat, extend_log, seated
 from games.numbers import number
 
 LOG_LENGTH = 12
+#: The name of a roll under the cup in a game's record of draws (games/draws.py).
+CUP = "cup"
 TIMEOUTS_BEFORE_REMOVAL = 3
 FOULS_PER_LIFE = 3
 RUSK_FOULS = 3
@@ -499,7 +501,7 @@ def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event])
     s.roller = user_id
     s.can_reverse = False
     s.moment += 1
-    a, b = roll(rng, 2, user_id, "cup")
+    a, b = roll(rng, 2, user_id, CUP)
     s.dice = (a, b)
     s.seen = [user_id]
     s.passed = []

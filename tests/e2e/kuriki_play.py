@@ -537,10 +537,11 @@ def lie_above(roll: Roll) -> int:
 
 
 def no_one_else_sees(game: KurikiGame, roll: Roll) -> None:
-    """No other player has any message showing dice under the cup."""
+    """No other player has any message showing dice under the cup since this roll (an
+    earlier Roller keeps the ephemeral of their own roll, which shows theirs)."""
     for p in game.players:
         if p is not roll.roller:
-            seen = game.d.visible(p, game.channel)
+            seen = [m for m in game.d.visible(p, game.channel) if m.id >= roll.ephemeral.id]
             assert not any("Under the cup" in m.text() for m in seen), p.name
 
 
