@@ -11,6 +11,7 @@ from typing import Any
 
 from bot.sessions import Session
 from bot.tables.base import Rendered, TableAdapter
+from games.kuriki.engine import CUP
 
 #: How many hex digits of the commitment a table shows (64 bits: no other seed with the
 #: same digits can be found in practice, let alone one that also deals better).
@@ -63,7 +64,7 @@ def luck_counts(record: dict[str, Any] | None) -> dict[str, dict[str, int]]:
             counts = out.setdefault(str(roller), {})
             for face in faces:
                 counts[f"die_{face}"] = counts.get(f"die_{face}", 0) + 1
-            if what == "cup" and len(faces) == 2:
+            if what == CUP and len(faces) == 2:
                 key = "cup_{}{}".format(*sorted(faces))
                 counts[key] = counts.get(key, 0) + 1
     return out

@@ -5,6 +5,8 @@ keep working after a restart; one for an earlier week or month is refused."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import time
 from typing import TYPE_CHECKING, cast
 
@@ -14,6 +16,9 @@ from discord.ext import commands
 
 from bot.components import Click, TableItem, button, view_of
 from bot.errors import UserError
+from bot.luck import added, spreads
+from bot.pictures.luck import FILENAME as LUCK_FILE
+from bot.pictures.luck import luck_picture
 from bot.records import (
     ALL_GAMES,
     BEST_SCORE,
@@ -81,6 +86,33 @@ def _figure_lines(fig: PlayerRecord) -> str:
         if r.key in fig.records
     ]
     return "\n".join(lines)
+
+
+async def dice_field(
+    embed: discord.Embed,
+    name: str,
+    kind: str | None,
+    title: str,
+    figures: list[PlayerRecord],
+) -> bytes | None:
+    """/stats dice: the player's dice (in `kind`, or every game) against fair dice, in
+    words on `embed` and as a picture shown in it (returned, drawn in a thread); None when
+    no die of theirs was counted yet."""
+    shown = spreads(kind, added(fig.luck for fig in figures))
+    if not shown[0].total:
+        embed.add_field(
+            name="🎲 Dice",
+            value="No dice counted yet: they are counted as games with sealed dice end.",
+            inline=False,
+        )
+        return None
+    embed.add_field(
+        name="🎲 Dice against fair dice",
+        value="\n".join(f"**{s.title}: {s.total}.** {s.words()}" for s in shown),
+        inline=False,
+    )
+    embed.set_image(url=f"attachment://{LUCK_FILE}")
+    return await asyncio.to_thread(luck_picture, name, title, shown)
 
 
 # --------------------------------------------------------------------------- /leaderboard
@@ -168,6 +200,7 @@ class StatsCog(commands.Cog):
         player="Whose stats (default: yours)",
         game="Only this game (default: every game played)",
         share="Show them to the channel (default: only to you)",
+        dice="Also a picture of every die they rolled against fair dice (default: no)",
     )
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(
@@ -176,14 +209,21 @@ class StatsCog(commands.Cog):
         player: discord.Member | None = None,
         game: app_commands.Choice[str] | None = None,
         share: bool = False,
+        dice: bool = False,
     ) -> None:
         """A player's games, wins and records in this server."""
         who = player or interaction.user
         kinds = [game.value] if game else list(GAME_TITLES)
         figures = await self.bot.store.player_records(interaction.guild_id, who.id, kinds)
-        await interaction.response.send_message(
-            embed=stats_embed(who.display_name, figures), ephemeral=not share
-        )
+        embed = stats_embed(who.display_name, figures)
+        kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
+        if dice:
+            kind = game.value if game else None
+            title = self.bot.adapters[kind].title if kind else "all games"
+            picture = await dice_field(embed, who.display_name, kind, title, figures)
+            if picture is not None:
+                kwargs["file"] = discord.File(io.BytesIO(picture), filename=LUCK_FILE)
+        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
 
     @app_commands.command(name="leaderboard")
     @app_commands.guild_only()

@@ -113,6 +113,11 @@ class TableAdapter(ABC):
         differs from the current one, so other players' moves never invalidate it."""
         return 0
 
+    def drawn_text(self, what: str, item: Any) -> str:
+        """An item of a shuffle or pick the game drew (`what`: the engine's name for it, see
+        games/draws.py) as /verify writes it: as it is, unless the game knows better."""
+        return str(item)
+
     def bot_preparation(self, state: Any) -> Callable[[], object] | None:
         """What readies the bot players' policy for this game (it may block for a moment:
         the service runs it in a thread when the game starts), or None: nothing to do, so
