@@ -70,6 +70,16 @@ def _sample(items: Sequence[Any], k: int, below: Callable[[int], int]) -> list[A
     return out
 
 
+def _size(start: int, stop: int, step: int) -> int:
+    """How many values range(start, stop, step) has (len() stops at 2**63)."""
+    if step == 0:
+        raise ValueError("zero step for randrange()")
+    n = (stop - start + step - (1 if step > 0 else -1)) // step
+    if n <= 0:
+        raise ValueError(f"empty range for randrange({start}, {stop}, {step})")
+    return n
+
+
 def _plain(value: Any) -> Any:
     """`value` as the record keeps it: JSON's own types as they are, sequences as lists,
     anything else as its text."""
@@ -179,11 +189,8 @@ class Draws(random.Random):
         if stop is None:
             start, stop = 0, start
         stop = operator.index(stop)
-        values = range(start, stop, step)
-        if not values:
-            raise ValueError(f"empty range for randrange({start}, {stop}, {step})")
         at = self.position
-        value = values[self._below(len(values))]
+        value = start + step * self._below(_size(start, stop, step))
         self._note(["range", at, start, stop, step, value])
         return value
 
@@ -273,8 +280,7 @@ def _redo(entry: Entry, d: Draws) -> Entry | None:
         return ["dice", at, roller, what, [1 + d._below(6) for _ in faces]]
     if kind == "range":
         start, stop, step, _ = asked
-        values = range(start, stop, step)
-        return ["range", at, start, stop, step, values[d._below(len(values))]]
+        return ["range", at, start, stop, step, start + step * d._below(_size(start, stop, step))]
     if kind == "choice":
         items, _, what = asked
         return ["choice", at, items, items[d._below(len(items))], what]
