@@ -23,6 +23,7 @@ goes on from the same draw. `replay` checks such a record against the seed alone
 from __future__ import annotations
 
 import hashlib
+import json
 import operator
 import random
 from collections.abc import Callable, MutableSequence, Sequence
@@ -111,6 +112,10 @@ class Draws(random.Random):
         self._record = record
         self._open: Move | None = None
         self._next_move: tuple[int | None, str] = (None, "")
+        # The JSON of the first `_written` moves, which no longer change: a long game's
+        # record is written with every move, and encoding only what is new keeps that cheap.
+        self._written = 0
+        self._text = ""
 
     @classmethod
     def fresh(cls, source: random.Random) -> Draws:
@@ -133,6 +138,7 @@ class Draws(random.Random):
         """A copy at the same position, with the same record; its draws start a new move."""
         copy = Draws(self._secret, self.position, self.moves, record=self._record)
         copy._next_move = self._next_move
+        copy._written, copy._text = self._written, self._text
         return copy
 
     def move(self, by: int | None, act: str) -> Draws:
@@ -146,6 +152,23 @@ class Draws(random.Random):
     def to_json(self) -> dict[str, Any]:
         """What the session row keeps (the seed too: it stays in the database until the end)."""
         return {"seed": self._secret.hex(), "at": self.position, "moves": self.moves}
+
+    def json_text(self) -> str:
+        """`to_json()` as JSON text, the moves already written not encoded again."""
+        done = len(self.moves) - (self._open is not None)
+        if done > self._written:
+            fresh = ",".join(
+                json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+                for m in self.moves[self._written : done]
+            )
+            self._text = f"{self._text},{fresh}" if self._text else fresh
+            self._written = done
+        rest = "".join(
+            "," + json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+            for m in self.moves[done:]
+        )
+        moves = f"{self._text}{rest}" if self._text else rest[1:]
+        return f'{{"seed":"{self._secret.hex()}","at":{self.position},"moves":[{moves}]}}'
 
     @classmethod
     def from_json(cls, data: Any) -> Draws:
