@@ -101,12 +101,14 @@ class GameBot(commands.AutoShardedBot):
         from bot.cogs.help import HelpCog
         from bot.cogs.kuriki import KurikiCog
         from bot.cogs.stats import StatsCog
+        from bot.cogs.verify import VerifyCog
 
         await self.add_cog(FarkleCog(self))
         await self.add_cog(KurikiCog(self))
         await self.add_cog(CrapCog(self))
         await self.add_cog(AdminCog(self))
         await self.add_cog(StatsCog(self))
+        await self.add_cog(VerifyCog(self))
         await self.add_cog(HelpCog(self))
         skip_unread_events(self)  # after the cogs: their listeners count
         self.timers.start()

@@ -10,12 +10,11 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from bot.errors import CorruptSession
 from bot.replies import Reply
-from bot.sessions import Sessions
+from bot.sessions import Session, Sessions
 from bot.store import Store
 from bot.tables.base import TableAdapter
 from games.bots import bot_seats
@@ -52,17 +51,19 @@ class Deadlines:
                 return await self._close_lobby(session)
             adapter = self.adapters[session.kind]
             settings = await self.settings_of(session)
-            work = replace(session)  # the lobby is not changed here
-            state = adapter.expire_extra(session.state, now, self.rng)
+            work = session.working()  # the lobby is not changed here
+            state = adapter.expire_extra(session.state, now, work.dice(self.rng, None, "time"))
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
-                # The absent player's move is the bot player's (the policy may take a while).
+                # The absent player's move is the bot player's (the policy may take a while);
+                # the policy decides with the bot's own Random, the dice are the game's.
                 chooser = adapter.chooser(self.rng, now)
-                state = await asyncio.to_thread(adapter.timeout, state, self.rng, now, chooser)
+                dice = work.dice(self.rng, adapter.on_clock(state), "timeout")
+                state = await asyncio.to_thread(adapter.timeout, state, dice, now, chooser)
             bots_due = session.bot_deadline is not None and session.bot_deadline <= now
             moved: list[int] = []
             if bots_due and not adapter.is_finished(state):
-                state, moved = await asyncio.to_thread(self._bots_move, adapter, state, now)
+                state, moved = await asyncio.to_thread(self._bots_move, adapter, work, state, now)
             work.state = state
             if not turn_over:
                 work.turn_deadline = session.turn_deadline
@@ -80,22 +81,31 @@ class Deadlines:
             )
             return self._with_table(Reply(), work, rendered)
 
-    def _bots_move(self, adapter: TableAdapter, state: Any, now: float) -> tuple[Any, list[int]]:
+    def _bots_move(
+        self, adapter: TableAdapter, work: Session, state: Any, now: float
+    ) -> tuple[Any, list[int]]:
         """Every bot that can move makes its move (several may, in a vote or a bluff
         window); returns the state and the bots that moved. A bot whose policy fails or
         makes a refused move is logged and, when the game waits on it alone, plays the
-        engine's timeout move, so the game never waits on a bot for ever."""
+        engine's timeout move, so the game never waits on a bot for ever. The bots decide
+        with the service's Random; their dice and cards are `work`'s draws, like anyone's."""
         moved = []
         for seat in bot_seats(adapter.player_ids(state)):
             if adapter.is_finished(state) or not adapter.can_act(state, seat):
                 continue
+            # A failed try leaves no draws in the record: it is made on a fork.
+            trial = work.working()
             try:
-                after = adapter.bot_move(state, seat, self.rng, now)
+                after = adapter.bot_move(
+                    state, seat, trial.dice(self.rng, seat, ""), now, choices=self.rng
+                )
             except Exception:
                 log.exception("The %s bot in seat %s failed to move", adapter.kind, seat)
                 if adapter.clock_holders(state) != [seat]:
                     continue
-                after = adapter.timeout(state, self.rng, now)
+                trial = work.working()
+                after = adapter.timeout(state, trial.dice(self.rng, seat, "timeout"), now)
+            work.draws = trial.draws
             if after != state:
                 moved.append(seat)
             state = after

@@ -14,6 +14,7 @@ from bot.errors import CorruptSession, NoSession, UserError
 from bot.mentions import mention
 from bot.pictures.story import story_picture
 from bot.replies import Actor, Reply
+from bot.sealed import dice_record, luck_counts, revealed
 from bot.sessions import Session, Sessions
 from bot.store import FinishedGame
 from bot.tables.base import Rendered, TableAdapter
@@ -70,6 +71,7 @@ class Endings:
             session.ping = []  # nobody is waited on in an ended game
             final.embed.description = f"**Game ended early by {actor.name}.**"
             final.embed.set_footer(text=adapter.finished_footer())
+            revealed(final, session, game_id)
             self._add_rematch(final, session, game_id)
             return self._with_table(
                 Reply(
@@ -94,8 +96,13 @@ class Endings:
     def _record(
         self, session: Session, adapter: TableAdapter, ended_by: str | None = None
     ) -> FinishedGame:
-        """The finished-games row; a game ended early has no winner."""
+        """The finished-games row; a game ended early has no winner. Its sealed draws are
+        kept (the seed revealed, bot/sealed.py), and each player's dice join their counters."""
         result = adapter.outcome(session.state)
+        dice = dice_record(session)
+        stats = {pid: dict(counters) for pid, counters in result.stats.items()}
+        for pid, counts in luck_counts(dice).items():
+            stats.setdefault(pid, {}).update(counts)
         return FinishedGame(
             guild_id=session.guild_id,
             channel_id=session.channel_id,
@@ -107,10 +114,11 @@ class Endings:
             outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
             started_at=session.created_at,
             lobby=session.lobby.options,
-            stats=result.stats,
+            stats=stats,
             winners=[] if ended_by else result.winners,
             bots=result.bots,
             places=result.places,
+            dice=dice,
         )
 
     @staticmethod

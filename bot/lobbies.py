@@ -6,6 +6,7 @@ path (`Moves._commit`, bot/moves.py)."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
 from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
+from games.draws import Draws
 from games.lobby import Lobby, Seat
 from games.numbers import number
 
@@ -34,6 +36,7 @@ class Lobbies:
     adapters: dict[str, TableAdapter]
     defaults: GuildSettings
     sessions: Sessions
+    rng: random.Random
     clock: Callable[[], float]
     on_deadline: Callable[[], None]
 
@@ -253,7 +256,10 @@ class Lobbies:
             )
         elif action == "start":
             lobby.check_start(actor.id, actor.is_admin)
-            work.state = adapter.new_game(lobby, settings, self.rng)
+            # The game's dice and cards are drawn from a seed of its own, sealed now: the
+            # table shows its commitment, the final table the seed (bot/sealed.py).
+            work.draws = Draws.fresh(self.rng)
+            work.state = adapter.new_game(lobby, settings, work.dice(self.rng, actor.id, "start"))
             rendered = await self._commit(work, adapter, settings, actor.id)
             self._prepare_bots(adapter, work.state)
             return self._on_table(work, rendered, clicked=message_id)

@@ -21,6 +21,7 @@ from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Reply
+from bot.sealed import revealed
 from bot.sessions import Session, Sessions, state_json
 from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
@@ -41,6 +42,7 @@ class Moves:
     clock: Callable[[], float]
     on_deadline: Callable[[], None]
     _closed: dict[int, tuple[int, int, str]]
+    _table: Callable[[Session], Rendered]
 
     async def click(
         self,
@@ -65,8 +67,7 @@ class Moves:
             on_table = not ephemeral and click.action not in adapter.off_table_actions
             # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
             lobby_click = click.action in LOBBY_ACTIONS
-            work = replace(
-                session,
+            work = session.working(
                 lobby=session.lobby.model_copy(deep=True) if lobby_click else session.lobby,
             )
             settings = await self.settings_of(session)
@@ -111,19 +112,19 @@ class Moves:
                 ):
                     # The same player's second tap of the button that just moved the game
                     # on (a double tap) on the table itself: show it again, not a refusal.
-                    return self._on_table(session, adapter.render(session), clicked=message_id)
+                    return self._on_table(session, self._table(session), clicked=message_id)
                 behind = session.shown_revision < session.revision
                 if on_table and session.via is not None and (behind or not live):
                     # Where the bot is no member, a table may show an older state (nothing
                     # could show a timer's move) or stay pressable (nothing could retire it):
                     # a press on it is the way to bring the live table back.
                     try:
-                        _refuse_as_now(adapter, session.state, move, self.rng)
+                        _refuse_as_now(adapter, session.state, move, session.working())
                         why = None
                     except GameError as exc:
                         why = str(exc)  # said along with the table ("It's not your turn…")
                     return self._again(session, adapter, message_id, why)
-                _refuse_as_now(adapter, session.state, move, self.rng)
+                _refuse_as_now(adapter, session.state, move, session.working())
                 # From an older table message (a double tap too): a private pointer to the
                 # live table, never the same table posted again.
                 where = "live" if live else "old" if on_table else "elsewhere"
@@ -134,11 +135,13 @@ class Moves:
                     raise UserError("There is nothing to show you right now.")
                 # From the clicker's ephemeral: update it in place; else a new one.
                 return Reply.of_table(shown, ephemeral=True, edit=edit_private)
-            work.state = adapter.apply(session.state, move, self.rng)
+            work.state = adapter.apply(
+                session.state, move, work.dice(self.rng, actor.id, click.action)
+            )
             # Asked for what already is: nothing to commit.
             if state_json(work) == state_json(session):
                 work = session
-                rendered = adapter.render(session)
+                rendered = self._table(session)
             else:
                 rendered = await self._commit(work, adapter, settings, actor.id, session.state)
                 if adapter.stamp_of(work.state, click.action, click.arg) != click.stamp:
@@ -175,7 +178,7 @@ class Moves:
         last move's table is on its way) brings the live table back; a press on an old
         table nothing could retire retires it. `why` is the game's refusal of the press
         on the game as it stands, if it refuses it."""
-        rendered = adapter.render(session)
+        rendered = self._table(session)
         summary = adapter.summary(session, rendered)
         if session.shown_revision < session.revision or summary is None:
             reply = self._on_table(session, rendered, clicked=clicked)
@@ -204,11 +207,11 @@ class Moves:
             if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
                 raise NotInGame("You are not in this game.")
             settings = await self.settings_of(session)
-            work = replace(session)  # the lobby is not changed here
+            work = session.working()  # the lobby is not changed here
             move = Move(
                 user_id=actor.id, action=action, arg=arg, now=self.clock(), is_admin=actor.is_admin
             )
-            work.state = adapter.apply(session.state, move, self.rng)
+            work.state = adapter.apply(session.state, move, work.dice(self.rng, actor.id, action))
             rendered = await self._commit(work, adapter, settings, actor.id, session.state)
             after = adapter.message_after(work, actor.id, action, arg)
             return self._with_table(Reply.of_table(after), work, rendered)
@@ -279,7 +282,7 @@ class Moves:
             # nor whoever's move ended it.
             work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
             game_id = await self.sessions.finish(work, self._record(work, adapter))
-            final = adapter.render(work)
+            final = revealed(adapter.render(work), work, game_id)
             final.picture = await self._story(work)
             return self._add_rematch(final, work, game_id)
         on_clock = adapter.on_clock(work.state)
@@ -310,19 +313,20 @@ class Moves:
         await self.sessions.save(work)
         if work.deadline is not None:
             self.on_deadline()
-        return adapter.render(work)
+        return self._table(work)
 
 
-def _refuse_as_now(adapter: TableAdapter, state: Any, move: Move, rng: random.Random) -> None:
+def _refuse_as_now(adapter: TableAdapter, state: Any, move: Move, trial: Session) -> None:
     """A press on a decision that is over, by someone the game is not waiting on: refused
     with the reason the game gives now ("It's not your turn: it's Bob's."), since they could
     not have made that move anyway; "that moment has passed" would mislead. The move is only
-    tried (on a copy of the dice), never kept. Returns when it would be legal now."""
+    tried (on `trial`, a working copy whose draws are never kept). Returns when it would be
+    legal now."""
     if move.user_id in adapter.waiting_on(state):
         return
-    dice = random.Random()
-    dice.setstate(rng.getstate())
-    adapter.apply(state, move, dice)  # raises the GameError that says why
+    # A game without sealed draws tries it on dice of its own (a SystemRandom has no state
+    # to copy).
+    adapter.apply(state, move, trial.dice(random.Random(), move.user_id, move.action))
 
 
 def _unmention(content: str, pinged: tuple[int, ...]) -> str | None:

@@ -48,11 +48,25 @@ RECORDS: dict[str, tuple[Record, ...]] = {
 }
 
 
+#: Each player's dice, counted as games are played (bot/sealed.py `luck_counts`) for /stats
+#: dice: every die they rolled by its face, and in Kuriki every roll under the cup by its
+#: two dice, the lower first ("cup_12" is a Kuriki). Kept with the records, summed, never
+#: shown as lines.
+FACES = tuple(f"die_{face}" for face in range(1, 7))
+CUPS = tuple(f"cup_{low}{high}" for low in range(1, 7) for high in range(low, 7))
+LUCK: dict[str, tuple[str, ...]] = {"farkle": FACES, "kuriki": FACES + CUPS, "crap": FACES}
+
+
+def counted(kind: str) -> tuple[Record, ...]:
+    """Every counter a game's player keeps: its records, then its dice (summed)."""
+    return RECORDS.get(kind, ()) + tuple(Record(key, key) for key in LUCK.get(kind, ()))
+
+
 def merge(kind: str, old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
     """A player's records after one more game: counts add up, bests keep the higher; a
-    counter that is not one of the game's records is not kept."""
+    counter that is not one of the game's records (or dice) is not kept."""
     out = dict(old)
-    for record in RECORDS.get(kind, ()):
+    for record in counted(kind):
         value = new.get(record.key)
         if value is None:
             continue

@@ -56,6 +56,8 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
     store: Store
     adapters: dict[str, TableAdapter]
     defaults: GuildSettings = field(default_factory=GuildSettings)
+    #: The bots' choices, and the secret seed of each game's sealed draws (games/draws.py):
+    #: the operating system's entropy; a seeded Random only in tests and benchmarks.
     rng: random.Random = field(default_factory=random.SystemRandom)
     clock: Callable[[], float] = time.time
     on_deadline: Callable[[], None] = lambda: None

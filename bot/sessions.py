@@ -8,9 +8,10 @@ import functools
 import json
 import logging
 import math
+import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from games.draws import Draws
 from games.lobby import Lobby
 
 if TYPE_CHECKING:
@@ -46,12 +48,28 @@ class Session:
     #: Where the bot is no member of the channel: the interactions it can still show the
     #: table through (bot/reach.py); None where it uses the channel itself.
     via: Reach | None = None
+    #: The started game's sealed dice and shuffles (games/draws.py): its secret seed, the
+    #: position in its stream and the record of its draws, saved with every move. None for a
+    #: lobby, and for a game started before games had them.
+    draws: Draws | None = field(default=None, repr=False)
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
         return self.state is not None
+
+    def dice(self, fallback: random.Random, by: int | None, act: str) -> random.Random:
+        """What the engine draws `by`'s move `act` from: the game's sealed draws (a copy
+        made for this move, see `working`), or `fallback` for a game without them."""
+        if self.draws is None:
+            return fallback
+        return self.draws.move(by, act)
+
+    def working(self, **changes: Any) -> Session:
+        """A copy for a move that may not be kept: its draws are a fork, so the cached
+        game's stream moves on only when the move is committed (`changes` as `replace`)."""
+        return replace(self, draws=self.draws and self.draws.fork(), **changes)
 
     @functools.cached_property
     def game_id(self) -> int:
@@ -73,8 +91,9 @@ def state_json(session: Session) -> str:
 
 def session_json(session: Session) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"]}. The models write their own JSON (pydantic's serializer, in Rust): the hot path of
-    every move, several times cheaper than model_dump() followed by json.dumps()."""
+    "ping"[, "via"], "draws"} (draws: the game's secret seed and its record, see
+    games/draws.py). The models write their own JSON (pydantic's serializer, in Rust): the
+    hot path of every move, several times cheaper than model_dump() followed by json.dumps()."""
     fields: dict[str, Any] = {
         "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
         "ping": session.ping,
@@ -82,7 +101,11 @@ def session_json(session: Session) -> str:
     if session.via is not None:
         fields["via"] = session.via.as_json()
     tail = json.dumps(fields, separators=(",", ":"))
-    return f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},{tail[1:]}'
+    draws = "null" if session.draws is None else session.draws.json_text()
+    return (
+        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},'
+        f'{tail[1:-1]},"draws":{draws}}}'
+    )
 
 
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
@@ -243,6 +266,7 @@ class Sessions:
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])
+            draws = None if data.get("draws") is None else Draws.from_json(data["draws"])
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             # No row contents in the log line: a damaged row may still hold hidden cards.
             log.warning(
@@ -267,6 +291,7 @@ class Sessions:
             shown_revision=row.shown_revision,
             ping=ping,
             via=self._merged(row.channel_id, via),
+            draws=draws,
         )
 
     def _merged(self, channel_id: int, stored: Reach | None) -> Reach | None:

@@ -18,6 +18,7 @@ from bot.errors import CorruptSession
 from bot.mentions import mention
 from bot.reach import Reach
 from bot.replies import Reply, TableUpdate
+from bot.sealed import sealed
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
 
@@ -167,10 +168,15 @@ class TableUpdates:
 
     async def _render(self, session: Session) -> Rendered:
         """The channel's table as it stands: the game, or the lobby before it starts."""
-        adapter = self.adapters[session.kind]
         if session.started:
-            return adapter.render(session)
+            return self._table(session)
+        adapter = self.adapters[session.kind]
         return adapter.render_lobby(session, await self.settings_of(session))
+
+    def _table(self, session: Session) -> Rendered:
+        """A started game's table: the adapter's, with the commitment of its sealed draws."""
+        adapter = self.adapters[session.kind]
+        return sealed(adapter.render(session), session, adapter)
 
     def _on_table(
         self,

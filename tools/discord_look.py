@@ -46,7 +46,7 @@ LEFT = 72  # where the message's text starts, right of the avatar
 #: Emoji the font lacks, written as a sign it has.
 STANDINS = {
     "👑": "♛", "👁": "◉", "✋": "☚", "🛡": "◈", "⏱": "◷", "⏳": "◷", "🥤": "☕", "🔥": "✹",
-    "🏆": "★", "🍑": "●", "✅": "✓", "❌": "✗", "🎉": "★",
+    "🏆": "★", "🍑": "●", "✅": "✓", "❌": "✗", "🎉": "★", "🔒": "⚷", "🔓": "⚷",
 }  # fmt: skip
 DRAWN = ("🎲", "🃏", "🤖")
 TOKEN = re.compile(r"(<a?:\w+:\d+>|<@!?\d+>|<t:-?\d+(?::[tTdDfFR])?>|\*\*|`[^`\n]+`)")

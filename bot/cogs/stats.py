@@ -10,6 +10,8 @@ earlier week or month is refused (an earlier season's board stays readable)."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import time
 from typing import TYPE_CHECKING, cast
 
@@ -20,7 +22,10 @@ from discord.ext import commands
 from bot.cogs import common
 from bot.components import Click, TableItem, button, view_of
 from bot.errors import UserError
+from bot.luck import added, spreads
 from bot.mentions import mention
+from bot.pictures.luck import FILENAME as LUCK_FILE
+from bot.pictures.luck import luck_picture
 from bot.records import (
     ALL_GAMES,
     BEST_SCORE,
@@ -126,6 +131,33 @@ def _figure_lines(fig: PlayerRecord) -> str:
         if r.key in fig.records
     ]
     return "\n".join(lines)
+
+
+async def dice_field(
+    embed: discord.Embed,
+    name: str,
+    kind: str | None,
+    title: str,
+    figures: list[PlayerRecord],
+) -> bytes | None:
+    """/stats dice: the player's dice (in `kind`, or every game) against fair dice, in
+    words on `embed` and as a picture shown in it (returned, drawn in a thread); None when
+    no die of theirs was counted yet."""
+    shown = spreads(kind, added(fig.luck for fig in figures))
+    if not shown[0].total:
+        embed.add_field(
+            name="🎲 Dice",
+            value="No dice counted yet: they are counted as games with sealed dice end.",
+            inline=False,
+        )
+        return None
+    embed.add_field(
+        name="🎲 Dice against fair dice",
+        value="\n".join(f"**{s.title}: {s.total}.** {s.words()}" for s in shown),
+        inline=False,
+    )
+    embed.set_image(url=f"attachment://{LUCK_FILE}")
+    return await asyncio.to_thread(luck_picture, name, title, shown)
 
 
 # --------------------------------------------------------------------------- /leaderboard
@@ -300,6 +332,7 @@ class StatsCog(commands.Cog):
         player="Whose stats (default: yours)",
         game="Only this game (default: every game played)",
         share="Show them to the channel (default: only to you)",
+        dice="Also a picture of every die they rolled against fair dice (default: no)",
     )
     @app_commands.choices(game=GAME_CHOICES)
     async def stats(
@@ -308,6 +341,7 @@ class StatsCog(commands.Cog):
         player: discord.User | None = None,
         game: app_commands.Choice[str] | None = None,
         share: bool = False,
+        dice: bool = False,
     ) -> None:
         """A player's games, wins, records and rating in this server (outside servers:
         their games outside servers, and their rating in this chat)."""
@@ -322,7 +356,14 @@ class StatsCog(commands.Cog):
         embed = stats_embed(
             who.display_name, figures, rated, season, interaction.guild_id is not None
         )
-        await interaction.response.send_message(embed=embed, ephemeral=not share)
+        kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
+        if dice:
+            kind = game.value if game else None
+            title = self.bot.adapters[kind].title if kind else "all games"
+            picture = await dice_field(embed, who.display_name, kind, title, figures)
+            if picture is not None:
+                kwargs["file"] = discord.File(io.BytesIO(picture), filename=LUCK_FILE)
+        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
 
     @app_commands.command(name="leaderboard")
     @common.anywhere

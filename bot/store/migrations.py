@@ -200,6 +200,12 @@ MIGRATIONS: list[Migration] = [
     );
     CREATE INDEX ratings_ranked ON ratings(place, kind, season, shown DESC, player_id);
     """,
+    # 8: a finished game's sealed draws (JSON: the seed, revealed now that the game is over,
+    # its SHA-256 shown when it started, and every die, shuffle and pick drawn from it, by
+    # move), for /verify; NULL for games played before games were sealed
+    """
+    ALTER TABLE finished_games ADD COLUMN dice TEXT;
+    """,
 ]
 
 

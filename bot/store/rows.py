@@ -9,6 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from bot.records import LUCK
+
 
 @dataclass
 class SessionRow:
@@ -50,6 +52,8 @@ class FinishedGame:
     #: Each player's finishing place by player id as text (1 first, ties share a place;
     #: `Outcome.places`); empty: not known, and the game is not rated.
     places: dict[str, int] = field(default_factory=dict)
+    #: Its sealed draws, the seed revealed (bot/sealed.py `dice_record`); None: not sealed.
+    dice: dict[str, object] | None = None
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
@@ -114,6 +118,13 @@ class PlayerRecord:
     abandoned: int
     best_score: int | None
     records: dict[str, int]
+    #: The dice they rolled (`records.LUCK`), kept with the records: moved here from them.
+    luck: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for key in LUCK.get(self.kind, ()):
+            if key in self.records:
+                self.luck[key] = self.records.pop(key)
 
 
 @dataclass
@@ -167,6 +178,7 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby, bots"
+    ", dice"
 )
 
 
@@ -185,19 +197,22 @@ def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...
         finished_at,
         None if game.lobby is None else json.dumps(game.lobby),
         json.dumps(game.bots),
+        None if game.dice is None else json.dumps(game.dice, separators=(",", ":")),
     )
 
 
 FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
     " started_at, finished_at, lobby, bots"
+    ", dice"
 )
 
 
 def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
-    """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
+    """A finished_games row as a dict, its JSON columns decoded (`lobby` and `dice` may be
+    None)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby", "bots"):
+    for key in ("players", "scores", "rules", "lobby", "bots", "dice"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bot.records import ALL_GAMES, RECORDS, merge, period_keys, place_of
+from bot.records import ALL_GAMES, RECORDS, counted, merge, period_keys, place_of
 from bot.store.rows import PlayerRow
 
 #: The summaries computed afresh from the per-game rows of `player_stats`: migration 6 uses
@@ -34,10 +34,11 @@ MONTH_KEY_SQL = "'m' || strftime('%Y-%m', finished_at, 'unixepoch')"
 
 
 def _records_sql(kind: str) -> str:
-    """A game's records over a player's rows, as JSON without the ones never counted."""
+    """A game's records (and dice) over a player's rows, as JSON without the ones never
+    counted."""
     parts = "".join(
         f", '{r.key}', {r.aggregate.upper()}(json_extract(stats, '$.{r.key}'))"
-        for r in RECORDS[kind]
+        for r in counted(kind)
     )
     return f"json_patch('{{}}', json_object({parts[2:]}))"
 

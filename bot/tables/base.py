@@ -113,6 +113,8 @@ class TableAdapter(ABC):
     policy: ClassVar[ModuleType]
     #: A bot's moves that show nothing worth a pause (picking dice): it moves on at once.
     quick_bot_actions: ClassVar[frozenset[str]] = frozenset()
+    #: What the game draws from its sealed seed, as the table's footer says it (bot/sealed.py).
+    sealed_what: ClassVar[str] = "Dice"
 
     def stamp(self, state: Any, action: str, arg: str | None) -> int:
         """The stamp of the decision `action` answers in `state` (this throw, this roll under
@@ -120,6 +122,11 @@ class TableAdapter(ABC):
         names itself in its arg). A click is refused as stale only when the stamp it carries
         differs from the current one, so other players' moves never invalidate it."""
         return 0
+
+    def drawn_text(self, what: str, item: Any) -> str:
+        """An item of a shuffle or pick the game drew (`what`: the engine's name for it, see
+        games/draws.py) as /verify writes it: as it is, unless the game knows better."""
+        return str(item)
 
     def bot_preparation(self, state: Any) -> Callable[[], object] | None:
         """What readies the bot players' policy for this game (it may block for a moment:
@@ -185,12 +192,21 @@ class TableAdapter(ABC):
         """Whether `seat` may move now (a bot that can is given its move)."""
         return bool(self.engine.legal_actions(state, seat))
 
-    def bot_move(self, state: Any, seat: int, rng: random.Random, now: float) -> Any:
+    def bot_move(
+        self,
+        state: Any,
+        seat: int,
+        rng: random.Random,
+        now: float,
+        choices: random.Random | None = None,
+    ) -> Any:
         """The state after bot `seat` made its move (quick moves and the one after them);
         the state itself when the policy has nothing to do. Raises when the policy fails
-        or its move is refused (the caller falls back)."""
+        or its move is refused (the caller falls back). The engine draws from `rng` (the
+        game's dice and cards), the policy decides with `choices` (default: `rng` too)."""
+        thinking = rng if choices is None else choices
         for _ in range(50):
-            action = self.policy.choose(state, seat, rng, now)
+            action = self.policy.choose(state, seat, thinking, now)
             if action is None:
                 return state
             state = self.engine.apply(state, seat, action, rng)[0]

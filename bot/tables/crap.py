@@ -22,6 +22,7 @@ from games.crap import engine, policy
 from games.crap.cards import (
     grouped,
     is_joker,
+    label,
     rank,
     rank_name,
     rank_words,
@@ -69,6 +70,13 @@ class CrapTable(CrapHand, TableAdapter):
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
     public_actions = frozenset({"log"})  # the log is public: spectators may read it too
+    sealed_what = "Cards and dice"
+
+    def drawn_text(self, what: str, item: Any) -> str:
+        """The deck, a random discard and cards placed for a timed-out player are cards."""
+        if what in ("deck", "discard", "cards") and isinstance(item, int):
+            return label(item)
+        return str(item)
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
         # "My hand" shows your cards, and "Log" the game's log, whenever you ask; "Let

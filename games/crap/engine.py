@@ -30,7 +30,8 @@ from games.crap.cards import (
     rank_words,
     suit,
 )
-from games.dice import roll_off
+from games.dice import roll, roll_off
+from games.draws import pick, sample, shuffle
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.lobby import Seat, extend_log, seated
 from games.places import Order, by_score, exits
@@ -235,14 +236,14 @@ def new_game(
     if not 3 <= len(seats) <= 6:
         raise IllegalMove("CRAP is played by 3 to 6 players.")
     deck = full_deck(rules.jokers)
-    rng.shuffle(deck)
+    shuffle(rng, deck, "deck")
     state = CrapState(
         rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck
     )
     events: list[Event] = []
     dealt = []
     for p in state.players:
-        a, b = rng.randint(1, 6), rng.randint(1, 6)
+        a, b = roll(rng, 2, p.id, "draw")
         p.hand = [state.deck.pop() for _ in range(a + b)]
         dealt.append(f"{p.name} {a}+{b}")
     events.append(Event(kind="deal", text="Everyone rolls two dice and draws: " + ", ".join(dealt) + "."))
@@ -556,7 +557,7 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
     c = s.challenge
     assert c is not None
     if str(pid) not in c.committed:
-        cards = rng.sample(p.hand, challenge_size(s, pid))
+        cards = sample(rng, p.hand, challenge_size(s, pid), "cards")
         events.append(
             Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: cards chosen at random.")
         )
@@ -565,7 +566,7 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
         events.append(
             Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: a random guess.")
         )
-        _guess(s, p, rng.choice(RANKS), rng.choice(SUITS), rng, events)
+        _guess(s, p, pick(rng, RANKS, "rank"), pick(rng, SUITS, "suit"), rng, events)
 
 
 def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
@@ -640,7 +641,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
             banked.append(f"{p.name} banks {gained} (total {p.score})")
         p.sets = []
     s.history.append({str(p.id): p.score for p in s.players})
-    rng.shuffle(pile)
+    shuffle(rng, pile, "deck")
     s.deck = pile
     head = f"Scoring round {s.rounds}: " + (
         "; ".join(banked) + "." if banked else "nobody has a set to bank."
@@ -733,7 +734,8 @@ def _recycle(
     s.discard += me.hand
     me.hand = []
     other = s.next_after(me.id)
-    mine, theirs = rng.randint(1, 6), rng.randint(1, 6)
+    (mine,) = roll(rng, 1, me.id, "roll-off")
+    (theirs,) = roll(rng, 1, other.id, "roll-off")
     verb = "is forced to recycle" if forced else "recycles"
     events.append(
         Event(
@@ -754,7 +756,7 @@ def _recycle(
         )
         s.discard += me.protected
         me.protected = []
-    a, b = rng.randint(1, 6), rng.randint(1, 6)
+    a, b = roll(rng, 2, me.id, "draw")
     events.append(
         Event(kind="draw", player=me.id, text=f"{me.name} rolls {a}+{b} and draws {a + b}.")
     )
@@ -947,7 +949,7 @@ def _random_discard(s: CrapState, p: CPlayer, rng: random.Random, events: list[E
             Event(kind="discard", player=p.id, text=f"{p.name} has no unprotected card to discard.")
         )
         return
-    card = rng.choice(p.hand)
+    card = pick(rng, p.hand, "discard")
     p.hand.remove(card)
     s.discard.append(card)
     events.append(
@@ -959,7 +961,7 @@ def _challenge(
     s: CrapState, me: CPlayer, target: int | None, rng: random.Random, events: list[Event]
 ) -> None:
     other = _target(s, me, target)
-    die = rng.randint(1, 6)
+    (die,) = roll(rng, 1, me.id, "challenge")
     s.challenge = Challenge(challenger=me.id, target=other.id, die=die)
     s.phase = "challenge"
     s.moment += 1

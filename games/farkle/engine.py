@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from games.autoplay import Chooser, idle_reason, idle_turns, play_part
 from games.copies import working_copy
-from games.dice import roll_off
+from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import best_pick, best_score, best_selection, score_selection, triples_in
@@ -126,10 +126,12 @@ def new_game(
     if len(seats) < 2:
         raise IllegalMove("Farkle needs at least two players.")
     events: list[Event] = []
-    highest, rounds = roll_off(list(range(len(seats))), rng)
+    ids = [s.id for s in seats]
+    best, rounds = roll_off(ids, rng)
+    highest = ids.index(best)
     tied: int | None = None  # the highest roll the round before, which these re-roll
     for rolls in rounds:
-        shown = ", ".join(f"{seats[i].name} {r}" for i, r in rolls.items())
+        shown = ", ".join(f"{seats[ids.index(i)].name} {r}" for i, r in rolls.items())
         said = "Seating rolls: " if tied is None else f"Tied on {tied}, rolled again: "
         events.append(Event(kind="seating", text=said + shown))
         tied = max(rolls.values())
@@ -504,7 +506,7 @@ def decision(state: FarkleState) -> int:
 
 def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) -> None:
     turn, player = s.turn, s.current_player
-    turn.dice = [rng.randint(1, 6) for _ in range(count)]
+    turn.dice = roll(rng, count, player.id, "throw")
     turn.selected = []
     turn.throws += 1
     shown = " ".join(map(str, turn.dice))

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from games.autoplay import Chooser, idle_reason, idle_turns, play_part
 from games.bots import only_bots
 from games.copies import working_copy
-from games.dice import roll_off
+from games.dice import roll, roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
 from games.kuriki.values import (
     KURIKI,
@@ -29,6 +29,8 @@ from games.numbers import number
 from games.places import Order, exits
 
 LOG_LENGTH = 12
+#: The name of a roll under the cup in a game's record of draws (games/draws.py).
+CUP = "cup"
 TIMEOUTS_BEFORE_REMOVAL = 3
 FOULS_PER_LIFE = 3
 RUSK_FOULS = 3
@@ -506,7 +508,8 @@ def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event])
     s.roller = user_id
     s.can_reverse = False
     s.moment += 1
-    s.dice = (rng.randint(1, 6), rng.randint(1, 6))
+    a, b = roll(rng, 2, user_id, CUP)
+    s.dice = (a, b)
     s.seen = [user_id]
     s.passed = []
     s.responsible = s.next_guy = None

@@ -211,9 +211,9 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
         "**Game over:** Carol left, so nobody wins.\n"
     )
     assert table.content == f"<@{ALICE.id}>: the game is over."  # no trophy, a ping
-    assert table.embed.footer.text.endswith(
-        " · Rematch below, or /crap start for a new game"
-    )
+    what_next, seed = table.embed.footer.text.rsplit("\n", 1)
+    assert what_next.endswith(" · Rematch below, or /crap start for a new game")
+    assert seed.startswith("🔓 Seed ")
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["rules"]["winners"] == []

@@ -84,7 +84,10 @@ async def test_full_game_to_a_winner(tables: Tables, preset: str) -> None:
     assert [label for label, _ in buttons(reply).values()] == ["Rematch"]
     assert find(reply, "rematch").arg == str(record["id"])
     assert f"<@{winner}>" in reply.content
-    assert reply.embed.footer.text.endswith("Rematch below, or /farkle start for a new game")
+    # What to do next, then the game's seed revealed (bot/sealed.py).
+    what_next, seed = reply.embed.footer.text.rsplit("\n", 1)
+    assert what_next.endswith("Rematch below, or /farkle start for a new game")
+    assert seed.startswith("🔓 Seed ") and seed.endswith(f"/verify {record['id']}")
 
 
 async def test_restart_mid_game_continues(db_path, clock: Clock) -> None:
@@ -185,7 +188,9 @@ async def test_end_and_leave(tables: Tables) -> None:
     reply = await tables.end(ALICE, CHANNEL, "farkle")
     assert "ended" in reply.content
     assert reply.table.embed.description == "**Game ended early by Alice.**"
-    assert reply.table.embed.footer.text == "Rematch below, or /farkle start for a new game"
+    what_next, seed = reply.table.embed.footer.text.split("\n")
+    assert what_next == "Rematch below, or /farkle start for a new game"
+    assert seed.startswith("🔓 Seed ")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["outcome"].startswith("Ended early")
     (rematch,) = reply.table.items  # the only button left

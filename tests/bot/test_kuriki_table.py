@@ -219,7 +219,9 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert "**Game over:** Bob left, so nobody wins." in table.embed.description
     assert "last one standing" not in table.embed.description
     assert table.content == f"<@{ALICE.id}>: the game is over."  # no trophy, a ping
-    assert table.embed.footer.text.endswith("Rematch below, or /kuriki start for a new game")
+    what_next, seed = table.embed.footer.text.rsplit("\n", 1)
+    assert what_next.endswith("Rematch below, or /kuriki start for a new game")
+    assert seed.startswith("🔓 Seed ")
     assert "Picture: a red spot per life lost" in table.embed.footer.text  # the story's marks
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)

@@ -207,7 +207,7 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
     tables = await make_tables(path, clock, farkle_preset="on-the-table")
     assert await tables.store.schema_version() == len(MIGRATIONS)
     (old,) = await tables.store.finished_games(CHANNEL)
-    assert old["lobby"] is None and old["bots"] == []
+    assert old["lobby"] is None and old["bots"] == [] and old["dice"] is None
     rematch = await tables.rematch(BOB, Click("farkle", "rematch", CHANNEL, 0, 0, str(old["id"])))
     session = await tables.sessions.get(CHANNEL)
     assert session.lobby.options["rules"]["name"] == "On the Table"
@@ -218,4 +218,4 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
     finally:
         con.close()
-    assert columns[-2:] == ["lobby", "bots"]
+    assert columns[-3:] == ["lobby", "bots", "dice"]

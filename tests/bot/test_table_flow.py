@@ -54,7 +54,15 @@ async def farkle_game(tables: Tables, clock: Clock) -> Reply:
     return await tables.click(ALICE, find(reply, "start"), reply.update.message_id)  # type: ignore[union-attr]
 
 
-async def test_the_player_to_move_is_mentioned_once_per_turn(tables: Tables, clock: Clock) -> None:
+async def test_the_player_to_move_is_mentioned_once_per_turn(db_path: Path, clock: Clock) -> None:
+    tables = await make_tables(db_path, clock, seed=3)
+    try:
+        await mentioned_once_per_turn(tables, clock)
+    finally:
+        await tables.store.close()
+
+
+async def mentioned_once_per_turn(tables: Tables, clock: Clock) -> None:
     started = await farkle_game(tables, clock)
     first = (await tables.sessions.get(CHANNEL)).state.current_player.id
     assert first == BOB.id, "the seed seats Bob first, so Alice's Start is news for him"
@@ -164,7 +172,7 @@ async def test_an_overtaken_update_is_dropped(tables: Tables, clock: Clock) -> N
 async def test_a_restart_finds_the_tables_behind_and_their_pending_mention(
     db_path: Path, clock: Clock
 ) -> None:
-    first = await make_tables(db_path, clock)
+    first = await make_tables(db_path, clock, seed=3)  # Bob starts: the table calls him
     started = await farkle_game(first, clock)
     # The bot dies after committing the start, before the table reached Discord.
     await first.store.close()

@@ -13,11 +13,16 @@ after a game, or live, so that the click that leaks fails at once with the detai
     watch = watch_public_secrets(d.fake)
     watch.hide(f"your dice: {dice}")        # whenever a hidden value becomes known
 
+and a game's sealed seed in no body at all, public or private, before its final table:
+
+    assert_sealed_until_revealed(d.fake, seed, logged)
+
 Choose secrets that cannot appear by accident (a die "5" alone would match any score).
 This module is imported as `tests.e2e.hidden_info`."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -100,6 +105,29 @@ def private_texts(fake: FakeDiscord) -> list[str]:
     return out
 
 
+def assert_sealed_until_revealed(
+    fake: FakeDiscord, seed: str, logs: Iterable[logging.LogRecord] = ()
+) -> None:
+    """A game's secret seed (its hex, as the finished game keeps it) is in no body the bot
+    sent, public or ephemeral, before its final table reveals it ("🔓 Seed ...", on the
+    table with the Rematch button: the game is over), and in no line of `logs`."""
+    for sent in fake.sent:
+        texts = list(strings_in(sent.body))
+        if not any(seed in t for t in texts):
+            continue
+        revealed = any(f"🔓 Seed {seed}" in t for t in texts)
+        over = any(":rematch:" in t for t in texts)
+        assert sent.public and revealed and over, (
+            f"{sent.method} {sent.path} (message {sent.message_id}) shows the seed before "
+            "the game's end"
+        )
+        break
+    else:
+        raise AssertionError("no final table revealed the seed")
+    shown = [r.getMessage() for r in logs if seed in r.getMessage()]
+    assert not shown, f"the seed in the log: {shown}"
+
+
 class SecretWatch:
     """A live check: each public body is scanned as the fake accepts it, against the
     secrets hidden so far; a leak becomes a fake violation, so the dispatch that caused it
@@ -132,6 +160,7 @@ __all__ = [
     "Secret",
     "SecretWatch",
     "assert_no_public_secrets",
+    "assert_sealed_until_revealed",
     "leaks_in",
     "private_texts",
     "public_leaks",

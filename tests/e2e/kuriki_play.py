@@ -22,11 +22,17 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from bot.verify import verdict
 from games.kuriki.values import declarable
 from games.kuriki.values import name as name_of
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, InteractionRecord
 from tests.e2e.harness import GUILD, TABLE, Driver, is_summary, mention, read_finished
-from tests.e2e.hidden_info import Secret, leaks_in, watch_public_secrets
+from tests.e2e.hidden_info import (
+    Secret,
+    assert_sealed_until_revealed,
+    leaks_in,
+    watch_public_secrets,
+)
 
 # The cup's two ways of seeing the dice, as a player reads them on the buttons.
 PEEK = "Peek again"
@@ -537,10 +543,11 @@ def lie_above(roll: Roll) -> int:
 
 
 def no_one_else_sees(game: KurikiGame, roll: Roll) -> None:
-    """No other player has any message showing dice under the cup."""
+    """No other player has any message showing dice under the cup since this roll (an
+    earlier Roller keeps the ephemeral of their own roll, which shows theirs)."""
     for p in game.players:
         if p is not roll.roller:
-            seen = game.d.visible(p, game.channel)
+            seen = [m for m in game.d.visible(p, game.channel) if m.id >= roll.ephemeral.id]
             assert not any("Under the cup" in m.text() for m in seen), p.name
 
 
@@ -576,6 +583,12 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     assert players[0]["id"] == cup.winner  # ranked by lives left
     assert json.loads(row["scores"]) == {str(uid): lives for uid, lives in cup.lives.items()}
     assert d.stored(game.channel) is None
+    # Its dice were sealed: the seed in no message before this last table, every draw the
+    # seed's, every roll under the cup recorded.
+    dice = json.loads(row["dice"])
+    assert_sealed_until_revealed(d.fake, dice["seed"], d.logs.records)
+    assert verdict(dice).ok
+    assert any(e[3] == "cup" for m in dice["moves"] for e in m["draws"] if e[0] == "dice")
     return row
 
 

@@ -280,7 +280,12 @@ async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path:
         await until(
             d,
             "the bot's pending move after the restart, on the table",
-            lambda: f"{named(DICEY)} rolled" in "\n".join(m.text() for m in d.fake.public(TABLE)),
+            # A throw ("rolled 2 3 5"), not the seating roll ("rolled highest")
+            lambda: re.search(
+                rf"{re.escape(named(DICEY))} rolled \d",
+                "\n".join(m.text() for m in d.fake.public(TABLE)),
+            )
+            is not None,
         )
         assert time.time() >= due  # made when it was due, not before
         await play_farkle_against_dicey(d)

@@ -5,8 +5,8 @@ that the dice under the cup reach no public payload before a pull shows them.
 
 The dice are seeded (`@pytest.mark.e2e(seed=...)`): the scripted points need rolls that are
 not a Kuriki (and, to lie above the truth, not Boxcars), which the tests assert; the seeds
-were chosen by playing the same script and `Habits` on the engine directly, for short games
-(the bot's one seeded RNG is used only by the engine: the start rolls, then two dice a roll)."""
+were chosen by rolling on the engine directly (the bot's seeded RNG gives the game its
+sealed seed, games/draws.py, from which come the start rolls, then two dice a roll)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ HABITS = Habits(pull_at=8)
 # ----------------------------------------------------------------------------- 3 players
 
 
-@pytest.mark.e2e(seed=327)
+@pytest.mark.e2e(seed=3)
 async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     d: Driver,
 ) -> None:
@@ -174,20 +174,20 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
 # ----------------------------------------------------------------------------- 4 players
 
 
-# Seed 11643 (found by a search over seeds with the engine): the first Roller, Carol, rolls
+# Seed 49039 (found by a search over seeds with the engine): the first Roller, Carol, rolls
 # three Kurikis in a row at once, so the third Kuriki does not depend on how anyone plays,
 # and it falls on a full table: the Next Guy loses two lives, both others one, Carol none.
-@pytest.mark.e2e(seed=11643)
+@pytest.mark.e2e(seed=49039)
 async def test_four_players_and_a_third_kuriki(d: Driver) -> None:
     players = [ALICE, BOB, CAROL, DAVE]
     game = await KurikiGame.open(d, players, lives=3)
     cup = await game.choose()
     roller = game.user(cup.roller)
-    assert roller is CAROL, "seed 11643: Carol rolls highest"
+    assert roller is CAROL, "seed 49039: Carol rolls highest"
     ng = game.after(roller.id)
     for n in (1, 2, 3):
         before = game.cup().lives
-        assert await game.roll() is None, f"seed 11643: Kuriki number {n}"
+        assert await game.roll() is None, f"seed 49039: Kuriki number {n}"
         cup = game.cup()
         assert cup.crowns[roller.id] == n and f"` {mention(roller)} 3♥ {'👑' * n}" in cup.text
         assert cup.phase == "roll" and cup.roller == roller.id  # the Roller keeps the cup
@@ -214,7 +214,7 @@ async def test_four_players_and_a_third_kuriki(d: Driver) -> None:
 # ----------------------------------------------------------------------------- 5 players
 
 
-@pytest.mark.e2e(seed=1165)
+@pytest.mark.e2e(seed=1)
 async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     players = [ALICE, BOB, CAROL, DAVE, EVE]
     game = await KurikiGame.open(d, players, lives=2)

@@ -45,7 +45,7 @@ async def test_emojis_are_uploaded_once_and_found_again_after_a_restart(
     # An outdated picture of ours (its hash no longer matches) and someone else's emoji.
     fake.emojis[1] = {"id": "1", "name": f"{PREFIX}d1_000000", "roles": []}
     fake.emojis[2] = {"id": "2", "name": "server_logo", "roles": []}
-    async with running_bot(database, fake=fake, pictures=True, seed=11) as d:
+    async with running_bot(database, fake=fake, pictures=True, seed=13) as d:
         assert d.bot is not None and d.bot.emoji_task is not None
         assert await d.bot.emoji_task is True
         names = fake.emoji_names()
@@ -118,7 +118,7 @@ async def test_a_refused_upload_keeps_the_text(
     fake.emoji_refusal = refusal
     if limit is not None:
         fake.max_emojis = limit
-    async with running_bot(tmp_path / "text.sqlite3", fake=fake, pictures=True, seed=11) as d:
+    async with running_bot(tmp_path / "text.sqlite3", fake=fake, pictures=True, seed=13) as d:
         assert d.bot is not None and d.bot.emoji_task is not None
         assert await d.bot.emoji_task is False
         assert not d.bot.faces.pictures

@@ -11,6 +11,7 @@ import string
 from typing import Any
 
 from bot.tables.farkle import FarkleTable
+from games.draws import Draws
 from games.farkle import engine
 from games.farkle.engine import Action, FarkleState
 from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeMessage, InteractionRecord, button_row
@@ -60,8 +61,9 @@ async def test_twenty_presses_at_once_apply_once(d: Driver) -> None:
             assert not view.dice[0].selected and button["custom_id"].endswith(":0-on")
         before = d.stored(TABLE)
         assert before is not None
-        dice = random.Random()
-        dice.setstate(d.bot.rng.getstate())  # the dice the one roll will throw
+        # The dice the one roll will throw: the game's sealed draws, where the stored row says
+        # its stream stands.
+        dice = Draws.from_json(json.loads(before["data"])["draws"])
 
         presses = [
             d.prepare_click(who, TABLE, custom_id=button["custom_id"], message=view.message)

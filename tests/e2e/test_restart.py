@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.tables.farkle import FarkleTable
+from bot.verify import verdict
 from games.farkle.engine import FarkleState
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord, embed_text
 from tests.e2e.farkle_play import (
@@ -148,6 +149,10 @@ async def carries_on(
     assert final.winner is not None and row["winner_id"] == final.winner
     assert {p["id"] for p in json.loads(row["players"])} == {p.id for p in players}
     assert d.stored(TABLE) is None
+    # The dice went on from the draw the dead bot had committed, with its seed: one stream
+    # from the first draw to the last, none lost or drawn twice, every one the seed's.
+    dice = json.loads(row["dice"])
+    assert verdict(dice).ok and dice["seed"] == json.loads(committed["data"])["draws"]["seed"]
 
 
 async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:

@@ -66,7 +66,7 @@ async def test_farkle_two_dice_and_a_double_tap_at_once(d: Driver) -> None:
     assert after.turn.throws == before + 1 or after.current_player.id != mover.id
 
 
-@pytest.mark.e2e(seed=5)
+@pytest.mark.e2e(seed=3)
 async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
     await start(d, "kuriki", [ALICE, BOB, CAROL], lives=3)
     roller = PLAYERS[state_of(d, "kuriki").roller]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.e2e.fake_discord import FakeDiscord, button_row
 from tests.e2e.harness import (
     ALICE,
@@ -30,6 +32,7 @@ def whose_turn(d: Driver, *players: FakeUser) -> FakeUser:
     return next(p for p in players if p.id == int(m[1]))
 
 
+@pytest.mark.e2e(seed=7)  # Bob plays first: the table calls him, not the host
 async def test_smoke(d: Driver) -> None:
     commands = {c["name"]: c for c in d.commands()}
     assert {"farkle", "config"} <= set(commands)

@@ -1,0 +1,384 @@
+"""A game's dice and shuffles, all drawn from one secret seed, so that anyone can check them
+once the game is over: the seed's SHA-256 (the commitment) is shown when the game starts,
+the seed itself only when it ends.
+
+Draw number i of a game (i = 0, 1, 2, ...) is SHA-256(seed + b":" + str(i)), read as a
+256-bit big-endian number. What an engine asks for is made of draws, one each unless said:
+
+- a number below n (n at most 2**64): the draw modulo n, as even as a fair die can tell
+  (256 bits modulo n leave a bias below 2**-192);
+- a die: 1 + the draw modulo 6;
+- a shuffle of n items: for i = n-1 down to 1, swap item i with item (draw modulo i+1):
+  n-1 draws (random.shuffle's own way);
+- a choice among n items: the item (draw modulo n);
+- a sample of k of n items: k times, take the pool's item (draw modulo what is left) and
+  move the pool's last item into its place;
+- a number in [0, 1): the draw's top 53 bits / 2**53; k random bits (k <= 256): its top k.
+
+`Draws` is a `random.Random`, so an engine takes it like any other. It keeps a record of
+every draw it makes (what was asked, where in the stream, what it gave), grouped by the move
+that made them, and its position in the stream: both are saved with the game, so a restart
+goes on from the same draw. `replay` checks such a record against the seed alone."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import operator
+import random
+from collections.abc import Callable, MutableSequence, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: The seed's length: 128 secret bits, written as 32 hex digits when revealed.
+SEED_BYTES = 16
+#: The widest range one draw serves evenly (see the module docstring).
+MAX_BELOW = 2**64
+
+#: One recorded draw, JSON-ready: [kind, position of its first draw, what was asked..., what
+#: it gave, (its name)]. Kinds: ["dice", at, roller, what, faces], ["range", at, start,
+#: stop, step, value], ["choice", at, items, item, what], ["shuffle", at, before, after,
+#: what], ["sample", at, items, chosen, what], ["random", at, value], ["bits", at, k, value],
+#: ["below", at, n, value]. `what` is the engine's name for it ("deck"), or "".
+Entry = list[Any]
+#: The draws one move made: {"by": the player whose move it was (None: the game's own, e.g.
+#: a vote closing), "act": what they did, "draws": [Entry, ...]}.
+Move = dict[str, Any]
+
+
+def draw(seed: bytes, position: int) -> int:
+    """Draw number `position` of the game with this seed."""
+    return int.from_bytes(hashlib.sha256(seed + b":%d" % position).digest(), "big")
+
+
+def commitment(seed: bytes) -> str:
+    """What is shown when the game starts: the seed's SHA-256, in hex."""
+    return hashlib.sha256(seed).hexdigest()
+
+
+def _shuffle(items: MutableSequence[Any], below: Callable[[int], int]) -> None:
+    for i in reversed(range(1, len(items))):
+        j = below(i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def _sample(items: Sequence[Any], k: int, below: Callable[[int], int]) -> list[Any]:
+    pool, n, out = list(items), len(items), []
+    for i in range(k):
+        j = below(n - i)
+        out.append(pool[j])
+        pool[j] = pool[n - i - 1]
+    return out
+
+
+def _size(start: int, stop: int, step: int) -> int:
+    """How many values range(start, stop, step) has (len() stops at 2**63)."""
+    if step == 0:
+        raise ValueError("zero step for randrange()")
+    n = (stop - start + step - (1 if step > 0 else -1)) // step
+    if n <= 0:
+        raise ValueError(f"empty range for randrange({start}, {stop}, {step})")
+    return n
+
+
+def _plain(value: Any) -> Any:
+    """`value` as the record keeps it: JSON's own types as they are, sequences as lists,
+    anything else as its text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+class Draws(random.Random):
+    """A game's stream of draws from its secret seed (see the module docstring), recording
+    each. `move(by, act)` says whose move the next draws belong to; `fork()` is a copy at the
+    same position for a move that may not be kept (the move path saves it only once the move
+    is committed, so the cached game never runs ahead of the stored one)."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Draws:
+        return super().__new__(cls)  # random.Random's own seeding takes no part
+
+    def __init__(
+        self, seed: bytes, position: int = 0, moves: Sequence[Move] = (), *, record: bool = True
+    ) -> None:
+        if len(seed) != SEED_BYTES:
+            raise ValueError(f"a game's seed is {SEED_BYTES} bytes")
+        self._secret = bytes(seed)
+        self.position = position
+        self.moves: list[Move] = list(moves)
+        self.gauss_next = None  # random.Random.gauss keeps its spare value here
+        self._record = record
+        self._open: Move | None = None
+        self._next_move: tuple[int | None, str] = (None, "")
+        # The JSON of the first `_written` moves, which no longer change: a long game's
+        # record is written with every move, and encoding only what is new keeps that cheap.
+        self._written = 0
+        self._text = ""
+
+    @classmethod
+    def fresh(cls, source: random.Random) -> Draws:
+        """A new game's stream, its seed taken from `source` (the bot's SystemRandom: the
+        operating system's entropy; a seeded Random in tests)."""
+        return cls(source.randbytes(SEED_BYTES))
+
+    def __repr__(self) -> str:  # never the seed: a repr may reach a log line
+        return f"<Draws {self.commitment[:16]} at {self.position}>"
+
+    @property
+    def commitment(self) -> str:
+        return commitment(self._secret)
+
+    def revealed_seed(self) -> str:
+        """The seed in hex: only for a game that is over (its record, its final table)."""
+        return self._secret.hex()
+
+    def fork(self) -> Draws:
+        """A copy at the same position, with the same record; its draws start a new move."""
+        copy = Draws(self._secret, self.position, self.moves, record=self._record)
+        copy._next_move = self._next_move
+        copy._written, copy._text = self._written, self._text
+        return copy
+
+    def move(self, by: int | None, act: str) -> Draws:
+        """The draws from here on belong to `by`'s move `act` (until the next call)."""
+        self._open = None
+        self._next_move = (by, act)
+        return self
+
+    # ------------------------------------------------------------------ stored form
+
+    def to_json(self) -> dict[str, Any]:
+        """What the session row keeps (the seed too: it stays in the database until the end)."""
+        return {"seed": self._secret.hex(), "at": self.position, "moves": self.moves}
+
+    def json_text(self) -> str:
+        """`to_json()` as JSON text, the moves already written not encoded again."""
+        done = len(self.moves) - (self._open is not None)
+        if done > self._written:
+            fresh = ",".join(
+                json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+                for m in self.moves[self._written : done]
+            )
+            self._text = f"{self._text},{fresh}" if self._text else fresh
+            self._written = done
+        rest = "".join(
+            "," + json.dumps(m, separators=(",", ":"), ensure_ascii=False)
+            for m in self.moves[done:]
+        )
+        moves = f"{self._text}{rest}" if self._text else rest[1:]
+        return f'{{"seed":"{self._secret.hex()}","at":{self.position},"moves":[{moves}]}}'
+
+    @classmethod
+    def from_json(cls, data: Any) -> Draws:
+        """The stream saved by `to_json`; ValueError or TypeError when it is not one."""
+        if not isinstance(data, dict):
+            raise TypeError("draws")
+        seed, at, moves = data["seed"], data["at"], data["moves"]
+        if type(seed) is not str or type(at) is not int or at < 0 or not isinstance(moves, list):
+            raise TypeError("draws")
+        if not all(isinstance(m, dict) and isinstance(m.get("draws"), list) for m in moves):
+            raise TypeError("draws")
+        return cls(bytes.fromhex(seed), at, moves)
+
+    # ------------------------------------------------------------------ drawing
+
+    def _below(self, n: int) -> int:
+        if not 0 < n <= MAX_BELOW:
+            raise ValueError(f"cannot draw below {n}")
+        value = draw(self._secret, self.position) % n
+        self.position += 1
+        return value
+
+    def _note(self, entry: Entry) -> None:
+        if not self._record:
+            return
+        if self._open is None:
+            by, act = self._next_move
+            self._open = {"by": by, "act": act, "draws": []}
+            self.moves.append(self._open)
+        self._open["draws"].append(entry)
+
+    def dice(self, count: int, roller: int | None, what: str) -> list[int]:
+        """`count` dice thrown by `roller`; `what` names the throw ("throw", "roll-off")."""
+        at = self.position
+        faces = [1 + self._below(6) for _ in range(count)]
+        self._note(["dice", at, roller, what, faces])
+        return faces
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+        start, step = operator.index(start), operator.index(step)
+        if stop is None:
+            start, stop = 0, start
+        stop = operator.index(stop)
+        at = self.position
+        value = start + step * self._below(_size(start, stop, step))
+        self._note(["range", at, start, stop, step, value])
+        return value
+
+    def randint(self, a: int, b: int) -> int:
+        return self.randrange(a, b + 1)
+
+    def choice(self, seq: Sequence[Any], *, what: str = "") -> Any:
+        if not len(seq):
+            raise IndexError("cannot choose from an empty sequence")
+        at = self.position
+        item = seq[self._below(len(seq))]
+        self._note(["choice", at, _plain(list(seq)), _plain(item), what])
+        return item
+
+    def shuffle(self, x: MutableSequence[Any], *, what: str = "") -> None:  # type: ignore[override]
+        at, before = self.position, _plain(list(x))
+        _shuffle(x, self._below)
+        self._note(["shuffle", at, before, _plain(list(x)), what])
+
+    def sample(  # type: ignore[override]
+        self, population: Sequence[Any], k: int, *, counts: Any = None, what: str = ""
+    ) -> list[Any]:
+        if counts is not None:
+            raise TypeError("a game's draws take no counts: repeat the items instead")
+        items = list(population)
+        if not 0 <= k <= len(items):
+            raise ValueError("sample larger than population or is negative")
+        at = self.position
+        chosen = _sample(items, k, self._below)
+        self._note(["sample", at, _plain(items), _plain(chosen), what])
+        return chosen
+
+    def random(self) -> float:
+        at = self.position
+        value = (draw(self._secret, at) >> (256 - 53)) / 2**53
+        self.position += 1
+        self._note(["random", at, value])
+        return value
+
+    def getrandbits(self, k: int) -> int:
+        if not 0 <= k <= 256:
+            raise ValueError("one draw gives 0 to 256 bits")
+        if k == 0:
+            return 0
+        at = self.position
+        value = draw(self._secret, at) >> (256 - k)
+        self.position += 1
+        self._note(["bits", at, k, value])
+        return value
+
+    def _randbelow(self, n: int) -> int:
+        """What random.Random's other methods build on, recorded like the rest."""
+        at = self.position
+        value = self._below(n)
+        self._note(["below", at, n, value])
+        return value
+
+    def seed(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a game's draws keep the seed they were committed to")
+
+    def getstate(self) -> Any:
+        raise NotImplementedError("a game's draws are copied with fork()")
+
+    def setstate(self, state: Any) -> None:
+        raise NotImplementedError("a game's draws are copied with fork()")
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One recorded draw replayed from the seed: `expected` is what the seed gives for what
+    was asked there (None: the record is not a draw this module makes)."""
+
+    move: int
+    entry: Entry
+    expected: Entry | None
+
+    @property
+    def ok(self) -> bool:
+        return self.entry == self.expected
+
+
+def _redo(entry: Entry, d: Draws) -> Entry | None:
+    """`entry` as the seed makes it: what was asked, drawn afresh at `d`'s position."""
+    kind, at, *asked = entry
+    if kind == "dice":
+        roller, what, faces = asked
+        return ["dice", at, roller, what, [1 + d._below(6) for _ in faces]]
+    if kind == "range":
+        start, stop, step, _ = asked
+        return ["range", at, start, stop, step, start + step * d._below(_size(start, stop, step))]
+    if kind == "choice":
+        items, _, what = asked
+        return ["choice", at, items, items[d._below(len(items))], what]
+    if kind == "shuffle":
+        before, _, what = asked
+        after = list(before)
+        _shuffle(after, d._below)
+        return ["shuffle", at, before, after, what]
+    if kind == "sample":
+        items, chosen, what = asked
+        return ["sample", at, items, _sample(items, len(chosen), d._below), what]
+    if kind == "random":
+        return ["random", at, (draw(d._secret, at) >> (256 - 53)) / 2**53]
+    if kind == "bits":
+        k, _ = asked
+        return ["bits", at, k, draw(d._secret, at) >> (256 - k)]
+    if kind == "below":
+        n, _ = asked
+        return ["below", at, n, d._below(n)]
+    return None
+
+
+def replay(seed: bytes, moves: Sequence[Move]) -> list[Checked]:
+    """Every recorded draw against what the seed gives, in order. The stream is followed
+    from draw 0: a record that skips draws, repeats them, or shows anything the seed does not
+    give there (a changed die, another deck order) fails at that draw and every draw after
+    it is checked from where the record says it was made."""
+    out = []
+    for index, m in enumerate(moves):
+        for entry in m["draws"]:
+            expected: Entry | None = None
+            try:
+                d = Draws(seed, int(entry[1]), record=False)
+                expected = _redo(list(entry), d)
+            except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError):
+                expected = None
+            out.append(Checked(index, list(entry), expected))
+    return out
+
+
+def contiguous(checked: Sequence[Checked], end: int) -> bool:
+    """Whether the draws follow each other from draw 0 to `end` with none left out or
+    drawn twice (a stream that drew and hid a result would leave a gap)."""
+    at = 0
+    for c in checked:
+        if c.entry[1] != at or c.expected is None:
+            return False
+        at = end_of(c.entry)
+    return at == end
+
+
+def end_of(entry: Entry) -> int:
+    """The position after `entry`'s draws."""
+    kind, at = entry[0], entry[1]
+    used = {
+        "dice": lambda: len(entry[4]),
+        "shuffle": lambda: max(len(entry[2]) - 1, 0),
+        "sample": lambda: len(entry[3]),
+    }.get(kind, lambda: 1)()
+    return int(at) + used
+
+
+def pick(rng: random.Random, items: Sequence[Any], what: str) -> Any:
+    """One of `items` at random; `what` names the pick in a game's record ("discard")."""
+    return rng.choice(items, what=what) if isinstance(rng, Draws) else rng.choice(items)
+
+
+def shuffle(rng: random.Random, items: MutableSequence[Any], what: str) -> None:
+    """Shuffle `items` in place; `what` names them in a game's record ("deck")."""
+    if isinstance(rng, Draws):
+        rng.shuffle(items, what=what)
+    else:
+        rng.shuffle(items)
+
+
+def sample(rng: random.Random, items: Sequence[Any], k: int, what: str) -> list[Any]:
+    """`k` of `items` at random; `what` names them in a game's record ("cards")."""
+    return rng.sample(items, k, what=what) if isinstance(rng, Draws) else rng.sample(items, k)
