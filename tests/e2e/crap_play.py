@@ -389,11 +389,17 @@ class CrapGame:
             assert joined.callback_type == 7, joined.text
         started = await d.click(players[0], channel, label="Start", message=opened.message)
         referee.after(players[0])
-        # The lobby becomes a summary; the table is posted below, calling the first player.
-        assert d.on_table(started, opened.message) is not opened.message, started.text
+        # The lobby becomes a summary and the table is posted below, calling the first
+        # player; when that is the starter (nobody is notified of their own press), the
+        # lobby becomes the table.
+        shown = d.on_table(started, opened.message)
         game = cls(d, list(players), referee, channel)
         table = game.table()
-        assert d.notified(table.message) == {table.current}, table.message.content
+        if table.current == players[0].id:
+            assert shown is opened.message and not d.notified(shown), started.text
+        else:
+            assert shown is not opened.message, started.text
+            assert d.notified(table.message) == {table.current}, table.message.content
         assert table.phase == "turn" and set(table.scores) == {p.id for p in players}
         assert all(s == 0 for s in table.scores.values()), table.text
         assert 108 - sum(table.hands.values()) == table.deck, table.text
