@@ -16,7 +16,7 @@ from bot.settings import GuildSettings
 from games.bots import bot_name
 from tests.e2e import crap_play, farkle_play, kuriki_play
 from tests.e2e.bot_play import DICEY, asks, live, play_farkle_against_dicey, until
-from tests.e2e.fake_discord import TOKEN_LIFETIME, FakeDiscord, InteractionRecord
+from tests.e2e.fake_discord import TOKEN_LIFETIME, CannotInvoke, FakeDiscord, InteractionRecord
 from tests.e2e.harness import (
     ALICE,
     BOB,
@@ -310,3 +310,17 @@ async def test_a_lobby_that_closed_unseen_loses_its_buttons_at_the_next_press(
             no_channel_requests(d, channel)
     finally:
         await fake.stop()
+
+
+@pytest.mark.e2e(seed=5)
+async def test_friends_without_the_app_play_by_its_buttons(d: Driver) -> None:
+    """Only Alice added the app: Bob, in the same group DM, cannot type its commands, but
+    he joins with the lobby's button and plays the whole game by pressing buttons."""
+    d.fake.install(ALICE)
+    channel = d.fake.add_group_dm([ALICE, BOB]).id
+    with pytest.raises(CannotInvoke):
+        await d.slash(BOB, channel, "farkle status")
+    await farkle_play.open_game(d, channel, [ALICE, BOB], target=1000)
+    await farkle_play.play_to_end(d, channel, [ALICE, BOB])
+    assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
+    no_channel_requests(d, channel)
