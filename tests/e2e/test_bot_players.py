@@ -17,9 +17,9 @@ from bot.settings import GuildSettings
 from tests.e2e.bot_play import (
     DICEY,
     ROLLY,
+    asks,
     choose_first,
     live,
-    my_move,
     named,
     no_bot_is_mentioned,
     own_ephemeral,
@@ -285,7 +285,7 @@ async def test_a_bots_move_while_the_table_is_posted_afresh_edits_the_new_table(
     status = await d.slash(ALICE, TABLE, "farkle status")
     monkeypatch.setattr(display, "retire", retire)
     assert status.message is not None and is_summary(old), old.text()
-    await until(d, "Alice's turn", lambda: my_move(d.table(TABLE), ALICE) or "Game over" in live(d))
+    await until(d, "Alice's turn", lambda: asks(d, ALICE) or "Game over" in live(d))
     await d.settle()
     assert f"{named(DICEY)} rolled" in d.table(TABLE).text()
     assert d.tables(TABLE) == [d.table(TABLE)], [m.text() for m in d.tables(TABLE)]
