@@ -147,6 +147,7 @@ async def show_on_interaction(
         if tables.overtaken(update):
             await interaction.response.defer()  # a newer answer shows more
             return
+        update = tables.aimed(update)
         message = interaction.message
         clicked = message.id if message is not None else None
         if clicked is None:  # a slash command: the answer is the new table
@@ -210,6 +211,7 @@ async def show_table(
     async with tables.display_lock(update.channel_id):
         if tables.overtaken(update):
             return
+        update = tables.aimed(update)
         if not update.fresh and update.message_id is not None:
             try:
                 await _show(_editor(bot, update, update.message_id), update, _edit_kwargs)

@@ -73,6 +73,8 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         self._display_locks: dict[int, asyncio.Lock] = {}
         self._seq = 0
         self._latest: dict[int, int] = {}  # channel -> seq of its newest TableUpdate
+        # channel -> (updates decided by then, message id) of its table when last shown
+        self._showing: dict[int, tuple[int, int]] = {}
         self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
         # channel -> (stamp, user, action) of the click that last closed a decision there,
         # so the same player's second tap of that button (a double tap) is not refused.
@@ -81,8 +83,8 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
 
     def _evicted(self, channel_id: int) -> None:
         """A game left the memory cache: forget the per-channel things that grow with the
-        number of channels ever played (not `_latest`: an update of this channel may be on
-        its way to the screen, and its sequence number is what keeps it in order)."""
+        number of channels ever played (not `_latest` and `_showing`: an update of this
+        channel may be on its way to the screen, and they keep it in order and aimed)."""
         lock = self._display_locks.get(channel_id)
         if lock is not None and not lock.locked():
             del self._display_locks[channel_id]

@@ -44,6 +44,7 @@ class TableUpdates:
     _display_locks: dict[int, asyncio.Lock]
     _seq: int
     _latest: dict[int, int]
+    _showing: dict[int, tuple[int, int]]
     _chatter: dict[int, int]
 
     async def table_posted(
@@ -58,6 +59,7 @@ class TableUpdates:
                 return None
             shows = session.revision if revision is None else min(revision, session.revision)
             await self.sessions.table_shown(channel_id, message_id, shows)
+            self._showing[channel_id] = (self._seq, message_id)
             if shows >= session.revision:
                 return None
             return self._update(session, await self._render(session))
@@ -72,6 +74,17 @@ class TableUpdates:
     def overtaken(self, update: TableUpdate) -> bool:
         """A newer update of the same channel exists: showing this one would show the past."""
         return self._latest.get(update.channel_id, 0) > update.seq
+
+    def aimed(self, update: TableUpdate) -> TableUpdate:
+        """`update` aimed at the message that shows the channel's table now. An update is
+        decided with the table message of its moment; when a table posted afresh was still
+        on its way then (a bot moved, or someone pressed, as it was being posted), that new
+        message is the table to edit or retire, and the one the update was decided with is
+        a summary already: editing it would bring a second live table back above it."""
+        shown = self._showing.get(update.channel_id)
+        if shown is None or shown[0] < update.seq or shown[1] == update.message_id:
+            return update  # shown before the update was decided: it knew that message
+        return replace(update, message_id=shown[1])
 
     def heard(self, channel_id: int, message_id: int) -> bool:
         """A message was posted in a channel: below its table, it pushes the table up.
@@ -98,6 +111,8 @@ class TableUpdates:
         knows the table is current)."""
         if update.revision:
             await self.sessions.table_shown(update.channel_id, message_id, update.revision)
+        # (after the write: an update decided during it was decided with the old message)
+        self._showing[update.channel_id] = (self._seq, message_id)
         if message_id != update.message_id:
             # After the write: the new table's own MESSAGE_CREATE may arrive meanwhile.
             self._chatter.pop(update.channel_id, None)
@@ -142,7 +157,8 @@ class TableUpdates:
             table=table,
             message_id=current,
             fresh=fresh,
-            summary=adapter.summary(session, rendered) if fresh else None,
+            # (an edit needs one too, should it find the table posted afresh meanwhile)
+            summary=adapter.summary(session, rendered),
             ping=ping,
             seq=self._seq,
             via=via,

@@ -16,13 +16,15 @@ from tests.e2e.harness import ALICE, TABLE, Driver, FakeUser, mention
 DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
 
 
-async def until(d: Driver, what: str, ok: Callable[[], bool], timeout: float = 15.0) -> None:
+async def until(
+    d: Driver, what: str, ok: Callable[[], bool], timeout: float = 15.0, channel: int = TABLE
+) -> None:
     """Wait (polling the fake Discord) until `ok()`; fails naming `what` after `timeout`
-    (a hang, not a speed limit)."""
+    (a hang, not a speed limit), showing the end of `channel`."""
     deadline = time.monotonic() + timeout
     while not ok():
         if time.monotonic() > deadline:
-            shown = "\n---\n".join(m.text() for m in d.fake.public(TABLE)[-3:])
+            shown = "\n---\n".join(m.text() for m in d.fake.public(channel)[-3:])
             raise AssertionError(f"waited {timeout} s for {what}; the channel ends:\n{shown}")
         await asyncio.sleep(0.02)
 

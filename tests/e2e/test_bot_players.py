@@ -8,13 +8,16 @@ import re
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot import display
 from bot.settings import GuildSettings
 from tests.e2e.bot_play import (
     DICEY,
     ROLLY,
+    asks,
     choose_first,
     live,
     named,
@@ -34,6 +37,7 @@ from tests.e2e.harness import (
     Driver,
     FakeUser,
     bot_process,
+    is_summary,
     mention,
     read_finished,
     read_session,
@@ -250,6 +254,42 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     assert check_bot_tables(d, usable={"My hand", "Log"}) > 0
     check_the_end_pings(d, ALICE)
     no_bot_is_mentioned(d)
+
+
+@pytest.mark.e2e(seed=11, defaults=GuildSettings(bot_delay=0.3))
+async def test_a_bots_move_while_the_table_is_posted_afresh_edits_the_new_table(
+    d: Driver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`/farkle status` posts the table afresh while 🤖 Dicey is thinking, and Discord is
+    slow to reduce the old table to its summary: Dicey moves meanwhile. His move was decided
+    with the old message as the table; it is shown on the new one, so only one table is ever
+    live, and none is left behind showing a past state (the old one brought back above it)."""
+    opened = await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=1000, bots=1)
+    await d.click(ALICE, TABLE, label="Start", message=opened.message)
+    while f"{named(DICEY)} is thinking…" not in d.table(TABLE).text():
+        table = d.table(TABLE)
+        _, button = next_press(read_table(table), bank_at=50)
+        await d.click(ALICE, TABLE, custom_id=button["custom_id"], message=table)
+    old = d.table(TABLE)
+    retire = display.retire
+
+    async def slowly(bot: Any, update: Any, message_id: int) -> None:
+        await until(
+            d,
+            "Dicey's move, while the old table waits to be retired",
+            lambda: read_session(d.database, TABLE)["revision"] > update.revision,  # type: ignore[arg-type, index]
+        )
+        await retire(bot, update, message_id)
+
+    monkeypatch.setattr(display, "retire", slowly)
+    status = await d.slash(ALICE, TABLE, "farkle status")
+    monkeypatch.setattr(display, "retire", retire)
+    assert status.message is not None and is_summary(old), old.text()
+    await until(d, "Alice's turn", lambda: asks(d, ALICE) or "Game over" in live(d))
+    await d.settle()
+    assert f"{named(DICEY)} rolled" in d.table(TABLE).text()
+    assert d.tables(TABLE) == [d.table(TABLE)], [m.text() for m in d.tables(TABLE)]
+    assert is_summary(old) and is_summary(status.message), status.message.text()
 
 
 async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path: Path) -> None:
