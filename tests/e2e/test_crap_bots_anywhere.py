@@ -25,16 +25,16 @@ THRESHOLD = 100
 #: bot's choices are its own: the seed is what makes it choose so).
 SEEDS = [
     pytest.param(
-        26,
-        ["a bot co-operated", "call a bot's bluff"],
-        marks=pytest.mark.e2e(seed=26, defaults=QUICK),
-        id="the bot co-operates",
+        34,
+        ["a bot challenged", "a bot called the bluff", "call a bot's bluff"],
+        marks=pytest.mark.e2e(seed=34, defaults=QUICK),
+        id="the bot challenges and calls a bluff",
     ),
     pytest.param(
-        150,
-        ["a bot challenged", "a bot called the bluff", "call a bot's bluff", "let it go"],
-        marks=pytest.mark.e2e(seed=150, defaults=QUICK),
-        id="the bot challenges and calls a bluff",
+        53,
+        ["a bot challenged", "let it go"],
+        marks=pytest.mark.e2e(seed=53, defaults=QUICK),
+        id="the bot challenges and an Acquire is let go",
     ),
 ]
 
