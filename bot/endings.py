@@ -12,7 +12,7 @@ import discord
 from bot.components import button
 from bot.errors import CorruptSession, NoSession, UserError
 from bot.mentions import mention
-from bot.pictures.story import story_picture
+from bot.pictures.story import story_of, story_picture
 from bot.replies import Actor, Reply
 from bot.sessions import Session, Sessions
 from bot.store import FinishedGame
@@ -94,7 +94,8 @@ class Endings:
     def _record(
         self, session: Session, adapter: TableAdapter, ended_by: str | None = None
     ) -> FinishedGame:
-        """The finished-games row; a game ended early has no winner."""
+        """The finished-games row (its log lines are added by `Sessions.finish`); a game
+        ended early has no winner."""
         result = adapter.outcome(session.state)
         return FinishedGame(
             guild_id=session.guild_id,
@@ -110,6 +111,7 @@ class Endings:
             stats=result.stats,
             winners=[] if ended_by else result.winners,
             bots=result.bots,
+            story=story_of(session.kind, session.state),
         )
 
     @staticmethod

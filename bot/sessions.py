@@ -10,13 +10,14 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from games.gamelog import take_log
 from games.lobby import Lobby
 
 if TYPE_CHECKING:
@@ -65,6 +66,15 @@ def state_json(session: Session) -> str:
         text = "null" if session.state is None else session.state.model_dump_json()
         written = session.written = (session.state, text)
     return written[1]
+
+
+def _taken(session: Session) -> tuple[Session, list[str]]:
+    """The session with the log lines its state holds taken out (`games.gamelog`), and
+    those lines: `session` itself when there are none (a lobby, a move that logged nothing)."""
+    if session.state is None:
+        return session, []
+    state, lines = take_log(session.state)
+    return (session, lines) if state is session.state else (replace(session, state=state), lines)
 
 
 def session_json(session: Session) -> str:
@@ -226,20 +236,25 @@ class Sessions:
         )
 
     async def save(self, session: Session) -> None:
-        """Bump the revision and commit; the cache only changes once the write succeeded."""
+        """Bump the revision and commit, with the log lines the move wrote (the state keeps
+        only the table's window of the log; the store keeps them all). The session, and the
+        cache, change only once the write succeeded."""
+        taken, lines = _taken(session)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
             kind=session.kind,
-            data=session_json(session),
+            data=session_json(taken),
             revision=session.revision + 1,
             message_id=session.message_id,
             deadline=session.deadline,
             created_at=session.created_at,
+            log=lines,
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
+        session.state, session.written = taken.state, taken.written
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
         if shown is not None and shown is not session:
@@ -249,7 +264,9 @@ class Sessions:
         self._keep(session)
 
     async def finish(self, session: Session, record: FinishedGame) -> int:
-        """Record the finished game and drop the session; returns the finished game's id."""
+        """Record the finished game, with its whole log, and drop the session; returns the
+        finished game's id."""
+        record.log = _taken(session)[1]
         try:
             game_id = await self.store.finish_session(
                 session.channel_id, record, revision=session.revision

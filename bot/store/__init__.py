@@ -12,7 +12,14 @@ process."""
 
 from bot.store.interface import RevisionConflict, Shards, Store, is_postgres_url
 from bot.store.migrations import MIGRATIONS, Migration, migration_sql, postgres_types
-from bot.store.rows import FinishedGame, PlayerRecord, PlayerRow, SessionRow, Standing
+from bot.store.rows import (
+    FinishedGame,
+    PlayedGame,
+    PlayerRecord,
+    PlayerRow,
+    SessionRow,
+    Standing,
+)
 from bot.store.sqlite import SHOWN_DELAY, SqliteStore
 from bot.store.stats import REBUILD_SQL
 
@@ -22,6 +29,7 @@ __all__ = [
     "SHOWN_DELAY",
     "FinishedGame",
     "Migration",
+    "PlayedGame",
     "PlayerRecord",
     "PlayerRow",
     "RevisionConflict",

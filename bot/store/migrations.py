@@ -168,6 +168,22 @@ MIGRATIONS: list[Migration] = [
         + REBUILD_SQL,
         "postgresql": postgres_types(PLAYER_TABLES),
     },
+    # 9: the whole public log of every game. A running game's lines are appended with the
+    # move that wrote them, one row per saved revision (the state keeps only the table's
+    # window); a finished game keeps them all in `log` (JSON list; NULL: finished before
+    # logs were kept), with what its story picture draws (`story`, JSON; NULL: not kept).
+    # /history lists a player's games from player_stats, newest first.
+    """
+    CREATE TABLE game_log (
+        channel_id  INTEGER NOT NULL,
+        revision    INTEGER NOT NULL,
+        lines       TEXT    NOT NULL,
+        PRIMARY KEY (channel_id, revision)
+    );
+    ALTER TABLE finished_games ADD COLUMN log TEXT;
+    ALTER TABLE finished_games ADD COLUMN story TEXT;
+    CREATE INDEX player_stats_by_player ON player_stats(player_id, finished_at);
+    """,
 ]
 
 

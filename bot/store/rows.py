@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 @dataclass
@@ -23,6 +23,9 @@ class SessionRow:
     deadline: float | None
     created_at: float
     shown_revision: int = 0
+    #: The log lines this revision adds to the game's whole log (`save_session` appends
+    #: them in the same commit; nothing is read back into this field).
+    log: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -47,6 +50,11 @@ class FinishedGame:
     bots: list[int] = field(default_factory=list)
     #: When it ended; None: now (tests and the benchmark give their own).
     finished_at: float | None = None
+    #: The log lines of its last move, not yet stored: `finish_session` keeps them after
+    #: the lines stored with the game's earlier moves. None: the game keeps no log.
+    log: list[str] | None = None
+    #: What its story picture draws (`bot.pictures.story`), to draw it again later.
+    story: dict[str, object] | None = None
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
@@ -130,12 +138,15 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 #: take their placeholders from this list: a new column is added here and there only).
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
-    " finished_at, lobby, bots"
+    " finished_at, lobby, bots, log, story"
 )
 
 
-def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...]:
-    """A finished game as the row `finish_session` inserts (JSON columns encoded)."""
+def finished_values(
+    game: FinishedGame, finished_at: float, log: list[str] | None
+) -> tuple[object, ...]:
+    """A finished game as the row `finish_session` inserts (JSON columns encoded), with
+    its whole log (None: not kept)."""
     return (
         game.guild_id,
         game.channel_id,
@@ -149,19 +160,56 @@ def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...
         finished_at,
         None if game.lobby is None else json.dumps(game.lobby),
         json.dumps(game.bots),
+        None if log is None else json.dumps(log),
+        None if game.story is None else json.dumps(game.story),
     )
 
 
 FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
-    " started_at, finished_at, lobby, bots"
+    " started_at, finished_at, lobby, bots, log, story"
 )
 
 
 def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
-    """A finished_games row as a dict, its JSON columns decoded (`lobby` may be None)."""
+    """A finished_games row as a dict, its JSON columns decoded (`lobby`, `log` and `story`
+    may be None: older games kept none)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby", "bots"):
+    for key in ("players", "scores", "rules", "lobby", "bots", "log", "story"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec
+
+
+@dataclass
+class PlayedGame:
+    """One line of a player's history: a finished game they sat at, as they did in it."""
+
+    game_id: int
+    kind: str
+    finished_at: float
+    players: list[dict[str, object]]
+    won: bool
+    score: int | None
+    abandoned: bool
+    outcome: str
+
+
+#: What `player_games` reads of each game, in `played_game`'s order (s: player_stats,
+#: g: finished_games), and the condition that the game was played in a place.
+PLAYED_COLUMNS = "g.id, g.kind, g.finished_at, g.players, s.won, s.score, s.abandoned, g.outcome"
+IN_PLACE = "COALESCE(g.guild_id, g.channel_id)"
+
+
+def played_game(row: Iterable[Any]) -> PlayedGame:
+    game_id, kind, finished_at, players, won, score, abandoned, outcome = row
+    return PlayedGame(
+        game_id=game_id,
+        kind=kind,
+        finished_at=finished_at,
+        players=json.loads(players),
+        won=bool(won),
+        score=score,
+        abandoned=bool(abandoned),
+        outcome=outcome,
+    )

@@ -356,7 +356,7 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
         await db.commit()
     store = await Store.open(path)
     try:
-        assert await store.schema_version() == len(MIGRATIONS) == 6
+        assert await store.schema_version() == len(MIGRATIONS)
         alice = {
             f.kind: f
             for f in await store.player_records(GUILD, ALICE.id, ["farkle", "kuriki", "crap"])
@@ -394,7 +394,7 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
     con = sqlite3.connect(path)
     try:
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
-        assert columns[-1] == "bots"
+        assert "bots" in columns  # migration 5 ran
         assert con.execute("SELECT COUNT(*) FROM player_stats").fetchone()[0] == 2 + 3 + 2 + 2 + 2
     finally:
         con.close()
