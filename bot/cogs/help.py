@@ -46,7 +46,8 @@ def help_embed(players: dict[str, str]) -> discord.Embed:
     embed.add_field(name="How to play", value=play, inline=False)
     stats = (
         f"{m('stats')} a player's games, wins and records (only to you, unless you share) · "
-        f"{m('leaderboard')} the server's top players this week, this month or all time"
+        f"{m('leaderboard')} the server's top players this week, this month or all time · "
+        f"{m('history')} a player's recent games: open one for its whole log"
     )
     embed.add_field(name="Stats", value=stats, inline=False)
     embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)

@@ -19,6 +19,7 @@ from games.crap.cards import label, labels
 from tests.e2e.crap_play import AGENDA, CrapGame, play_to_end
 from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, MALLORY, TABLE, Driver, read_finished
 from tests.e2e.hidden_info import assert_no_public_secrets, strings_in
+from tests.e2e.history_view import share_whole_log
 from tests.e2e.live_table import state_of
 
 PLAYERS = [ALICE, BOB, CAROL]
@@ -95,6 +96,12 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert_no_public_secrets(d.fake, sorted(referee.hidden))
     referee.check()  # nothing sent after the last press either
     referee.stop()
+
+    # The whole log, shared from the history page by page: every line the game wrote, and
+    # still none of the private lines of anyone's hand.
+    assert await share_whole_log(d, PLAYERS[0], TABLE) == json.loads(row["log"])
+    assert len(json.loads(row["log"])) > game.presses // 2
+    assert_no_public_secrets(d.fake, sorted(referee.hidden))
 
 
 # The card check must be able to fail: two leaks planted where a real one could come from,
