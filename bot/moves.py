@@ -21,7 +21,7 @@ from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Reply
-from bot.sessions import Session, Sessions, state_json
+from bot.sessions import Session, Sessions, state_json, take_lines
 from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
 from games.bots import bot_seats
@@ -124,6 +124,7 @@ class Moves:
                 # From the clicker's ephemeral: update it in place; else a new one.
                 return Reply.of_table(shown, ephemeral=True, edit=edit_private)
             work.state = adapter.apply(session.state, move, self.rng)
+            take_lines(work)  # the move's log lines wait beside its state, to be saved
             # Asked for what already is: nothing to commit.
             if state_json(work) == state_json(session):
                 work = session

@@ -10,7 +10,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -45,6 +45,8 @@ class Session:
     ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
+    #: Log lines taken from the state (`take_lines`), stored with the next save.
+    new_lines: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -68,13 +70,16 @@ def state_json(session: Session) -> str:
     return written[1]
 
 
-def _taken(session: Session) -> tuple[Session, list[str]]:
-    """The session with the log lines its state holds taken out (`games.gamelog`), and
-    those lines: `session` itself when there are none (a lobby, a move that logged nothing)."""
-    if session.state is None:
-        return session, []
-    state, lines = take_log(session.state)
-    return (session, lines) if state is session.state else (replace(session, state=state), lines)
+def take_lines(session: Session) -> None:
+    """Move the log lines the state holds (`games.gamelog`) to `session.new_lines`, which
+    the next save stores beside the state: a state at rest holds none, so a move that
+    changed nothing has the same JSON as the state before it. Nothing to take (a lobby, a
+    move that logged nothing): nothing changes."""
+    if session.state is not None:
+        state, lines = take_log(session.state)
+        if lines:
+            session.state = state
+            session.new_lines = [*session.new_lines, *lines]
 
 
 def session_json(session: Session) -> str:
@@ -237,24 +242,24 @@ class Sessions:
 
     async def save(self, session: Session) -> None:
         """Bump the revision and commit, with the log lines the move wrote (the state keeps
-        only the table's window of the log; the store keeps them all). The session, and the
-        cache, change only once the write succeeded."""
-        taken, lines = _taken(session)
+        only the table's window of the log; the store keeps them all). The cache changes
+        only once the write succeeded."""
+        take_lines(session)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
             kind=session.kind,
-            data=session_json(taken),
+            data=session_json(session),
             revision=session.revision + 1,
             message_id=session.message_id,
             deadline=session.deadline,
             created_at=session.created_at,
-            log=lines,
+            log=session.new_lines,
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
-        session.state, session.written = taken.state, taken.written
+        session.new_lines = []
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
         if shown is not None and shown is not session:
@@ -266,7 +271,8 @@ class Sessions:
     async def finish(self, session: Session, record: FinishedGame) -> int:
         """Record the finished game, with its whole log, and drop the session; returns the
         finished game's id."""
-        record.log = _taken(session)[1]
+        take_lines(session)
+        record.log = session.new_lines
         try:
             game_id = await self.store.finish_session(
                 session.channel_id, record, revision=session.revision

@@ -412,18 +412,16 @@ def _save_with_logs(
     written, inside the caller's transaction. A new session (revision 1) starts with no log:
     lines left by a game of that channel that was never finished are dropped."""
     written = {(c, r) for c, r in conn.execute(_upsert_sessions(len(rows)), values).fetchall()}
-    conn.executemany(
-        "DELETE FROM game_log WHERE channel_id = ?",
-        [(row.channel_id,) for row in rows if row.revision == 1 and (row.channel_id, 1) in written],
-    )
-    conn.executemany(
-        "INSERT INTO game_log (channel_id, revision, lines) VALUES (?, ?, ?)",
-        [
-            (row.channel_id, row.revision, json.dumps(row.log))
-            for row in rows
-            if row.log and (row.channel_id, row.revision) in written
-        ],
-    )
+    for row in rows:
+        if (row.channel_id, row.revision) not in written:
+            continue
+        if row.revision == 1:
+            conn.execute("DELETE FROM game_log WHERE channel_id = ?", (row.channel_id,))
+        if row.log:
+            conn.execute(
+                "INSERT INTO game_log (channel_id, revision, lines) VALUES (?, ?, ?)",
+                (row.channel_id, row.revision, json.dumps(row.log)),
+            )
     return written
 
 
