@@ -37,11 +37,17 @@ SCORE_WORDS: dict[str, str] = {"kuriki": "lives left"}
 NOT_RECOGNISED = "This button is not one I recognise any more."
 NOT_HERE = "That game is not in the history of this place."
 NO_LOG = "The log of this game was not kept: it finished before the bot kept whole logs."
+EMPTY_LOG = "Nothing was written in this game's log."
 
 
 def game_name(kind: str) -> str:
     """A game's title without its emoji (for a select's labels)."""
     return GAME_TITLES.get(kind, kind).split(" ", 1)[-1]
+
+
+def _score(kind: str, score: int) -> str:
+    """A final score as the game counts it: "350", "2 lives left"."""
+    return f"{score} {SCORE_WORDS.get(kind, '')}".rstrip()
 
 
 def _name(player: dict[str, Any]) -> str:
@@ -108,7 +114,7 @@ async def list_page(
     start = page * PAGE_SIZE
     embed.description = f"{who}'s games here, the most recent first:\n" + "\n".join(
         f"**{start + n}.** <t:{int(g.finished_at)}:d> · {GAME_TITLES.get(g.kind, g.kind)} · "
-        f"**{_result(g)}**" + ("" if g.score is None else f" · {g.score}")
+        f"**{_result(g)}**" + ("" if g.score is None else f" · {_score(g.kind, g.score)}")
         + (f" · with {others}" if (others := _others(g, listing.player_id)) else "")
         for n, g in enumerate(games, start=1)
     )  # fmt: skip
@@ -169,13 +175,12 @@ def _players(game: dict[str, Any]) -> str:
     the order the game ranked them."""
     winners = set(game["rules"].get("winners") or []) or {game["winner_id"]}
     scores = game["scores"]
-    unit = SCORE_WORDS.get(game["kind"], "")
     lines = []
     for p in game["players"]:
         pid = p["id"]
         mark = "🏆 " if pid in winners and game["winner_id"] is not None else ""
         score = scores.get(str(pid))
-        lines.append(f"{mark}{_name(p)}" + ("" if score is None else f" · {score} {unit}".rstrip()))
+        lines.append(f"{mark}{_name(p)}" + ("" if score is None else f" · {_score(game['kind'], score)}"))
     text = "\n".join(lines)
     return text if len(text) <= 1024 else text[:1020] + " …"
 
@@ -187,7 +192,7 @@ def game_view(
     page buttons and, shown privately, Share. Raises UserError for a page that is not
     there."""
     log: list[str] | None = game.get("log")
-    pages = log_pages(log) if log is not None else [NO_LOG]
+    pages = [NO_LOG] if log is None else log_pages(log) if log else [EMPTY_LOG]
     if page >= len(pages):
         raise UserError("That page is not in this game's log: open the game again.")
     kind = game["kind"]

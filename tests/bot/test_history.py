@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import MovedMeanwhile
+from bot.errors import MovedMeanwhile, UserError
+from bot.history import EMPTY_LOG, LOG_PAGE_CHARS, game_view, log_pages
 from bot.pictures.story import draw_story
 from bot.records import place_of
 from bot.service import Actor, Tables
@@ -235,3 +236,43 @@ async def test_a_players_games_in_a_place_most_recent_first(db_path: Path) -> No
         assert record is not None and record["log"] == ["farkle line"]
     finally:
         await store.close()
+
+
+# --------------------------------------------------------------------------- the pages
+
+
+def test_log_pages_keep_whole_lines_within_discords_limits() -> None:
+    lines = [f"line {n} " + "x" * (n % 300) for n in range(400)] + ["y" * 5000]
+    pages = log_pages(lines)
+    assert all(len(p) <= LOG_PAGE_CHARS for p in pages) and len(pages) > 10
+    assert "\n".join(pages).split("\n") == [*lines[:-1], "y" * LOG_PAGE_CHARS]  # cut, not lost
+    assert log_pages([]) == [""]
+
+
+def test_an_opened_game_fits_an_embed_however_big() -> None:
+    players = [{"id": 10**17 + n, "name": "N" * 32} for n in range(25)]
+    game = {
+        "id": 7,
+        "guild_id": GUILD,
+        "channel_id": CHANNEL,
+        "kind": "farkle",
+        "players": players,
+        "scores": {str(p["id"]): 10**6 for p in players},
+        "winner_id": players[0]["id"],
+        "rules": {},
+        "outcome": "o" * 900,
+        "started_at": 0.0,
+        "finished_at": 7200.0,
+        "log": ["z" * 200] * 100,
+        "story": None,
+    }
+    for page in range(len(log_pages(game["log"]))):
+        embed, items = game_view(game, CHANNEL, page)
+        assert len(embed) <= 6000 and all(len(f.value) <= 1024 for f in embed.fields)
+        assert len(embed.description or "") <= 4096
+        assert [i.label for i in items][-1] == "Share"
+    assert "no picture kept" in embed.footer.text and "120 minutes" in embed.fields[0].value
+    empty, _ = game_view({**game, "log": []}, CHANNEL, 0)
+    assert empty.description == EMPTY_LOG
+    with pytest.raises(UserError):
+        game_view(game, CHANNEL, 99)
