@@ -4,7 +4,9 @@
 
 One channel, two players, the same strategy as bench.interactions; each click goes through
 the one write path (lock, load, engine move, commit, render) and then builds the view
-discord.py would send. Prints per-move times of the parts; asserts nothing about time."""
+discord.py would send. Prints per-move times of the parts, and the size of the game's whole
+log (kept beside its session, whose size stays that of the table's window); asserts nothing
+about time."""
 
 from __future__ import annotations
 
@@ -123,6 +125,15 @@ async def run(args: argparse.Namespace) -> None:
             spent["view"] += time.perf_counter() - u
             spent["click"] += u - t
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+        # The game's whole log, kept beside its state (which keeps only the table's window).
+        [(rows, size)] = await store.db.read(
+            "SELECT COUNT(*), COALESCE(SUM(LENGTH(lines)), 0) FROM game_log WHERE channel_id = ?",
+            (channel,),
+        )
+        lines = len(await store.game_log(channel))
+        [(state_size,)] = await store.db.read(
+            "SELECT LENGTH(data) FROM sessions WHERE channel_id = ?", (channel,)
+        )
         await store.close()
     header("bench.service", "the table service in this process, no Discord; SQLite WAL file")
     n = args.moves
@@ -139,6 +150,10 @@ async def run(args: argparse.Namespace) -> None:
         f"per move: Tables.click {us('click')} = engine move {us('engine')} + commit "
         f"(encode + SQLite) {us('save')} + render {us('render')} + the rest (lock, load, "
         f"copies, checks) {rest / n * 1e6:.0f} us; then the discord.py view {us('view')}"
+    )
+    print(
+        f"log kept: {lines:,} lines in {rows:,} rows, {size / 1024:,.0f} KiB of JSON "
+        f"({size / max(lines, 1):.0f} bytes a line); the saved session {state_size / 1024:.1f} KiB"
     )
 
 

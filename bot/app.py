@@ -99,6 +99,7 @@ class GameBot(commands.AutoShardedBot):
         from bot.cogs.crap import CrapCog
         from bot.cogs.farkle import FarkleCog
         from bot.cogs.help import HelpCog
+        from bot.cogs.history import HistoryCog
         from bot.cogs.kuriki import KurikiCog
         from bot.cogs.stats import StatsCog
         from bot.cogs.verify import VerifyCog
@@ -109,6 +110,7 @@ class GameBot(commands.AutoShardedBot):
         await self.add_cog(AdminCog(self))
         await self.add_cog(StatsCog(self))
         await self.add_cog(VerifyCog(self))
+        await self.add_cog(HistoryCog(self))
         await self.add_cog(HelpCog(self))
         skip_unread_events(self)  # after the cogs: their listeners count
         self.timers.start()

@@ -12,7 +12,7 @@ import discord
 from bot.components import button
 from bot.errors import CorruptSession, NoSession, UserError
 from bot.mentions import mention
-from bot.pictures.story import story_picture
+from bot.pictures.story import story_of, story_picture
 from bot.replies import Actor, Reply
 from bot.sealed import dice_record, luck_counts, revealed
 from bot.sessions import Session, Sessions
@@ -96,8 +96,9 @@ class Endings:
     def _record(
         self, session: Session, adapter: TableAdapter, ended_by: str | None = None
     ) -> FinishedGame:
-        """The finished-games row; a game ended early has no winner. Its sealed draws are
-        kept (the seed revealed, bot/sealed.py), and each player's dice join their counters."""
+        """The finished-games row (its log lines are added by `Sessions.finish`); a game
+        ended early has no winner. Its sealed draws are kept (the seed revealed,
+        bot/sealed.py), and each player's dice join their counters."""
         result = adapter.outcome(session.state)
         dice = dice_record(session)
         stats = {pid: dict(counters) for pid, counters in result.stats.items()}
@@ -119,6 +120,7 @@ class Endings:
             bots=result.bots,
             places=result.places,
             dice=dice,
+            story=story_of(session.kind, session.state),
         )
 
     @staticmethod

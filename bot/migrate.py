@@ -193,9 +193,16 @@ async def copy_file(path: Path, url: str, out: TextIO, *, batch: int = BATCH) ->
 async def _batches(  # type: ignore[no-untyped-def]
     lite: SqliteStore, table: str, columns: list[str], size: int, moved: dict[int, int]
 ):
-    """The file's rows of `table`; a player_stats row names its game by its PostgreSQL id."""
+    """The file's rows of `table`, in the order they were written (a table WITHOUT ROWID:
+    in its key's order); a player_stats row names its game by its PostgreSQL id."""
     cols = ", ".join(columns)
-    async with lite.db.execute(f"SELECT {cols} FROM {table} ORDER BY rowid") as cur:
+    async with lite.db.execute(f'PRAGMA table_info("{table}")') as cur:
+        key = [r[1] for r in sorted(await cur.fetchall(), key=lambda r: r[5]) if r[5]]
+    async with lite.db.execute(
+        "SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'", (table,)
+    ) as cur:
+        order = ", ".join(key) if await cur.fetchone() else "rowid"
+    async with lite.db.execute(f"SELECT {cols} FROM {table} ORDER BY {order}") as cur:
         while rows := await cur.fetchmany(size):
             out = [dict(zip(columns, r, strict=True)) for r in rows]
             if table == "player_stats" and moved:

@@ -22,7 +22,7 @@ from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Reply
 from bot.sealed import revealed
-from bot.sessions import Session, Sessions, state_json
+from bot.sessions import Session, Sessions, state_json, take_lines
 from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
 from games.bots import bot_seats
@@ -138,6 +138,7 @@ class Moves:
             work.state = adapter.apply(
                 session.state, move, work.dice(self.rng, actor.id, click.action)
             )
+            take_lines(work)  # the move's log lines wait beside its state, to be saved
             # Asked for what already is: nothing to commit.
             if state_json(work) == state_json(session):
                 work = session

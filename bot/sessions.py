@@ -20,6 +20,7 @@ from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.draws import Draws
+from games.gamelog import take_log
 from games.lobby import Lobby
 
 if TYPE_CHECKING:
@@ -54,6 +55,8 @@ class Session:
     draws: Draws | None = field(default=None, repr=False)
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
+    #: Log lines taken from the state (`take_lines`), stored with the next save.
+    new_lines: list[str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -87,6 +90,18 @@ def state_json(session: Session) -> str:
         text = "null" if session.state is None else session.state.model_dump_json()
         written = session.written = (session.state, text)
     return written[1]
+
+
+def take_lines(session: Session) -> None:
+    """Move the log lines the state holds (`games.gamelog`) to `session.new_lines`, which
+    the next save stores beside the state: a state at rest holds none, so a move that
+    changed nothing has the same JSON as the state before it. Nothing to take (a lobby, a
+    move that logged nothing): nothing changes."""
+    if session.state is not None:
+        state, lines = take_log(session.state)
+        if lines:
+            session.state = state
+            session.new_lines = [*session.new_lines, *lines]
 
 
 def session_json(session: Session) -> str:
@@ -305,7 +320,10 @@ class Sessions:
         return reach
 
     async def save(self, session: Session) -> None:
-        """Bump the revision and commit; the cache only changes once the write succeeded."""
+        """Bump the revision and commit, with the log lines the move wrote (the state keeps
+        only the table's window of the log; the store keeps them all). The cache changes
+        only once the write succeeded."""
+        take_lines(session)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
@@ -315,10 +333,12 @@ class Sessions:
             message_id=session.message_id,
             deadline=session.deadline,
             created_at=session.created_at,
+            log=session.new_lines,
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
+        session.new_lines = []
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
         if shown is not None and shown is not session:
@@ -328,7 +348,10 @@ class Sessions:
         self._keep(session)
 
     async def finish(self, session: Session, record: FinishedGame) -> int:
-        """Record the finished game and drop the session; returns the finished game's id."""
+        """Record the finished game, with its whole log, and drop the session; returns the
+        finished game's id."""
+        take_lines(session)
+        record.log = session.new_lines
         try:
             game_id = await self.store.finish_session(
                 session.channel_id, record, revision=session.revision

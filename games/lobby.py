@@ -26,11 +26,6 @@ def seated(players: Iterable[P], user_id: int) -> P:
     raise NotInGame("You are not in this game.")
 
 
-def extend_log(log: list[str], texts: Iterable[str], length: int) -> list[str]:
-    """The table's log with `texts` added, keeping the last `length` lines."""
-    return [*log, *texts][-length:]
-
-
 class Seat(BaseModel):
     """A player as the table knows them: a Discord user id (or a bot's, see games.bots) and
     the name shown."""

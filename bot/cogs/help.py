@@ -59,6 +59,7 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
         f"{m('stats')} a player's games, wins, records and rating (only to you, unless you "
         f"share) · {m('leaderboard')} the top players of this server or group chat, this "
         "week, this month or all time, or in one game by rating · "
+        f"{m('history')} a player's recent games: open one for its whole log · "
         f"{m('verify')} check a game's dice and cards against its seed, revealed at its end"
     )
     embed.add_field(name="Stats", value=stats, inline=False)

@@ -4,7 +4,11 @@ round, the threshold marked; Kuriki: the star score pads of the rule text (one a
 the centre last), with crowns and fouls.
 
 Drawn on Discord's dark background, large enough to read on a phone, saved as a palette PNG
-(well under 200 KB). Rendering takes tens of milliseconds: callers run it in a thread."""
+(well under 200 KB). Rendering takes tens of milliseconds: callers run it in a thread.
+
+A picture is drawn from its story (`story_of`: plain data, a line chart's series or the score
+pads, everything public), which the finished game keeps, so /history draws it again later
+(`draw_story`)."""
 
 from __future__ import annotations
 
@@ -12,16 +16,16 @@ import io
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from PIL import Image, ImageDraw
+from pydantic import BaseModel, Field, TypeAdapter
 
 from bot.pictures.text import fit, font, player_names, write
 from games.bots import is_bot
 from games.crap.engine import CrapState
 from games.farkle.engine import FarkleState
-from games.kuriki.engine import KPlayer, KurikiState
+from games.kuriki.engine import KurikiState
 
 FILENAME = "story.png"
 BACKGROUND = (43, 45, 49)
@@ -45,8 +49,7 @@ COLOURS = [
 ]
 
 
-@dataclass
-class Series:
+class Series(BaseModel):
     """One player's line: their scores at x = 0, 1, 2... `bot`: drawn with a robot's head
     instead of the 🤖 of its name; `left`: the player left the game."""
 
@@ -55,6 +58,43 @@ class Series:
     won: bool = False
     bot: bool = False
     left: bool = False
+
+
+class LineStory(BaseModel):
+    """Scores over time (Farkle, CRAP): a line per player and the target."""
+
+    chart: Literal["line"] = "line"
+    title: str
+    x_label: str
+    series: list[Series]
+    target: int
+    target_label: str
+
+
+class Pad(BaseModel):
+    """One Kuriki player's score pad."""
+
+    name: str
+    bot: bool = False
+    lives: int
+    crowns: int = 0
+    fouls: int = 0
+    won: bool = False
+    tarted: bool = False
+    left: bool = False
+
+
+class PadStory(BaseModel):
+    """Kuriki: the score pads in seating order."""
+
+    chart: Literal["pads"] = "pads"
+    title: str
+    lives: int
+    pads: list[Pad]
+
+
+Story = Annotated[LineStory | PadStory, Field(discriminator="chart")]
+_STORY: TypeAdapter[LineStory | PadStory] = TypeAdapter(Story)
 
 
 def _png(image: Image.Image) -> bytes:
@@ -74,11 +114,11 @@ def _nice_step(span: float) -> int:
     return int(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
 
 
-def line_chart(
-    title: str, x_label: str, series: list[Series], target: int, target_label: str
-) -> bytes:
+def line_chart(story: LineStory) -> bytes:
     """Scores over time, one line per player, with the target as a dashed red line and a
     legend of names and final scores (the winner's in gold, with a crown)."""
+    title, x_label, series = story.title, story.x_label, story.series
+    target, target_label = story.target, story.target_label
     width, legend_h = 960, 34 * ((len(series) + 1) // 2) + 16
     height = 560 + legend_h
     img = Image.new("RGB", (width, height), BACKGROUND)
@@ -169,65 +209,103 @@ def _dashed(
 # ---------------------------------------------------------------- per game
 
 
-def farkle_story(state: FarkleState) -> bytes:
+def farkle_line(state: FarkleState) -> LineStory:
     """Each player's score after each of their turns (0 before the first)."""
     winners = {state.winner}
-    series = []
-    for p in state.players + state.departed:
-        scores = [0] + [score for pid, score in state.history if pid == p.id]
-        series.append(
-            Series(p.name, scores, p.id in winners, is_bot(p.id), p in state.departed)
-        )
     reach = "target" if state.rules.target_inclusive else "beat"
-    return line_chart(
-        f"Farkle · {state.rules.name}",
-        "turns played",
-        series,
-        state.rules.target,
-        f"{reach} {state.rules.target}",
+    return LineStory(
+        title=f"Farkle · {state.rules.name}",
+        x_label="turns played",
+        series=[
+            Series(
+                name=p.name,
+                points=[0] + [score for pid, score in state.history if pid == p.id],
+                won=p.id in winners,
+                bot=is_bot(p.id),
+                left=p in state.departed,
+            )
+            for p in state.players + state.departed
+        ],
+        target=state.rules.target,
+        target_label=f"{reach} {state.rules.target}",
     )
+
+
+def crap_line(state: CrapState) -> LineStory:
+    """Every player's score after each scoring round (0 before the first)."""
+    return LineStory(
+        title="CRAP · scores after each scoring round",
+        x_label="scoring rounds",
+        series=[
+            Series(
+                name=p.name,
+                points=[0] + [r.get(str(p.id), 0) for r in state.history],
+                won=p.id in state.winners,
+                bot=is_bot(p.id),
+            )
+            for p in state.players
+        ],
+        target=state.rules.threshold,
+        target_label=f"threshold {state.rules.threshold}",
+    )
+
+
+def kuriki_pads(state: KurikiState) -> PadStory:
+    """Each player's lives, Kurikis and fouls, the winners and the Tarted player."""
+    winners = state.winners or [state.winner]
+    return PadStory(
+        title=f"Kuriki · {state.rules.lives} lives",
+        lives=state.rules.lives,
+        pads=[
+            Pad(
+                name=p.name,
+                bot=is_bot(p.id),
+                lives=p.lives,
+                crowns=p.crowns,
+                fouls=p.fouls,
+                won=p.id in winners,
+                tarted=p.id == state.tarted,
+                left=p.left,
+            )
+            for p in state.players
+        ],
+    )
+
+
+def farkle_story(state: FarkleState) -> bytes:
+    return line_chart(farkle_line(state))
 
 
 def crap_story(state: CrapState) -> bytes:
-    """Every player's score after each scoring round (0 before the first)."""
-    series = []
-    for p in state.players:
-        scores = [0] + [r.get(str(p.id), 0) for r in state.history]
-        series.append(Series(p.name, scores, p.id in state.winners, is_bot(p.id)))
-    return line_chart(
-        "CRAP · scores after each scoring round",
-        "scoring rounds",
-        series,
-        state.rules.threshold,
-        f"threshold {state.rules.threshold}",
-    )
+    return line_chart(crap_line(state))
+
+
+def kuriki_story(state: KurikiState) -> bytes:
+    return pad_chart(kuriki_pads(state))
 
 
 PAD_W, PAD_H = 240, 300
 
 
-def kuriki_story(state: KurikiState) -> bytes:
+def pad_chart(story: PadStory) -> bytes:
     """One score pad per player, in seating order: a star of `lives - 1` arms, a spot at an
     arm's end per life lost and the centre for the last life; crowns for Kurikis, a mark per
     foul; the winner framed in gold, the Tarted player named."""
-    players = state.players
-    cols = min(len(players), 4)
-    rows = math.ceil(len(players) / cols) if players else 1
+    pads = story.pads
+    cols = min(len(pads), 4) or 1
+    rows = math.ceil(len(pads) / cols) if pads else 1
     img = Image.new("RGB", (cols * PAD_W, 60 + rows * PAD_H), BACKGROUND)
     draw = ImageDraw.Draw(img)
-    title = f"Kuriki · {state.rules.lives} lives"
-    write(draw, (img.width // 2, 30), title, 30, TEXT, "mm")
-    names = player_names([p.name for p in players])
-    for n, (p, name) in enumerate(zip(players, names, strict=True)):
+    write(draw, (img.width // 2, 30), story.title, 30, TEXT, "mm")
+    names = player_names([p.name for p in pads])
+    for n, (pad, name) in enumerate(zip(pads, names, strict=True)):
         left, top = (n % cols) * PAD_W, 60 + (n // cols) * PAD_H
-        _pad(draw, p, name, state, left, top)
+        _pad(draw, pad, name, story.lives, left, top)
     return _png(img)
 
 
-def _pad(
-    draw: ImageDraw.ImageDraw, p: KPlayer, name: str, state: KurikiState, left: int, top: int
-) -> None:
-    won = p.id in (state.winners or [state.winner])
+def _pad(draw: ImageDraw.ImageDraw, p: Pad, name: str, lives: int, left: int, top: int) -> None:
+    won = p.won
     ink, spot, paper = (40, 40, 60), (200, 30, 40), (250, 247, 232)
     box = (left + 10, top + 6, left + PAD_W - 10, top + PAD_H - 10)
     draw.rounded_rectangle(
@@ -237,14 +315,13 @@ def _pad(
         outline=GOLD if won else (120, 120, 120),
         width=6 if won else 2,
     )
-    icon = 30 if is_bot(p.id) else 0  # a bot's robot head, before its name
+    icon = 30 if p.bot else 0  # a bot's robot head, before its name
     name = fit(name, 24, PAD_W - 40 - icon)
     nx = left + (PAD_W - font(24).getlength(name) - icon) / 2
     if icon:
         robot(draw, nx + 11, top + 30, 22, ink, paper)
     draw.text((nx + icon, top + 30), name, font=font(24), fill=ink, anchor="lm")
     cx, cy, arm = left + PAD_W // 2, top + 140, 70
-    lives = state.rules.lives
     arms = lives - 1
     ends = []
     for k in range(arms):  # arms evenly spread, the first pointing up
@@ -265,7 +342,7 @@ def _pad(
     if p.crowns > 8:
         write(draw, (left + 30 + 8 * 26, y), f"×{p.crowns}", 18, ink, "lm")
     fouls = "foul " + "|" * min(p.fouls, 12) if p.fouls else ""
-    status = "winner" if won else "Tarted" if p.id == state.tarted else "left" if p.left else ""
+    status = "winner" if won else "Tarted" if p.tarted else "left" if p.left else ""
     bottom = "  ".join(t for t in (fouls, status) if t)
     write(draw, (left + PAD_W // 2, top + 268), bottom, 20, spot, "mm")
 
@@ -308,14 +385,27 @@ def robot(
     draw.line((x - 0.18 * h, y + 0.33 * h, x + 0.18 * h, y + 0.33 * h), fill=eyes, width=2)
 
 
-STORIES: dict[str, Callable[[Any], bytes]] = {
-    "farkle": farkle_story,
-    "kuriki": kuriki_story,
-    "crap": crap_story,
+STORIES: dict[str, Callable[[Any], LineStory | PadStory]] = {
+    "farkle": farkle_line,
+    "kuriki": kuriki_pads,
+    "crap": crap_line,
 }
+
+
+def story_of(kind: str, state: Any) -> dict[str, Any] | None:
+    """What the finished game's picture draws, as JSON-ready data (all of it public), or
+    None for a game that has none."""
+    tell = STORIES.get(kind)
+    return None if tell is None else tell(state).model_dump(mode="json")
+
+
+def draw_story(story: dict[str, Any]) -> bytes:
+    """The picture of a story `story_of` gave (raises ValueError for one it did not)."""
+    told = _STORY.validate_python(story)
+    return line_chart(told) if isinstance(told, LineStory) else pad_chart(told)
 
 
 def story_picture(kind: str, state: Any) -> bytes | None:
     """The finished game's picture, or None for a game that has none."""
-    draw = STORIES.get(kind)
-    return None if draw is None else draw(state)
+    story = story_of(kind, state)
+    return None if story is None else draw_story(story)

@@ -16,6 +16,7 @@ from bot.store.migrations import MIGRATIONS, Migration, migration_sql, postgres_
 from bot.store.ratings import Rating, Rebuilt
 from bot.store.rows import (
     FinishedGame,
+    PlayedGame,
     PlayerRating,
     PlayerRecord,
     PlayerRow,
@@ -32,6 +33,7 @@ __all__ = [
     "SHOWN_DELAY",
     "FinishedGame",
     "Migration",
+    "PlayedGame",
     "PlayerRating",
     "PlayerRecord",
     "PlayerRow",

@@ -13,6 +13,7 @@ from pathlib import Path
 from bot.store.ratings import Rebuilt
 from bot.store.rows import (
     FinishedGame,
+    PlayedGame,
     PlayerRating,
     PlayerRecord,
     RatedStanding,
@@ -90,7 +91,8 @@ class Store(ABC):
     async def save_session(self, row: SessionRow) -> bool:
         """Insert a new session (revision 1) or store the next revision of one; False, and
         nothing written, when the stored revision is not the one before `row`'s (another
-        process moved first)."""
+        process moved first). The row's `log` lines are appended to the game's log in the
+        same commit: a move and its lines are both kept, or neither."""
 
     @abstractmethod
     async def table_shown(
@@ -114,15 +116,21 @@ class Store(ABC):
     async def damaged_sessions(self) -> list[dict[str, object]]: ...
 
     @abstractmethod
-    async def delete_session(self, channel_id: int) -> None: ...
+    async def delete_session(self, channel_id: int) -> None:
+        """Drop the session and its log (both in one commit)."""
+
+    @abstractmethod
+    async def game_log(self, channel_id: int) -> list[str]:
+        """The log lines stored so far of the channel's running game, oldest first."""
 
     @abstractmethod
     async def finish_session(
         self, channel_id: int, game: FinishedGame, revision: int | None = None
     ) -> int:
         """Record a finished game and drop its session in one transaction; returns the id.
-        With `revision`, raises RevisionConflict (and writes nothing) when the stored session
-        is at another revision."""
+        The game keeps its whole log: the lines stored with its moves, then `game.log`
+        (None: no log). With `revision`, raises RevisionConflict (and writes nothing) when
+        the stored session is at another revision."""
 
     @abstractmethod
     async def due_sessions(self, now: float) -> list[int]:
@@ -155,6 +163,14 @@ class Store(ABC):
     @abstractmethod
     async def finished_game(self, game_id: int) -> dict[str, object] | None:
         """One finished game by its id (as `finished_games` gives it), or None."""
+
+    @abstractmethod
+    async def player_games(
+        self, place: int, player_id: int, kind: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedGame]]:
+        """How many finished games the player sat at in `place` (`records.place_of`: a
+        server, or a channel outside servers), of one game or all (`kind` None), and
+        `limit` of them from `offset`, the most recent first."""
 
     @abstractmethod
     async def player_records(

@@ -69,6 +69,19 @@ PLAYER_TABLES = """
     );
 """
 
+#: Migration 9's log of running games and the finished games' log and story.
+GAME_LOG = """
+    CREATE TABLE game_log (
+        channel_id  INTEGER NOT NULL,
+        revision    INTEGER NOT NULL,
+        lines       TEXT    NOT NULL,
+        PRIMARY KEY (channel_id, revision)
+    ){clustered};
+    ALTER TABLE finished_games ADD COLUMN log TEXT;
+    ALTER TABLE finished_games ADD COLUMN story TEXT;
+    CREATE INDEX player_stats_by_player ON player_stats(player_id, finished_at);
+"""
+
 #: A migration: SQL written once in SQLite's dialect, restricted to what both databases
 #: understand (see `migration_sql` for the column types PostgreSQL is given instead), or,
 #: when the two must differ, {"sqlite": ..., "postgresql": ...}.
@@ -206,6 +219,16 @@ MIGRATIONS: list[Migration] = [
     """
     ALTER TABLE finished_games ADD COLUMN dice TEXT;
     """,
+    # 9: the whole public log of every game. A running game's lines are appended with the
+    # move that wrote them, one row per saved revision (the state keeps only the table's
+    # window); a finished game keeps them all in `log` (JSON list; NULL: finished before
+    # logs were kept), with what its story picture draws (`story`, JSON; NULL: not kept).
+    # /history lists a player's games from player_stats, newest first. (SQLite keeps the
+    # lines in their key's order, WITHOUT ROWID: one b-tree to write per move, not two.)
+    {
+        "sqlite": GAME_LOG.format(clustered=" WITHOUT ROWID"),
+        "postgresql": postgres_types(GAME_LOG.format(clustered="")),
+    },
 ]
 
 

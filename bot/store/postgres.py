@@ -24,8 +24,11 @@ from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
 from bot.store.rows import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
+    IN_PLACE,
+    PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     FinishedGame,
+    PlayedGame,
     PlayerRating,
     PlayerRecord,
     PlayerRow,
@@ -34,6 +37,7 @@ from bot.store.rows import (
     Standing,
     finished_record,
     finished_values,
+    played_game,
     session_values,
 )
 from bot.store.stats import added_record, leaderboard_rows
@@ -54,6 +58,25 @@ _NEW_SEASON = postgres_params(ratings.NEW_SEASON_SQL)
 _UPSERT_RATING = postgres_params(ratings.UPSERT_SQL)
 _BOARD_COUNT = postgres_params(ratings.BOARD_COUNT_SQL)
 _BOARD = postgres_params(ratings.BOARD_SQL)
+
+#: Insert or update a session ($1-$8: `session_values`), only over the revision before it.
+_UPSERT_SESSION = (
+    "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
+    " deadline, created_at, updated_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, extract(epoch FROM clock_timestamp()))"
+    " ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id,"
+    " kind = excluded.kind, data = excluded.data, revision = excluded.revision,"
+    " deadline = excluded.deadline, updated_at = excluded.updated_at"
+    " WHERE sessions.revision = excluded.revision - 1"
+)
+#: The same, and the revision's log lines ($9, JSON) appended when it was written: one
+#: statement, so the move and its lines commit together (its status counts the lines' row).
+_UPSERT_SESSION_LOGGED = (
+    f"WITH saved AS ({_UPSERT_SESSION} RETURNING channel_id, revision)"
+    " INSERT INTO game_log (channel_id, revision, lines)"
+    " SELECT channel_id, revision, $9 FROM saved"
+)
+_LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = $1 ORDER BY revision"
 
 
 def owned_filter(shards: Shards | None) -> str:
@@ -137,16 +160,25 @@ class PostgresStore(Store):
         return SessionRow(*row) if row else None
 
     async def save_session(self, row: SessionRow) -> bool:
-        status = await self.pool.execute(
-            "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
-            " deadline, created_at, updated_at)"
-            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, extract(epoch FROM clock_timestamp()))"
-            " ON CONFLICT (channel_id) DO UPDATE SET guild_id = excluded.guild_id,"
-            " kind = excluded.kind, data = excluded.data, revision = excluded.revision,"
-            " deadline = excluded.deadline, updated_at = excluded.updated_at"
-            " WHERE sessions.revision = excluded.revision - 1",
-            *session_values(row),
-        )
+        if row.revision == 1:  # a new game: no lines left by an unfinished one before it
+            async with self.pool.acquire() as conn, conn.transaction():
+                status = await conn.execute(_UPSERT_SESSION, *session_values(row))
+                if not status.endswith(" 1"):
+                    return False
+                await conn.execute("DELETE FROM game_log WHERE channel_id = $1", row.channel_id)
+                if row.log:
+                    await conn.execute(
+                        "INSERT INTO game_log (channel_id, revision, lines) VALUES ($1, 1, $2)",
+                        row.channel_id,
+                        json.dumps(row.log),
+                    )
+                return True
+        if row.log:
+            status = await self.pool.execute(
+                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log)
+            )
+        else:
+            status = await self.pool.execute(_UPSERT_SESSION, *session_values(row))
         return status.endswith(" 1")
 
     async def table_shown(
@@ -185,14 +217,19 @@ class PostgresStore(Store):
                 cleared_by,
                 channel_id,
             )
-            await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+            await _drop_session(conn, channel_id)
 
     async def damaged_sessions(self) -> list[dict[str, object]]:
         rows = await self.pool.fetch("SELECT * FROM damaged_sessions ORDER BY id")
         return [dict(r) for r in rows]
 
     async def delete_session(self, channel_id: int) -> None:
-        await self.pool.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await _drop_session(conn, channel_id)
+
+    async def game_log(self, channel_id: int) -> list[str]:
+        rows = await self.pool.fetch(_LOG_LINES, channel_id)
+        return [line for r in rows for line in json.loads(r[0])]
 
     async def finish_session(
         self, channel_id: int, game: FinishedGame, revision: int | None = None
@@ -214,14 +251,19 @@ class PostgresStore(Store):
                 if gone != "DELETE 1":
                     raise RevisionConflict(channel_id)
             finished_at = time.time() if game.finished_at is None else game.finished_at
+            log = None
+            if game.log is not None:
+                stored = await conn.fetch(_LOG_LINES, channel_id)
+                log = [line for r in stored for line in json.loads(r[0])] + game.log
             game_id = int(
                 await conn.fetchval(
                     f"INSERT INTO finished_games ({FINISHED_INSERT}) VALUES ({_FINISHED_MARKS})"
                     " RETURNING id",
-                    *finished_values(game, finished_at),
+                    *finished_values(game, finished_at, log),
                 )
             )
             await self._record_players(conn, game, game_id, finished_at)
+            await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
             return game_id
 
     async def _record_players(
@@ -312,6 +354,25 @@ class PostgresStore(Store):
         )
         return None if row is None else finished_record(list(row.keys()), row.values())
 
+    async def player_games(
+        self, place: int, player_id: int, kind: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedGame]]:
+        joined = (
+            "FROM player_stats s JOIN finished_games g ON g.id = s.game_id"
+            f" WHERE s.player_id = $1 AND {IN_PLACE} = $2 AND ($3::text IS NULL OR s.kind = $3)"
+        )
+        total = await self.pool.fetchval(f"SELECT COUNT(*) {joined}", player_id, place, kind)
+        rows = await self.pool.fetch(
+            f"SELECT {PLAYED_COLUMNS} {joined}"
+            " ORDER BY s.finished_at DESC, s.game_id DESC LIMIT $4 OFFSET $5",
+            player_id,
+            place,
+            kind,
+            limit,
+            offset,
+        )
+        return int(total or 0), [played_game(r) for r in rows]
+
     # ----------------------------------------------------------------- stats
 
     async def player_records(
@@ -401,6 +462,12 @@ class PostgresStore(Store):
                 await conn.execute("DELETE FROM ratings")
                 await conn.executemany(_UPSERT_RATING, ratings.all_values(fresh))
             return report
+
+
+async def _drop_session(conn: asyncpg.Connection, channel_id: int) -> None:
+    """Delete a session and its log (inside the caller's transaction)."""
+    await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
+    await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
 
 
 async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:

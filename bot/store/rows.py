@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from bot.records import LUCK
 
@@ -25,6 +25,9 @@ class SessionRow:
     deadline: float | None
     created_at: float
     shown_revision: int = 0
+    #: The log lines this revision adds to the game's whole log (`save_session` appends
+    #: them in the same commit; nothing is read back into this field).
+    log: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -54,6 +57,11 @@ class FinishedGame:
     places: dict[str, int] = field(default_factory=dict)
     #: Its sealed draws, the seed revealed (bot/sealed.py `dice_record`); None: not sealed.
     dice: dict[str, object] | None = None
+    #: The log lines of its last move, not yet stored: `finish_session` keeps them after
+    #: the lines stored with the game's earlier moves. None: the game keeps no log.
+    log: list[str] | None = None
+    #: What its story picture draws (`bot.pictures.story`), to draw it again later.
+    story: dict[str, object] | None = None
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
@@ -178,12 +186,15 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby, bots"
-    ", dice"
+    ", dice, log, story"
 )
 
 
-def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...]:
-    """A finished game as the row `finish_session` inserts (JSON columns encoded)."""
+def finished_values(
+    game: FinishedGame, finished_at: float, log: list[str] | None
+) -> tuple[object, ...]:
+    """A finished game as the row `finish_session` inserts (JSON columns encoded), with
+    its whole log (None: not kept)."""
     return (
         game.guild_id,
         game.channel_id,
@@ -198,21 +209,57 @@ def finished_values(game: FinishedGame, finished_at: float) -> tuple[object, ...
         None if game.lobby is None else json.dumps(game.lobby),
         json.dumps(game.bots),
         None if game.dice is None else json.dumps(game.dice, separators=(",", ":")),
+        None if log is None else json.dumps(log),
+        None if game.story is None else json.dumps(game.story),
     )
 
 
 FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
     " started_at, finished_at, lobby, bots"
-    ", dice"
+    ", dice, log, story"
 )
 
 
 def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
-    """A finished_games row as a dict, its JSON columns decoded (`lobby` and `dice` may be
-    None)."""
+    """A finished_games row as a dict, its JSON columns decoded (`lobby`, `dice`, `log` and
+    `story` may be None: older games kept none)."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby", "bots", "dice"):
+    for key in ("players", "scores", "rules", "lobby", "bots", "dice", "log", "story"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec
+
+
+@dataclass
+class PlayedGame:
+    """One line of a player's history: a finished game they sat at, as they did in it."""
+
+    game_id: int
+    kind: str
+    finished_at: float
+    players: list[dict[str, object]]
+    won: bool
+    score: int | None
+    abandoned: bool
+    outcome: str
+
+
+#: What `player_games` reads of each game, in `played_game`'s order (s: player_stats,
+#: g: finished_games), and the condition that the game was played in a place.
+PLAYED_COLUMNS = "g.id, g.kind, g.finished_at, g.players, s.won, s.score, s.abandoned, g.outcome"
+IN_PLACE = "COALESCE(g.guild_id, g.channel_id)"
+
+
+def played_game(row: Iterable[Any]) -> PlayedGame:
+    game_id, kind, finished_at, players, won, score, abandoned, outcome = row
+    return PlayedGame(
+        game_id=game_id,
+        kind=kind,
+        finished_at=finished_at,
+        players=json.loads(players),
+        won=bool(won),
+        score=score,
+        abandoned=bool(abandoned),
+        outcome=outcome,
+    )

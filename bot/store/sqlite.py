@@ -20,8 +20,11 @@ from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
     FINISHED_COLUMNS,
     FINISHED_INSERT,
+    IN_PLACE,
+    PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     FinishedGame,
+    PlayedGame,
     PlayerRating,
     PlayerRecord,
     RatedStanding,
@@ -29,6 +32,7 @@ from bot.store.rows import (
     Standing,
     finished_record,
     finished_values,
+    played_game,
     session_values,
 )
 from bot.store.sqlite_connection import Database
@@ -111,7 +115,8 @@ class SqliteStore(Store):
 
         The saves made in one turn of the event loop are written together, in one statement
         and one commit (a group commit): each still returns only once its row is committed,
-        and a busy bot commits once for many moves (docs/performance.md, "Per click")."""
+        and a busy bot commits once for many moves (docs/performance.md, "Per click"). The
+        log lines of the saves written go into the same transaction."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._saves.append((row, done))
         if self._saver is None:
@@ -126,8 +131,15 @@ class SqliteStore(Store):
                 now = time.time()
                 values = [v for row, _ in batch for v in (*session_values(row), now)]
                 try:
-                    rows = await self.db.execute_fetchall(_upsert_sessions(len(batch)), values)
-                    written = {(channel, revision) for channel, revision in rows}
+                    if any(row.log or row.revision == 1 for row, _ in batch):
+                        written = self.db.transaction(
+                            functools.partial(_save_with_logs, [row for row, _ in batch], values)
+                        )
+                    else:
+                        rows = await self.db.execute_fetchall(
+                            _upsert_sessions(len(batch)), values
+                        )
+                        written = {(channel, revision) for channel, revision in rows}
                 except Exception as exc:
                     for _, done in batch:
                         if not done.done():
@@ -197,7 +209,7 @@ class SqliteStore(Store):
                 " revision, ?, ?, ? FROM sessions WHERE channel_id = ?",
                 (reason, cleared_by, time.time(), channel_id),
             )
-            conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            _drop_session(conn, channel_id)
 
         self.db.transaction(move)
 
@@ -207,7 +219,11 @@ class SqliteStore(Store):
             return [dict(zip(cols, r, strict=True)) for r in await cur.fetchall()]
 
     async def delete_session(self, channel_id: int) -> None:
-        await self.db.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+        self.db.transaction(functools.partial(_drop_session, channel_id=channel_id))
+
+    async def game_log(self, channel_id: int) -> list[str]:
+        async with self.db.execute(_LOG_LINES, (channel_id,)) as cur:
+            return [line for (lines,) in await cur.fetchall() for line in json.loads(lines)]
 
     async def finish_session(
         self, channel_id: int, game: FinishedGame, revision: int | None = None
@@ -221,15 +237,18 @@ class SqliteStore(Store):
                 if gone.rowcount != 1:
                     raise RevisionConflict(channel_id)
             finished_at = time.time() if game.finished_at is None else game.finished_at
+            log = None
+            if game.log is not None:
+                stored = conn.execute(_LOG_LINES, (channel_id,)).fetchall()
+                log = [line for (lines,) in stored for line in json.loads(lines)] + game.log
             cur = conn.execute(
                 f"INSERT INTO finished_games ({FINISHED_INSERT})"
                 f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
-                finished_values(game, finished_at),
+                finished_values(game, finished_at, log),
             )
             game_id = int(cur.lastrowid or 0)
             _record_players(conn, game, game_id, finished_at)
-            if revision is None:
-                conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+            _drop_session(conn, channel_id)
             return game_id
 
         return self.db.transaction(finish)
@@ -288,6 +307,21 @@ class SqliteStore(Store):
             cols = [c[0] for c in cur.description]
             row = await cur.fetchone()
         return None if row is None else finished_record(cols, row)
+
+    async def player_games(
+        self, place: int, player_id: int, kind: str | None, offset: int, limit: int
+    ) -> tuple[int, list[PlayedGame]]:
+        where = f"s.player_id = ? AND {IN_PLACE} = ?" + ("" if kind is None else " AND s.kind = ?")
+        args = (player_id, place) if kind is None else (player_id, place, kind)
+        joined = "FROM player_stats s JOIN finished_games g ON g.id = s.game_id WHERE " + where
+        # In the thread: a player of many games in many servers is many rows to pass over.
+        counted = await self.db.read(f"SELECT COUNT(*) {joined}", args)
+        rows = await self.db.read(
+            f"SELECT {PLAYED_COLUMNS} {joined}"
+            " ORDER BY s.finished_at DESC, s.game_id DESC LIMIT ? OFFSET ?",
+            (*args, limit, offset),
+        )
+        return (int(counted[0][0]) if counted else 0), [played_game(r) for r in rows]
 
     # ----------------------------------------------------------------- stats
 
@@ -423,6 +457,36 @@ def _record_players(
             ratings.old_ratings_sql(len(rows)), ratings.old_ratings_args(place, rows)
         ).fetchall()
         conn.executemany(ratings.UPSERT_SQL, ratings.updated_ratings(place, rows, stored))
+
+
+#: A running game's stored log lines, oldest first (one row per saved revision).
+_LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = ? ORDER BY revision"
+
+
+def _drop_session(conn: sqlite3.Connection, channel_id: int) -> None:
+    """Delete a session and its log (inside the caller's transaction)."""
+    conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
+    conn.execute("DELETE FROM game_log WHERE channel_id = ?", (channel_id,))
+
+
+def _save_with_logs(
+    rows: list[SessionRow], values: list[object], conn: sqlite3.Connection
+) -> set[tuple[int, int]]:
+    """Save `rows` (their `values` for `_upsert_sessions`) and append the log lines of those
+    written, inside the caller's transaction. A new session (revision 1) starts with no log:
+    lines left by a game of that channel that was never finished are dropped."""
+    written = {(c, r) for c, r in conn.execute(_upsert_sessions(len(rows)), values).fetchall()}
+    for row in rows:
+        if (row.channel_id, row.revision) not in written:
+            continue
+        if row.revision == 1:
+            conn.execute("DELETE FROM game_log WHERE channel_id = ?", (row.channel_id,))
+        if row.log:
+            conn.execute(
+                "INSERT INTO game_log (channel_id, revision, lines) VALUES (?, ?, ?)",
+                (row.channel_id, row.revision, json.dumps(row.log)),
+            )
+    return written
 
 
 #: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).

@@ -33,7 +33,8 @@ from games.crap.cards import (
 from games.dice import roll, roll_off
 from games.draws import pick, sample, shuffle
 from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
-from games.lobby import Seat, extend_log, seated
+from games.gamelog import write_log
+from games.lobby import Seat, seated
 from games.places import Order, by_score, exits
 from games.words import counted
 
@@ -192,6 +193,11 @@ class CrapState(BaseModel):
     )
     reveals: list[Reveal] = Field(default_factory=list)
     log: list[str] = Field(default_factory=list)
+    new_log: list[str] | None = Field(
+        None,
+        description="Lines written since the bot last stored them (games.gamelog); None: a "
+        "game from before the whole log was kept.",
+    )
     actions: int = Field(0, description="Counts the actions that wrote to the log.")
     last_lines: int = Field(
         0, description="How many of the log's last lines the last action wrote (all are shown)."
@@ -238,7 +244,7 @@ def new_game(
     deck = full_deck(rules.jokers)
     shuffle(rng, deck, "deck")
     state = CrapState(
-        rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck
+        rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck, new_log=[]
     )
     events: list[Event] = []
     dealt = []
@@ -1198,7 +1204,7 @@ def _log(s: CrapState, events: list[Event]) -> None:
     if not events:
         return
     s.actions += 1
-    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
+    write_log(s, (e.text for e in events), LOG_LENGTH)
     s.last_lines = min(len(events), LOG_LENGTH)
     s.reveals = s.reveals[-6:]
 

@@ -15,7 +15,8 @@ from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
 from games.farkle.scoring import best_pick, best_score, best_selection, score_selection, triples_in
-from games.lobby import Seat, extend_log, seated
+from games.gamelog import write_log
+from games.lobby import Seat, seated
 from games.places import Order, by_score, exits
 
 LOG_LENGTH = 12
@@ -96,6 +97,11 @@ class FarkleState(BaseModel):
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
     log: list[str] = Field(default_factory=list)
+    new_log: list[str] | None = Field(
+        None,
+        description="Lines written since the bot last stored them (games.gamelog); None: a "
+        "game from before the whole log was kept.",
+    )
     history: list[tuple[int, int]] = Field(
         default_factory=list,
         description="(player id, score) after each turn, in order: the end-of-game chart.",
@@ -139,7 +145,9 @@ def new_game(
     order = seats[first:] + seats[:first]
     how = "goes first" if rules.seating == "highest_first" else "goes last"
     events.append(Event(kind="seating", text=f"{seats[highest].name} rolled highest and {how}."))
-    state = FarkleState(rules=rules, players=[FarklePlayer(id=s.id, name=s.name) for s in order])
+    state = FarkleState(
+        rules=rules, players=[FarklePlayer(id=s.id, name=s.name) for s in order], new_log=[]
+    )
     events.append(_turn_start_event(state))
     _log(state, events)
     return state, events
@@ -697,7 +705,7 @@ def _turn_start_event(s: FarkleState) -> Event:
 
 
 def _log(s: FarkleState, events: list[Event]) -> None:
-    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
+    write_log(s, (e.text for e in events), LOG_LENGTH)
 
 
 __all__ = [

@@ -16,6 +16,7 @@ from games.bots import only_bots
 from games.copies import working_copy
 from games.dice import roll, roll_off
 from games.errors import IllegalMove, NotInGame, NotYourTurn
+from games.gamelog import write_log
 from games.kuriki.values import (
     KURIKI,
     dice_text,
@@ -24,7 +25,7 @@ from games.kuriki.values import (
     name,
     roll_value,
 )
-from games.lobby import Seat, extend_log, seated
+from games.lobby import Seat, seated
 from games.numbers import number
 from games.places import Order, exits
 
@@ -161,6 +162,11 @@ class KurikiState(BaseModel):
     )
     last_reveal: Reveal | None = None
     log: list[str] = Field(default_factory=list)
+    new_log: list[str] | None = Field(
+        None,
+        description="Lines written since the bot last stored them (games.gamelog); None: a "
+        "game from before the whole log was kept.",
+    )
     moment: int = Field(
         0, description="Counts rolls under the cup and ended points: see `decision`."
     )
@@ -203,7 +209,9 @@ def new_game(
         shown = ", ".join(f"{names[i]} {r}" for i, r in rolls.items())
         events.append(Event(kind="seating", text="Start rolls: " + shown))
     players = [KPlayer(id=s.id, name=s.name, lives=rules.lives, purse=-rules.stake) for s in seats]
-    state = KurikiState(rules=rules, players=players, roller=first, highest=first, pot=0)
+    state = KurikiState(
+        rules=rules, players=players, roller=first, highest=first, pot=0, new_log=[]
+    )
     events.append(
         Event(
             kind="first",
@@ -963,4 +971,4 @@ def finishing_order(state: KurikiState) -> Order:
 
 
 def _log(s: KurikiState, events: list[Event]) -> None:
-    s.log = extend_log(s.log, (e.text for e in events), LOG_LENGTH)
+    write_log(s, (e.text for e in events), LOG_LENGTH)

@@ -27,6 +27,9 @@ async def store(tmp_path: Path) -> SqliteStore:
 
 
 async def test_saves_made_at_once_are_each_committed_and_answered(store: SqliteStore) -> None:
+    # The games exist (a new game's first save also clears any log left in its channel:
+    # a transaction of its own, see the next test).
+    assert await asyncio.gather(*(store.save_session(row(c, 1)) for c in range(50))) == [True] * 50
     statements: list[int] = []
     writing = asyncio.Event()
     release = asyncio.Event()
@@ -39,9 +42,9 @@ async def test_saves_made_at_once_are_each_committed_and_answered(store: SqliteS
         return await real(sql, params)  # type: ignore[arg-type]
 
     store.db.execute_fetchall = held  # type: ignore[method-assign]
-    first = asyncio.ensure_future(store.save_session(row(0, 1)))
+    first = asyncio.ensure_future(store.save_session(row(0, 2)))
     await writing.wait()  # the first save is being written...
-    later = asyncio.gather(*(store.save_session(row(c, 1)) for c in range(1, 50)))
+    later = asyncio.gather(*(store.save_session(row(c, 2)) for c in range(1, 50)))
     await asyncio.sleep(0.01)
     assert not first.done()  # ...and answers only once committed
     release.set()
@@ -49,13 +52,40 @@ async def test_saves_made_at_once_are_each_committed_and_answered(store: SqliteS
     # The 49 saves that came while the first was written went in one statement.
     assert statements == [1, 49]
     results = await asyncio.gather(
-        *(store.save_session(row(c, 2, f'{{"n":{c}}}')) for c in range(50)),
+        *(store.save_session(row(c, 3, f'{{"n":{c}}}')) for c in range(50)),
         store.save_session(row(7, 5)),  # not the revision after the stored one: refused
     )
     assert results == [True] * 50 + [False]
     assert statements == [1, 49, 51]
     stored = await fetch_sql(store, "SELECT channel_id, revision, data FROM sessions ORDER BY 1")
-    assert stored == [(c, 2, f'{{"n":{c}}}') for c in range(50)]
+    assert stored == [(c, 3, f'{{"n":{c}}}') for c in range(50)]
+
+
+async def test_log_lines_saved_at_once_go_in_the_same_commit_as_their_moves(
+    store: SqliteStore,
+) -> None:
+    """Saves with log lines are written together too (one saving statement, one commit);
+    the lines of a refused save are not kept, and a new game starts with no lines."""
+    assert await asyncio.gather(*(store.save_session(row(c, 1)) for c in range(6))) == [True] * 6
+    executed: list[str] = []
+    store.db.writer.set_trace_callback(executed.append)
+    results = await asyncio.gather(
+        *(store.save_session(replace(row(c, 2), log=[f"move of {c}"])) for c in range(5)),
+        store.save_session(replace(row(5, 4), log=["never made"])),  # refused: game 5 is at 1
+    )
+    store.db.writer.set_trace_callback(None)
+    assert results == [True] * 5 + [False]
+    assert executed[0] == "BEGIN" and executed[-1] == "COMMIT"
+    assert sum("INTO sessions" in s for s in executed) == 1  # every move in one statement
+    assert sum("INTO game_log" in s for s in executed) == 5  # the lines of those written
+    assert [await store.game_log(c) for c in (0, 4, 5)] == [["move of 0"], ["move of 4"], []]
+    # The channel's game is deleted behind the bot's back (not through the store): a new
+    # game there starts without the old game's lines.
+    await store.db.execute("DELETE FROM sessions WHERE channel_id = 4")
+    assert await store.save_session(row(4, 1)) is True
+    assert await store.game_log(4) == []
+    assert await store.save_session(replace(row(4, 2), log=["fresh"])) is True
+    assert await store.game_log(4) == ["fresh"]
 
 
 async def test_a_failed_statement_fails_every_save_in_it_and_the_next_ones_go_on(

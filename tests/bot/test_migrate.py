@@ -25,8 +25,11 @@ def migrate(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-async def shard_file(path: Path, clock: Clock, channel: int, finished: int) -> None:
-    """A file with `finished` finished games, one running game and a server's settings."""
+async def shard_file(
+    path: Path, clock: Clock, channel: int, finished: int, started: bool = False
+) -> list[str]:
+    """A file with `finished` finished games, one running game (a lobby; `started`: a game
+    with a move made) and a server's settings; the running game's stored log."""
     tables = await make_tables(path, clock)
     for _ in range(finished):
         await open_game(tables, ALICE, BOB)
@@ -34,16 +37,24 @@ async def shard_file(path: Path, clock: Clock, channel: int, finished: int) -> N
     settings = (await tables.settings(GUILD + channel)).model_copy(update={"turn_timer": 77})
     await tables.save_settings(GUILD + channel, settings)
     reply = await tables.open_lobby(ALICE, GUILD + channel, channel, "farkle", {})
-    await tables.click(BOB, find(reply, "join"), 555)
+    reply = await tables.click(BOB, find(reply, "join"), 555)
+    if started:
+        reply = await tables.click(ALICE, find(reply, "start"), 555)
+        state = (await tables.sessions.get(channel)).state
+        roller = ALICE if state.current_player.id == ALICE.id else BOB
+        await tables.click(roller, find(reply, "roll"), 555)
+    log = await tables.store.game_log(channel)
     await tables.store.close()
+    return log
 
 
 async def test_two_shard_files_are_copied_once_and_verified(
     tmp_path: Path, pg_url: str, clock: Clock
 ) -> None:
     first, second = tmp_path / "bot-shards-0.sqlite3", tmp_path / "bot-shards-1.sqlite3"
-    await shard_file(first, clock, 3001, finished=3)
+    running = await shard_file(first, clock, 3001, finished=3, started=True)
     await shard_file(second, clock, 3002, finished=2)
+    assert len(running) > 2  # the seating rolls, whose turn, the first throw
 
     done = migrate("--to", pg_url, "--from", str(first), str(second))
     assert done.returncode == 0, done.stderr
@@ -52,6 +63,7 @@ async def test_two_shard_files_are_copied_once_and_verified(
     assert "bot-shards-0.sqlite3: finished_games: 3 rows, 3 copied, 0 already there, 3/3 verified" in out
     assert "bot-shards-1.sqlite3: finished_games: 2 rows, 2 copied, 0 already there, 2/2 verified" in out
     assert "bot-shards-1.sqlite3: sessions: 1 rows, 1 copied" in out
+    assert "bot-shards-0.sqlite3: game_log: 2 rows, 2 copied, 0 already there, 2/2" in out
     # The second file's games 1 and 2 became 4 and 5; their players' rows went with them.
     assert "bot-shards-1.sqlite3: player_stats: 4 rows, 4 copied, 0 already there, 4/4" in out
     assert "bot-shards-1.sqlite3: player_records: added up from the copied player_stats" in out
@@ -70,6 +82,9 @@ async def test_two_shard_files_are_copied_once_and_verified(
     store = await Store.open(pg_url)
     games = await store.finished_games()
     assert len(games) == 5 and len({g["id"] for g in games}) == 5
+    # Their logs and stories, and the running game's log so far, came along.
+    assert all(g["log"][0].startswith("Seating rolls:") and g["story"] for g in games)
+    assert await store.game_log(3001) == running
     assert sorted(g["id"] for g in games)[:3] == [1, 2, 3]  # the first file's ids are kept
     assert await store.count_sessions() == 2
     assert await store.load_settings(GUILD + 3002) is not None

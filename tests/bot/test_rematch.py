@@ -208,6 +208,7 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
     assert await tables.store.schema_version() == len(MIGRATIONS)
     (old,) = await tables.store.finished_games(CHANNEL)
     assert old["lobby"] is None and old["bots"] == [] and old["dice"] is None
+    assert old["log"] is None and old["story"] is None  # kept by none of those games
     rematch = await tables.rematch(BOB, Click("farkle", "rematch", CHANNEL, 0, 0, str(old["id"])))
     session = await tables.sessions.get(CHANNEL)
     assert session.lobby.options["rules"]["name"] == "On the Table"
@@ -218,4 +219,4 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
     finally:
         con.close()
-    assert columns[-3:] == ["lobby", "bots", "dice"]
+    assert columns[-5:] == ["lobby", "bots", "dice", "log", "story"]

@@ -455,7 +455,7 @@ async def test_a_version_4_file_with_finished_games_is_counted(tmp_path: Path) -
     con = sqlite3.connect(path)
     try:
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
-        assert columns[-2:] == ["bots", "dice"]
+        assert "bots" in columns  # migration 5 ran
         assert con.execute("SELECT COUNT(*) FROM player_stats").fetchone()[0] == 2 + 3 + 2 + 2 + 2
     finally:
         con.close()

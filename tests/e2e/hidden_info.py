@@ -18,13 +18,20 @@ and a game's sealed seed in no body at all, public or private, before its final 
     assert_sealed_until_revealed(d.fake, seed, logged)
 
 Choose secrets that cannot appear by accident (a die "5" alone would match any score).
-This module is imported as `tests.e2e.hidden_info`."""
+This module is imported as `tests.e2e.hidden_info`.
+
+A game's history (/history) shows its stored log: `watch_stored_log` checks, after every body,
+that the lines stored so far of a channel's running game show none of the secrets hidden at
+that moment."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Iterable, Iterator
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from tests.e2e.fake_discord import FakeDiscord, SentBody
@@ -156,14 +163,73 @@ def watch_public_secrets(fake: FakeDiscord, secrets: Iterable[Secret] = ()) -> S
     return SecretWatch(fake, secrets)
 
 
+def stored_log(database: Path, channel: int) -> list[str]:
+    """The log lines stored so far of the channel's running game, oldest first (read from
+    the file, as another process would): what its history will show."""
+    con = sqlite3.connect(database)
+    try:
+        rows = con.execute(
+            "SELECT lines FROM game_log WHERE channel_id = ? ORDER BY revision", (channel,)
+        ).fetchall()
+    finally:
+        con.close()
+    return [line for (lines,) in rows for line in json.loads(lines)]
+
+
+class StoredLogWatch:
+    """A live check of a running game's stored log: after each body the fake accepts, no
+    line stored so far may show a secret hidden at that moment (`secrets()`, asked each
+    time: a value a pull revealed may be in the log from then on). A leak becomes a fake
+    violation, as with `SecretWatch`."""
+
+    def __init__(
+        self,
+        fake: FakeDiscord,
+        database: Path,
+        channel: int,
+        secrets: Callable[[], Iterable[Secret]],
+    ) -> None:
+        self.fake, self.database, self.channel, self.secrets = fake, database, channel, secrets
+        self.leaks: list[str] = []
+        self.checked = 0  # lines seen by the last check
+        fake.sent_hooks.append(self._check)
+
+    def stop(self) -> None:
+        if self._check in self.fake.sent_hooks:
+            self.fake.sent_hooks.remove(self._check)
+
+    def _check(self, sent: SentBody) -> None:
+        lines = stored_log(self.database, self.channel)
+        self.checked = max(self.checked, len(lines))
+        for secret in _checked(self.secrets()):
+            for line in lines:
+                if _match(secret, line) is not None:
+                    leak = (
+                        f"the stored log of channel {self.channel} shows the secret "
+                        f"{getattr(secret, 'pattern', secret)!r}: {line}"
+                    )
+                    if leak not in self.leaks:
+                        self.leaks.append(leak)
+                        self.fake.violation("secret in the history: " + leak)
+
+
+def watch_stored_log(
+    fake: FakeDiscord, database: Path, channel: int, secrets: Callable[[], Iterable[Secret]]
+) -> StoredLogWatch:
+    return StoredLogWatch(fake, database, channel, secrets)
+
+
 __all__ = [
     "Secret",
     "SecretWatch",
+    "StoredLogWatch",
     "assert_no_public_secrets",
     "assert_sealed_until_revealed",
     "leaks_in",
     "private_texts",
     "public_leaks",
+    "stored_log",
     "strings_in",
     "watch_public_secrets",
+    "watch_stored_log",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bot.verify import verdict
@@ -32,6 +33,7 @@ from tests.e2e.hidden_info import (
     assert_sealed_until_revealed,
     leaks_in,
     watch_public_secrets,
+    watch_stored_log,
 )
 
 # The cup's two ways of seeing the dice, as a player reads them on the buttons.
@@ -185,12 +187,24 @@ class CupSecrets:
     already on the table from an earlier pull ("Last pull: 3-5", "pulls the cup: 3-5") lie
     under the cup again, they are hidden everywhere but in those two places."""
 
-    def __init__(self, fake: FakeDiscord, channel: int = TABLE) -> None:
+    def __init__(
+        self, fake: FakeDiscord, channel: int = TABLE, database: Path | None = None
+    ) -> None:
         self.fake = fake
         self.channel = channel
         self.watch = watch_public_secrets(fake)
         self.hidden: dict[str, Secret] = {}
         self.revealed: list[str] = []
+        #: The game's stored log (its history) is checked after every body too. It keeps
+        #: every earlier pull ("pulls the cup: 3-5"), which cannot be told apart from the
+        #: same dice under the cup again: anywhere else, dice under the cup are a leak.
+        self.stored = (
+            None
+            if database is None
+            else watch_stored_log(
+                fake, database, channel, lambda: [self._but_revealed(k) for k in self.hidden]
+            )
+        )
 
     @staticmethod
     def key(dice: str) -> str:
@@ -235,6 +249,8 @@ class CupSecrets:
 
     def stop(self) -> None:
         self.watch.stop()
+        if self.stored is not None:
+            self.stored.stop()
 
 
 # ----------------------------------------------------------------------------- acting
@@ -257,7 +273,7 @@ class KurikiGame:
         cls, d: Driver, players: list[FakeUser], *, lives: int | None = None, channel: int = TABLE
     ) -> KurikiGame:
         """`/kuriki start` by the first player, Join by the others, Start by the first."""
-        secrets = CupSecrets(d.fake, channel)
+        secrets = CupSecrets(d.fake, channel, d.database)
         opened = await d.slash(players[0], channel, "kuriki start", lives=lives)
         assert opened.callback_type == 4 and not opened.ephemeral, opened.text
         assert opened.message is not None and "Kuriki" in opened.message.text()
@@ -593,7 +609,9 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
 
 
 def finish_secrets(game: KurikiGame) -> None:
-    """The live check found nothing, and had something to check."""
+    """The live checks found nothing, and had something to check."""
     assert game.secrets.watch.leaks == []
+    stored = game.secrets.stored
+    assert stored is None or (stored.leaks == [] and stored.checked > 0)
     assert game.secrets.revealed, "no pull revealed anything: the check checked nothing"
     game.secrets.stop()

@@ -24,6 +24,7 @@ from tests.e2e.hidden_info import (
     assert_sealed_until_revealed,
     strings_in,
 )
+from tests.e2e.history_view import share_whole_log
 from tests.e2e.live_table import state_of
 
 PLAYERS = [ALICE, BOB, CAROL]
@@ -107,6 +108,12 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert_no_public_secrets(d.fake, sorted(referee.hidden))
     referee.check()  # nothing sent after the last press either
     referee.stop()
+
+    # The whole log, shared from the history page by page: every line the game wrote, and
+    # still none of the private lines of anyone's hand.
+    assert await share_whole_log(d, PLAYERS[0], TABLE) == json.loads(row["log"])
+    assert len(json.loads(row["log"])) > game.presses // 2
+    assert_no_public_secrets(d.fake, sorted(referee.hidden))
 
 
 # The card check must be able to fail: two leaks planted where a real one could come from,

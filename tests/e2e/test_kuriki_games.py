@@ -10,6 +10,8 @@ sealed seed, games/draws.py, from which come the start rolls, then two dice a ro
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games.kuriki.values import name as name_of
@@ -26,6 +28,7 @@ from tests.e2e.harness import (
     is_summary,
     mention,
 )
+from tests.e2e.history_view import share_whole_log
 from tests.e2e.kuriki_play import (
     EVE,
     PEEK,
@@ -166,8 +169,12 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     assert game.secrets.hidden.get(missed) is not None
 
     cup = await play_to_end(game, HABITS)
-    finished_as(game, cup)
+    row = finished_as(game, cup)
     assert "🥧 Tarted" in cup.text
+    # The game's whole log, shared from the history page by page while the missed lie's
+    # dice are still watched for: the history shows no more than the table showed.
+    assert game.secrets.hidden.get(missed) is not None
+    assert await share_whole_log(d, roller, TABLE) == json.loads(row["log"])
     finish_secrets(game)
 
 

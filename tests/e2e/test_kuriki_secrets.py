@@ -1,15 +1,18 @@
 """The cup's hidden-information check must be able to fail: a cup message that shows the
 dice under the cup (in the press that rolled them, or later disguised as a pull's result)
-fails the game at that press, naming the request and the text."""
+fails the game at that press, naming the request and the text; so does a line showing them
+in the game's stored log (its history)."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from typing import Any
 
 import pytest
 
 from bot.tables.kuriki import KurikiTable
-from tests.e2e.harness import ALICE, BOB, CAROL, Driver
+from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver
 from tests.e2e.kuriki_play import Habits, KurikiGame, play_to_end
 
 HONEST = KurikiTable._situation
@@ -47,5 +50,28 @@ async def test_dice_on_the_cup_are_caught(
     assert game.presses <= 3  # the first roll, its declaration
     text = str(failed.value)
     assert shown_as.split("{")[0] in text
+    d.fake.violations.clear()  # checked: the teardown would fail on it otherwise
+    game.secrets.stop()
+
+
+@pytest.mark.e2e(seed=327)
+async def test_dice_in_the_stored_log_are_caught(d: Driver) -> None:
+    """The check of the game's stored log (what its history will show) can fail too: a line
+    with the dice under the cup, planted among the stored lines, fails the next press."""
+    game = await KurikiGame.open(d, [ALICE, BOB, CAROL], lives=3)
+    await game.choose("Clockwise ↻")
+    roll = await game.roll()
+    assert roll is not None and d.database is not None
+    assert game.secrets.stored is not None and game.secrets.stored.leaks == []
+    con = sqlite3.connect(d.database)
+    with con:
+        con.execute(
+            "INSERT INTO game_log (channel_id, revision, lines) VALUES (?, 100000, ?)",
+            (TABLE, json.dumps([f"psst, the cup hides {roll.dice}"])),
+        )
+    con.close()
+    with pytest.raises(AssertionError, match="secret in the history"):
+        await game.declare(roll, roll.truth)
+    assert "psst, the cup hides" in game.secrets.stored.leaks[0]
     d.fake.violations.clear()  # checked: the teardown would fail on it otherwise
     game.secrets.stop()

@@ -14,6 +14,7 @@ from bot.tables.farkle import FarkleTable
 from games.draws import Draws
 from games.farkle import engine
 from games.farkle.engine import Action, FarkleState
+from games.gamelog import take_log
 from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeMessage, InteractionRecord, button_row
 from tests.e2e.farkle_play import open_game, player, read_table, stamp_of
 from tests.e2e.harness import (
@@ -84,7 +85,8 @@ async def test_twenty_presses_at_once_apply_once(d: Driver) -> None:
         after = d.stored(TABLE)
         assert after is not None and after["revision"] == before["revision"] + 1
         move = Action(kind="roll") if action == "roll" else Action(kind="toggle", index=0)
-        expected, _ = engine.apply(farkle_state(before), who.id, move, dice)
+        # (The move's log lines are stored beside the state, not in it: games.gamelog.)
+        expected = take_log(engine.apply(farkle_state(before), who.id, move, dice)[0])[0]
         assert farkle_state(after) == expected  # one move: a toggle twice would undo itself
         # The table shows the state committed: the decision it answers, and its dice.
         shown = read_table(view.message)

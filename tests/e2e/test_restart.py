@@ -1,7 +1,8 @@
 """A crash mid-game loses nothing acknowledged: the bot is killed right after a move was
 answered (in process: every task of it stopped, no close(); in a child process: SIGKILL),
 a new bot starts on the same database and the same Discord, and the buttons already in the
-channel carry the game on from that move to a recorded winner."""
+channel carry the game on from that move to a recorded winner. The game's stored log (its
+history) holds exactly the lines of the committed moves, and goes on from there."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ from tests.e2e.harness import (
     read_shown,
     running_bot,
 )
+from tests.e2e.hidden_info import stored_log
 
 
 def shows(message: FakeMessage, row: dict[str, Any]) -> None:
@@ -63,9 +65,10 @@ def shows(message: FakeMessage, row: dict[str, Any]) -> None:
 
 async def press_then_die(
     d: Driver, players: list[FakeUser]
-) -> tuple[dict[str, Any], InteractionRecord]:
+) -> tuple[dict[str, Any], InteractionRecord, list[str]]:
     """The next press; the moment its answer arrives the bot dies. Returns the session row
-    as committed then, read by another connection before the kill, and the press."""
+    as committed then, read by another connection before the kill, the press, and the
+    game's stored log then (it ends with the lines the committed state's table shows)."""
     view = read_table(d.table(TABLE))
     _, button = next_press(view)
     rec = d.prepare_click(player(players, view.current), TABLE, custom_id=button["custom_id"])
@@ -75,13 +78,16 @@ async def press_then_die(
     assert rec.callback_type == 7 and rec.message is view.message
     assert d.database is not None
     row = read_session(d.database, TABLE)
+    log = stored_log(d.database, TABLE)
     if d.process is not None:
         await d.kill()
     else:
         await d.crash()
     assert row is not None
     shows(view.message, row)  # what the answer showed was committed
-    return row, rec
+    window = FarkleState.model_validate(json.loads(row["data"])["state"]).log
+    assert window and log[-len(window) :] == window  # ...and so were its lines
+    return row, rec, log
 
 
 async def caught_up(d: Driver, committed: dict[str, Any]) -> FakeMessage:
@@ -110,15 +116,18 @@ async def carries_on(
     players: list[FakeUser],
     committed: dict[str, Any],
     last: InteractionRecord,
+    log: list[str],
 ) -> None:
     """The new bot holds exactly the committed game, shows it on the live table, takes the
-    presses on the buttons already in the channel, and plays on to a recorded winner.
-    `table` is the table the last press (`last`) was made on before the bot died."""
+    presses on the buttons already in the channel, and plays on to a recorded winner, whose
+    log goes on from the committed one (`log`). `table` is the table the last press
+    (`last`) was made on before the bot died."""
     # (The message id may differ: the new bot posts the table afresh if the old one died
     # before it could.)
     stored = d.stored(TABLE)
     assert stored is not None
     assert {**stored, "message_id": None} == {**committed, "message_id": None}
+    assert d.database is not None and stored_log(d.database, TABLE) == log
     live = await caught_up(d, committed)
     assert d.stored(TABLE)["message_id"] == live.id  # type: ignore[index]
     assert live is table or is_summary(table)
@@ -153,6 +162,10 @@ async def carries_on(
     # from the first draw to the last, none lost or drawn twice, every one the seed's.
     dice = json.loads(row["dice"])
     assert verdict(dice).ok and dice["seed"] == json.loads(committed["data"])["draws"]["seed"]
+    whole = json.loads(row["log"])
+    assert whole[: len(log)] == log and len(whole) > len(log)
+    winner = next(p.name for p in players if p.id == final.winner)
+    assert whole[-1] == f"Game over: {winner} wins!"
 
 
 async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
@@ -167,7 +180,7 @@ async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Pat
         # Mid-turn, dice thrown, some tapped: the next press kills the bot once answered.
         dead = d.bot
         table = d.table(TABLE)
-        committed, last = await press_then_die(d, players)
+        committed, last, log = await press_then_die(d, players)
     assert dead is not None and not dead.is_closed()  # nothing was shut down cleanly
     assert fake.gateway_connections == 0
     assert dead.store.db.is_open  # its SQLite connections are abandoned, still open
@@ -175,7 +188,7 @@ async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Pat
     assert reader is not None and reader._thread.is_alive()
 
     async with running_bot(db, fake=fake, seed=22) as d:
-        await carries_on(d, table, players, committed, last)
+        await carries_on(d, table, players, committed, last, log)
         assert d.problems == []
 
     await bury_corpses()
@@ -190,13 +203,13 @@ async def test_sigkill_of_the_bot_process_loses_nothing(fake: FakeDiscord, tmp_p
         for _ in range(6):
             await play_move(child, TABLE, players)
         table = child.table(TABLE)
-        committed, last = await press_then_die(child, players)
+        committed, last, log = await press_then_die(child, players)
         assert child.process is not None and child.process.returncode == -signal.SIGKILL
         assert child.problems == []
     assert fake.gateway_connections == 0
 
     async with running_bot(db, fake=fake, seed=32) as d:
-        await carries_on(d, table, players, committed, last)
+        await carries_on(d, table, players, committed, last, log)
         assert d.problems == []
 
 

@@ -123,6 +123,9 @@ def check_invariants(state: CrapState, rng: random.Random) -> None:
     assert len(set(ids)) == len(ids) and 1 <= len(ids) <= 6
     assert 0 <= state.current < len(ids)
     assert len(state.log) <= LOG_LENGTH
+    # Nothing took the lines written (the bot stores them with each move): new_log holds
+    # the whole log, and the table's window is its end.
+    assert state.new_log is not None and state.log == state.new_log[-LOG_LENGTH:]
     for p in state.players:
         assert p.score >= 0 and p.timeouts >= 0
         for s in p.sets:

@@ -98,6 +98,9 @@ def check_invariants(state: FarkleState) -> None:
             assert set(state.final_turns) <= set(ids)
             assert state.current_player.id in state.final_turns
     assert len(state.log) <= LOG_LENGTH
+    # Nothing took the lines written (the bot stores them with each move): new_log holds
+    # the whole log, and the table's window is its end.
+    assert state.new_log is not None and state.log == state.new_log[-LOG_LENGTH:]
     # The state round-trips through JSON.
     assert FarkleState.model_validate_json(state.model_dump_json()) == state
 

@@ -94,6 +94,9 @@ def check_invariants(state: KurikiState) -> None:
     assert len({v.accused for v in state.votes}) == len(state.votes)
     assert state.tarted is None or state.player(state.tarted).lives == 0
     assert len(state.log) <= LOG_LENGTH
+    # Nothing took the lines written (the bot stores them with each move): new_log holds
+    # the whole log, and the table's window is its end.
+    assert state.new_log is not None and state.log == state.new_log[-LOG_LENGTH:]
     if state.finished:
         assert state.dice is None and state.votes == []
         assert on_clock(state) is None

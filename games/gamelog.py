@@ -1,0 +1,43 @@
+"""A game's log as its state holds it: the last lines the table shows (`log`), and every
+line written since the keeper of the whole log last took them (`new_log`).
+
+The whole log of a long game would make every saved state longer with every move, so the
+state keeps only a window of it; the bot stores each move's new lines beside the state, in
+the same commit (`take_log`), and the finished game keeps them all (its history). Log lines
+are public: they say only what everyone at the table saw when it happened."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+#: The first line of a log whose earlier lines were not kept: a game saved by a version
+#: that kept only the table's window (its `new_log` is None).
+EARLIER_NOT_KEPT = "(The moves before these were not kept.)"
+
+
+#: A game's state: a pydantic model with `log` and `new_log`.
+S = TypeVar("S", bound=BaseModel)
+
+
+def write_log(state: Any, texts: Iterable[str], length: int) -> None:
+    """Add `texts` to the state's log: the window keeps its last `length` lines, `new_log`
+    all of them until they are taken. A state from before `new_log` (None) keeps None, so
+    `take_log` can say its earlier lines were not kept."""
+    lines = list(texts)
+    state.log = [*state.log, *lines][-length:]
+    if state.new_log is not None:
+        state.new_log = [*state.new_log, *lines]
+
+
+def take_log(state: S) -> tuple[S, list[str]]:
+    """The lines written since the last take, and the state without them (the same object
+    when there are none). A state from before `new_log` gives its window, after
+    `EARLIER_NOT_KEPT`, and keeps every line from then on."""
+    new: list[str] | None = state.new_log  # type: ignore[attr-defined]
+    if new == []:
+        return state, []
+    lines = new if new is not None else [EARLIER_NOT_KEPT, *state.log]  # type: ignore[attr-defined]
+    return state.model_copy(update={"new_log": []}), list(lines)
