@@ -167,7 +167,7 @@ async def finished_here(store: Store, game_id: int | None, place: int) -> dict[s
     game = None if game_id is None else await store.finished_game(game_id)
     if game is None or place_of(game["guild_id"], game["channel_id"]) != place:  # type: ignore[arg-type]
         raise UserError(NOT_HERE)
-    return game
+    return {**game, "rating_changes": await store.rating_changes(game["id"])}  # type: ignore[arg-type]
 
 
 def _players(game: dict[str, Any]) -> str:
@@ -181,6 +181,18 @@ def _players(game: dict[str, Any]) -> str:
         mark = "🏆 " if pid in winners and game["winner_id"] is not None else ""
         score = scores.get(str(pid))
         lines.append(f"{mark}{_name(p)}" + ("" if score is None else f" · {_score(game['kind'], score)}"))
+    text = "\n".join(lines)
+    return text if len(text) <= 1024 else text[:1020] + " …"
+
+
+def _rating_changes(game: dict[str, Any], changes: dict[int, tuple[float, float]]) -> str:
+    """'Ann 12.3 → 14.1 (+1.8)' for each rated player, in the order the game ranked them."""
+    lines = [
+        f"{_name(p)} {changes[p['id']][0]:.1f} → {changes[p['id']][1]:.1f} "
+        f"({changes[p['id']][1] - changes[p['id']][0]:+.1f})"
+        for p in game["players"]
+        if p["id"] in changes
+    ]
     text = "\n".join(lines)
     return text if len(text) <= 1024 else text[:1020] + " …"
 
@@ -210,6 +222,9 @@ def game_view(
         inline=False,
     )
     embed.add_field(name="Players", value=_players(game) or "–", inline=False)
+    changes = game.get("rating_changes")
+    if changes:
+        embed.add_field(name="Rating changes", value=_rating_changes(game, changes), inline=False)
     footer = f"Log page {page + 1}/{len(pages)}" if log is not None else "No log kept"
     if game.get("story") is None:
         footer += " · no picture kept"

@@ -6,10 +6,11 @@ and the conflict a shared database reports. `Store.open` picks the backend: a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import bot.store.ratings as ratings
 from bot.store.ratings import Rebuilt
 from bot.store.rows import (
     FinishedGame,
@@ -213,6 +214,20 @@ class Store(ABC):
         self, place: int, player_id: int, kinds: Iterable[str], season: int
     ) -> list[PlayerRating]:
         """A player's ratings in a place and season, one per game of `kinds` rated there."""
+
+    async def rating_changes(self, game_id: int) -> dict[int, tuple[float, float]]:
+        """Each player's shown rating before and after the finished game `game_id` (empty:
+        not rated), replayed from the rated games of its place, game and season up to it."""
+        found = await self._read(ratings.GAME_SEASON_SQL, (game_id,))
+        if not found:
+            return {}
+        place, kind, season = found[0]
+        records = await self._read(ratings.PLACE_REPLAY_SQL, (season, kind, place, game_id))
+        return ratings.changes_in(game_id, records)
+
+    @abstractmethod
+    async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
+        """The rows of a read written in SQLite's dialect (`?` placeholders)."""
 
     @abstractmethod
     async def rebuild_ratings(self, *, write: bool = True) -> Rebuilt:

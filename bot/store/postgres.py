@@ -436,6 +436,9 @@ class PostgresStore(Store):
             RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
         ]
 
+    async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
+        return [tuple(r) for r in await self.pool.fetch(postgres_params(sql), *args)]
+
     async def player_ratings(
         self, place: int, player_id: int, kinds: Iterable[str], season: int
     ) -> list[PlayerRating]:

@@ -168,6 +168,23 @@ def replay(games: Iterable[RatedGame]) -> tuple[dict[Key, Rating], int]:
     return table, rated
 
 
+def changes_in(game_id: int, records: Iterable[Sequence[object]]) -> dict[int, tuple[float, float]]:
+    """Each player's shown rating before and after the rated game `game_id`, replayed from
+    `PLACE_REPLAY_SQL`'s rows (the rated games of its place, game and season up to it):
+    the same `rate`, on the same games in the same order, as the update made when it was
+    recorded, so the numbers are the ones that game moved."""
+    table: dict[int, Rating] = {}
+    for game in sorted(rated_games(records), key=lambda g: g.game_id):
+        if not counts(game.rows):
+            continue
+        old = {r.player_id: table[r.player_id] for r in game.rows if r.player_id in table}
+        new = rate(game.rows, old, game.game_id)
+        if game.game_id == game_id:
+            return {pid: (old.get(pid, FRESH).shown, now.shown) for pid, now in new.items()}
+        table.update(new)
+    return {}
+
+
 @dataclass(frozen=True)
 class Rebuilt:
     """What a rebuild found: the rated games replayed, the ratings they give, and how many
@@ -236,6 +253,18 @@ REPLAY_SQL = (
     + ", ".join(f"s.{c}" for c in PLAYER_COLUMNS.split(", "))
     + " FROM player_stats s JOIN finished_games f ON f.id = s.game_id"
     " WHERE s.season IS NOT NULL ORDER BY s.game_id, s.player_id"
+)
+#: The place, game and season a rated game counted in (no row: it was not rated).
+GAME_SEASON_SQL = (
+    "SELECT COALESCE(f.guild_id, f.channel_id), s.kind, s.season FROM player_stats s"
+    " JOIN finished_games f ON f.id = s.game_id WHERE s.game_id = ? AND s.season IS NOT NULL"
+    " LIMIT 1"
+)
+#: `REPLAY_SQL` for one place (`records.place_of`, in SQL), game and season, up to a game.
+PLACE_REPLAY_SQL = REPLAY_SQL.replace(
+    " WHERE s.season IS NOT NULL",
+    " WHERE s.season = ? AND s.kind = ? AND COALESCE(f.guild_id, f.channel_id) = ?"
+    " AND s.game_id <= ?",
 )
 ALL_RATINGS_SQL = f"SELECT place, kind, season, player_id, {RATING_COLUMNS} FROM ratings"
 BOARD_COUNT_SQL = "SELECT COUNT(*) FROM ratings WHERE place = ? AND kind = ? AND season = ?"

@@ -9,7 +9,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -391,6 +391,9 @@ class SqliteStore(Store):
         return int(counted[0][0]), [
             RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
         ]
+
+    async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
+        return list(await self.db.read(sql, tuple(args)))
 
     async def player_ratings(
         self, place: int, player_id: int, kinds: Iterable[str], season: int

@@ -29,6 +29,7 @@ from bot.cogs.stats import (
 )
 from bot.components import Click
 from bot.errors import UserError
+from bot.history import finished_here, game_view
 from bot.rebuild_ratings import main as rebuild_command
 from bot.records import place_of
 from bot.service import Tables
@@ -460,3 +461,43 @@ def test_a_rebuild_on_sqlite_stops_when_the_bot_writes_meanwhile(
             await store.close()
 
     assert asyncio.run(after()) == before  # nothing written
+
+
+async def test_a_games_rating_changes_are_what_recording_it_moved(tables: Tables) -> None:
+    """/history shows each player's rating before and after a game: replayed from the
+    place's rated games up to it, they are exactly what the update moved when the game was
+    recorded (later games and other places change nothing); an unrated game has none."""
+    store = tables.store
+    first = await store.finish_session(CHANNEL, rated_game({BOB.id: 1, CAROL.id: 2, ALICE.id: 3}))
+    after_first = {p.id: await rating(store, p.id) for p in (ALICE, BOB, CAROL)}
+    second = await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    after_second = {p.id: await rating(store, p.id) for p in (ALICE, BOB)}
+    elsewhere = rated_game({ALICE.id: 2, BOB.id: 1}, guild=GUILD + 1)
+    await store.finish_session(CHANNEL + 1, elsewhere)
+    await store.finish_session(CHANNEL, rated_game({CAROL.id: 1, ALICE.id: 2}))
+    unrated = await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}, bots=(7,)))
+
+    changes = await store.rating_changes(first)
+    assert changes == {pid: (FRESH.shown, r.shown) for pid, r in after_first.items() if r}
+    changes = await store.rating_changes(second)
+    for pid, now in after_second.items():
+        assert now is not None and changes[pid] == (after_first[pid].shown, now.shown)  # type: ignore[union-attr]
+    assert set(changes) == {ALICE.id, BOB.id}
+    assert await store.rating_changes(unrated) == {}
+    assert await store.rating_changes(999_999) == {}
+
+
+async def test_an_opened_game_in_history_shows_its_rating_changes(tables: Tables) -> None:
+    store = tables.store
+    rated = await store.finish_session(CHANNEL, rated_game({BOB.id: 1, ALICE.id: 2}))
+    unrated = await store.finish_session(CHANNEL, rated_game({BOB.id: 1, ALICE.id: 2}, bots=(7,)))
+    bob, alice = await rating(store, BOB.id), await rating(store, ALICE.id)
+    assert bob is not None and alice is not None
+    embed, _ = game_view(await finished_here(store, rated, GUILD), CHANNEL, 0)
+    [field] = [f for f in embed.fields if f.name == "Rating changes"]
+    assert field.value == (
+        f"P{BOB.id} 0.0 → {bob.shown:.1f} ({bob.shown:+.1f})\n"
+        f"P{ALICE.id} 0.0 → {alice.shown:.1f} ({alice.shown:+.1f})"
+    )
+    embed, _ = game_view(await finished_here(store, unrated, GUILD), CHANNEL, 0)
+    assert "Rating changes" not in [f.name for f in embed.fields]
