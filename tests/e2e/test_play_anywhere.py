@@ -324,3 +324,28 @@ async def test_friends_without_the_app_play_by_its_buttons(d: Driver) -> None:
     await farkle_play.play_to_end(d, channel, [ALICE, BOB])
     assert len(read_finished(d.database, channel)) == 1  # type: ignore[arg-type]
     no_channel_requests(d, channel)
+
+
+@pytest.mark.e2e(seed=3)
+async def test_after_a_group_dm_game_its_record_is_there(d: Driver) -> None:
+    """A game in a group DM is recorded for that chat: /verify checks its dice there,
+    /history lists it, /stats shows the rating it gave and /leaderboard ranks its winner;
+    in the server, none of it shows."""
+    channel, people = place_in(d.fake, "group DM")
+    await farkle_play.open_game(d, channel, people[:2], target=1000)
+    await farkle_play.play_to_end(d, channel, people[:2])
+    [row] = read_finished(d.database, channel)  # type: ignore[arg-type]
+    winner = next(p for p in people if p.id == row["winner_id"])
+    checked = await d.slash(ALICE, channel, "verify", game=row["id"])
+    assert checked.ephemeral and "the draws check out ✅" in checked.text
+    listed = await d.slash(BOB, channel, "history")
+    assert listed.ephemeral and "· with Alice" in listed.text
+    stats = await d.slash(winner, channel, "stats", game="farkle")
+    assert "Rating **" in stats.text and "**1** game" in stats.text
+    board = await d.slash(CAROL, channel, "leaderboard")
+    assert f"<@{winner.id}>" in board.text
+    elsewhere = await d.slash(ALICE, TABLE, "verify", game=row["id"])
+    assert "the draws check out" not in elsewhere.text
+    home = await d.slash(winner, TABLE, "leaderboard")
+    assert f"<@{winner.id}>" not in home.text
+    no_channel_requests(d, channel)
