@@ -17,12 +17,12 @@ from discord.ext import commands
 from bot import mentions
 from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
-from bot.display import retire_orphans, retire_pressed, show_table, window_of
+from bot.display import retire_orphans, retire_pressed, show_table
 from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
 from bot.gateway import skip_unread_events
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
-from bot.reach import answered, opened_by, through_channel
+from bot.reach import answered, open_window, through_channel, window_of
 from bot.replies import Reply
 from bot.respond import release
 from bot.service import Tables
@@ -171,9 +171,7 @@ class GameBot(commands.AutoShardedBot):
         to show anything there: remember it for this answer and the next 15 minutes."""
         if interaction.channel_id is None or through_channel(interaction):
             return
-        window = opened_by(interaction)
-        interaction.extras["window"] = window
-        self.tables.sessions.arrived(interaction.channel_id, window)
+        self.tables.sessions.arrived(interaction.channel_id, open_window(interaction))
 
     async def on_component(
         self, interaction: discord.Interaction[GameBot], custom_id: str, values: tuple[str, ...]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.pictures.story import FILENAME as STORY_FILENAME
-from bot.reach import Window, refused_token, webhook
+from bot.reach import Window, refused_token, webhook, window_of
 from bot.replies import TableUpdate, only_mentioning
 from bot.respond import update_message
 from bot.tables.base import Rendered
@@ -82,11 +82,6 @@ def _edit_kwargs(update: TableUpdate) -> dict[str, Any]:
 
 class Unreachable(Exception):
     """The bot is no member of the channel and no open interaction can do this."""
-
-
-def window_of(interaction: discord.Interaction) -> Window | None:
-    """The window the interaction opened where the bot is no member (see GameBot.note)."""
-    return interaction.extras.get("window")
 
 
 def _editor(bot: GameBot, update: TableUpdate, message_id: int) -> Callable[..., Awaitable[Any]]:

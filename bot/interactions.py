@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.components import view_of
-from bot.display import show_on_interaction, show_table, window_of
+from bot.display import show_on_interaction, show_table
+from bot.reach import window_of
 from bot.replies import Actor, Rematch, Reply
 from bot.respond import update_message
 

@@ -159,19 +159,30 @@ def through_channel(interaction: discord.Interaction) -> bool:
     return bool(context.guild and interaction.is_guild_integration())
 
 
-def opened_by(interaction: discord.Interaction) -> Window:
-    """The window an interaction opens."""
-    return Window(
+#: Where an interaction keeps the window it opened (discord.py's `Interaction.extras`).
+_WINDOW = "window"
+
+
+def open_window(interaction: discord.Interaction) -> Window:
+    """The window an interaction opens, kept with it for its answer (`window_of`)."""
+    window = Window(
         token=interaction.token,
         opened=interaction.created_at.timestamp(),
         limited=not interaction.is_guild_integration(),
         answered=False,
     )
+    interaction.extras[_WINDOW] = window
+    return window
+
+
+def window_of(interaction: discord.Interaction) -> Window | None:
+    """The window the interaction opened where the bot is no member; None elsewhere."""
+    return interaction.extras.get(_WINDOW)
 
 
 def answered(interaction: discord.Interaction) -> None:
     """The interaction was answered (or will never be): its window is open to others now."""
-    window = interaction.extras.get("window")
+    window = window_of(interaction)
     if window is not None:
         window.answered = True
 
