@@ -245,7 +245,7 @@ async def _post(
         try:
             posted = await _show(send, update)
         except discord.HTTPException as exc:
-            if spent is not None and refused_token(exc):
+            if spent is not None and refused_token(exc, posting=True):
                 log.info("An interaction's token was refused in %s (%s)", update.channel_id, exc)
                 spent.refused, window = True, None
                 continue

@@ -143,11 +143,12 @@ class Reach:
         return cls([Window.from_json(w) for w in data][-(KEPT + MESSAGES_KEPT) :])
 
 
-def refused_token(exc: discord.HTTPException) -> bool:
+def refused_token(exc: discord.HTTPException, *, posting: bool = False) -> bool:
     """Whether Discord refused a window's token itself, rather than what was sent: an
     expired token (401, 50027 "Invalid Webhook Token"), one it no longer knows (10015
-    "Unknown Webhook") or a follow-up over the user-install limit (400)."""
-    return exc.status in (400, 401) or exc.code in (10015, 50027)
+    "Unknown Webhook") or, `posting`, a follow-up over the user-install limit (400; an
+    edit answered 400 was refused for its body, and the window stays open)."""
+    return exc.status == 401 or exc.code in (10015, 50027) or (posting and exc.status == 400)
 
 
 def through_channel(interaction: discord.Interaction) -> bool:

@@ -16,6 +16,7 @@ from bot.reach import (
     USER_APP_FOLLOWUPS,
     Reach,
     Window,
+    refused_token,
 )
 from bot.sessions import _reach
 
@@ -85,3 +86,20 @@ def test_the_windows_round_trip_through_the_session_row_and_bad_ones_are_dropped
     assert _reach(1, None) is None
     broken = _reach(1, [{"token": 5}])
     assert broken is not None and broken.windows == []  # still shown through presses only
+
+
+class _Answer:
+    def __init__(self, status: int) -> None:
+        self.status, self.reason = status, "refused"
+
+
+def test_a_token_is_refused_by_its_expiry_and_a_post_by_the_follow_up_limit() -> None:
+    def refusal(status: int, code: int) -> discord.HTTPException:
+        return discord.HTTPException(_Answer(status), {"code": code, "message": "refused"})  # type: ignore[arg-type]
+
+    expired, unknown = refusal(401, 50027), refusal(404, 10015)
+    over_limit, missing = refusal(400, 50035), refusal(404, 10008)
+    assert refused_token(expired) and refused_token(unknown)
+    assert refused_token(over_limit, posting=True)
+    assert not refused_token(over_limit)  # an edit refused for its body: the window is fine
+    assert not refused_token(missing, posting=True)  # a message this token did not make
