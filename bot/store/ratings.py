@@ -161,28 +161,33 @@ def replay(games: Iterable[RatedGame]) -> tuple[dict[Key, Rating], int]:
         if not counts(game.rows):
             continue
         rated += 1
-        keys = {r.player_id: (game.place, game.kind, game.season, r.player_id) for r in game.rows}
-        old = {pid: table[key] for pid, key in keys.items() if key in table}
+        keys, old = _before(table, game)
         for pid, new in rate(game.rows, old, game.game_id).items():
             table[keys[pid]] = new
     return table, rated
 
 
+def _before(table: Mapping[Key, Rating], game: RatedGame) -> tuple[dict[int, Key], dict[int, Rating]]:
+    """The keys of a game's players' ratings, and the ratings `table` holds for them."""
+    keys = {r.player_id: (game.place, game.kind, game.season, r.player_id) for r in game.rows}
+    return keys, {pid: table[key] for pid, key in keys.items() if key in table}
+
+
 def changes_in(game_id: int, records: Iterable[Sequence[object]]) -> dict[int, tuple[float, float]]:
-    """Each player's shown rating before and after the rated game `game_id`, replayed from
-    `PLACE_REPLAY_SQL`'s rows (the rated games of its place, game and season up to it):
-    the same `rate`, on the same games in the same order, as the update made when it was
+    """Each player's shown rating before and after the rated game `game_id`, from
+    `PLACE_REPLAY_SQL`'s rows (the rated games of its place, game and season up to it): the
+    games before it replayed as the rebuild does, then `rate` on it, as when it was
     recorded, so the numbers are the ones that game moved."""
-    table: dict[int, Rating] = {}
-    for game in sorted(rated_games(records), key=lambda g: g.game_id):
-        if not counts(game.rows):
-            continue
-        old = {r.player_id: table[r.player_id] for r in game.rows if r.player_id in table}
-        new = rate(game.rows, old, game.game_id)
-        if game.game_id == game_id:
-            return {pid: (old.get(pid, FRESH).shown, now.shown) for pid, now in new.items()}
-        table.update(new)
-    return {}
+    games = list(rated_games(records))
+    game = next((g for g in games if g.game_id == game_id and counts(g.rows)), None)
+    if game is None:
+        return {}
+    table, _ = replay(g for g in games if g.game_id < game_id)
+    _, old = _before(table, game)
+    return {
+        pid: (old.get(pid, FRESH).shown, new.shown)
+        for pid, new in rate(game.rows, old, game_id).items()
+    }
 
 
 @dataclass(frozen=True)
