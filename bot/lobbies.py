@@ -214,7 +214,6 @@ class Lobbies:
             lobby=lobby,
             created_at=now,
             deadline=now + settings.lobby_timeout,
-            via=self.sessions.reach(channel_id),
         )
         await self.sessions.save(session)
         self.on_deadline()

@@ -114,7 +114,8 @@ class Moves:
                     # on (a double tap) on the table itself: show it again, not a refusal.
                     return self._on_table(session, self._table(session), clicked=message_id)
                 behind = session.shown_revision < session.revision
-                if on_table and session.via is not None and (behind or not live):
+                without_channel = self.sessions.reach(click.channel_id) is not None
+                if on_table and without_channel and (behind or not live):
                     # Where the bot is no member, a table may show an older state (nothing
                     # could show a timer's move) or stay pressable (nothing could retire it):
                     # a press on it is the way to bring the live table back.

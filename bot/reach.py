@@ -6,7 +6,8 @@ message events. It can act only through interactions: each one comes with a toke
 15 minutes, answers it, sends follow-ups (at most 5 when only a user install authorised it)
 and edits the messages that interaction made or updated. A `Window` is one such token; a
 channel's `Reach` keeps the latest few, so a timer or a bot's move can still show the table
-through the last press, and a restart finds them in the session row (`Session.via`).
+through the last press, and a restart finds them in the session row (saved with each move
+by `Sessions.save`, read back into `Sessions.reaches`).
 When every window has closed, the stored game goes on (timers still act) and the table
 catches up at the next press or `/<game> status`."""
 

@@ -46,9 +46,6 @@ class Session:
     created_at: float = field(default_factory=time.time)
     shown_revision: int = 0  # the revision the table message in the channel shows
     ping: list[int] = field(default_factory=list)  # whom the table of this revision mentions
-    #: Where the bot is no member of the channel: the interactions it can still show the
-    #: table through (bot/reach.py); None where it uses the channel itself.
-    via: Reach | None = None
     #: The started game's sealed dice and shuffles (games/draws.py): its secret seed, the
     #: position in its stream and the record of its draws, saved with every move. None for a
     #: lobby, and for a game started before games had them.
@@ -104,17 +101,17 @@ def take_lines(session: Session) -> None:
             session.new_lines = [*session.new_lines, *lines]
 
 
-def session_json(session: Session) -> str:
+def session_json(session: Session, via: Reach | None = None) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"], "draws"} (draws: the game's secret seed and its record, see
-    games/draws.py). The models write their own JSON (pydantic's serializer, in Rust): the
+    "ping"[, "via"], "draws"} (via: the channel's windows where the bot is no member, see
+    bot/reach.py; draws: the game's secret seed and its record, see games/draws.py). The models write their own JSON (pydantic's serializer, in Rust): the
     hot path of every move, several times cheaper than model_dump() followed by json.dumps()."""
     fields: dict[str, Any] = {
         "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
         "ping": session.ping,
     }  # fmt: skip
-    if session.via is not None:
-        fields["via"] = session.via.as_json()
+    if via is not None:
+        fields["via"] = via.as_json()
     tail = json.dumps(fields, separators=(",", ":"))
     draws = "null" if session.draws is None else session.draws.json_text()
     return (
@@ -191,9 +188,6 @@ class Sessions:
                 for idle in [c for c in self.reaches if c not in self._cache][:-self.limit]:
                     del self.reaches[idle]
         reach.note(window)
-        cached = self._cache.get(channel_id)
-        if cached is not None:
-            cached.via = reach
         return reach
 
     def reach(self, channel_id: int) -> Reach | None:
@@ -291,6 +285,7 @@ class Sessions:
                 type(exc).__name__,
             )
             raise CorruptSession(reason, str(row.kind), starter) from None
+        self._merge(row.channel_id, via)
         return Session(
             channel_id=row.channel_id,
             guild_id=row.guild_id,
@@ -305,19 +300,17 @@ class Sessions:
             created_at=row.created_at,
             shown_revision=row.shown_revision,
             ping=ping,
-            via=self._merged(row.channel_id, via),
             draws=draws,
         )
 
-    def _merged(self, channel_id: int, stored: Reach | None) -> Reach | None:
-        """The channel's one Reach: the stored windows noted into the one in memory."""
+    def _merge(self, channel_id: int, stored: Reach | None) -> None:
+        """The stored windows of a channel, noted into its one Reach in memory."""
         if stored is None:
-            return self.reaches.get(channel_id)
+            return
         reach = self.reaches.setdefault(channel_id, stored)
         if reach is not stored:
             for window in stored.windows:
                 reach.note(window)
-        return reach
 
     async def save(self, session: Session) -> None:
         """Bump the revision and commit, with the log lines the move wrote (the state keeps
@@ -328,7 +321,7 @@ class Sessions:
             channel_id=session.channel_id,
             guild_id=session.guild_id,
             kind=session.kind,
-            data=session_json(session),
+            data=session_json(session, self.reaches.get(session.channel_id)),
             revision=session.revision + 1,
             message_id=session.message_id,
             deadline=session.deadline,

@@ -141,7 +141,7 @@ class TableUpdates:
             or not self.editable(current)
         )
         table = rendered
-        via = session.via or self.sessions.reach(session.channel_id)
+        via = self.sessions.reach(session.channel_id)
         if via is not None and session.started and not over:
             table = _with_limit(table, session, via, self.clock())
         if ping:
