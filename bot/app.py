@@ -20,6 +20,7 @@ from bot.config import BotConfig
 from bot.display import retire_orphans, retire_pressed, show_table
 from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
 from bot.gateway import skip_unread_events
+from bot.i18n import speak
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
 from bot.reach import answered, open_window, through_channel, window_of
@@ -32,6 +33,7 @@ from bot.tables.crap import CrapTable
 from bot.tables.farkle import FarkleTable
 from bot.tables.kuriki import KurikiTable
 from bot.timers import TurnTimers
+from bot.translator import CatalogueTranslator
 from games.farkle import policy as farkle_policy
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,21 @@ log = logging.getLogger(__name__)
 def default_adapters() -> dict[str, TableAdapter]:
     adapters: list[TableAdapter] = [FarkleTable(), KurikiTable(), CrapTable()]
     return {a.kind: a for a in adapters}
+
+
+async def add_cogs(bot: GameBot) -> None:
+    """One cog per game, then the admin, stats, verify, history and help commands."""
+    from bot.cogs.admin import AdminCog
+    from bot.cogs.crap import CrapCog
+    from bot.cogs.farkle import FarkleCog
+    from bot.cogs.help import HelpCog
+    from bot.cogs.history import HistoryCog
+    from bot.cogs.kuriki import KurikiCog
+    from bot.cogs.stats import StatsCog
+    from bot.cogs.verify import VerifyCog
+
+    for cog in (FarkleCog, KurikiCog, CrapCog, AdminCog, StatsCog, VerifyCog, HistoryCog, HelpCog):
+        await bot.add_cog(cog(bot))
 
 
 class GameBot(commands.AutoShardedBot):
@@ -95,25 +112,10 @@ class GameBot(commands.AutoShardedBot):
             repost_after=self.config.repost_after,
             cached_games=self.config.cached_games,
         )
-        from bot.cogs.admin import AdminCog
-        from bot.cogs.crap import CrapCog
-        from bot.cogs.farkle import FarkleCog
-        from bot.cogs.help import HelpCog
-        from bot.cogs.history import HistoryCog
-        from bot.cogs.kuriki import KurikiCog
-        from bot.cogs.stats import StatsCog
-        from bot.cogs.verify import VerifyCog
-
-        await self.add_cog(FarkleCog(self))
-        await self.add_cog(KurikiCog(self))
-        await self.add_cog(CrapCog(self))
-        await self.add_cog(AdminCog(self))
-        await self.add_cog(StatsCog(self))
-        await self.add_cog(VerifyCog(self))
-        await self.add_cog(HistoryCog(self))
-        await self.add_cog(HelpCog(self))
+        await add_cogs(self)
         skip_unread_events(self)  # after the cogs: their listeners count
         self.timers.start()
+        await self.tree.set_translator(CatalogueTranslator())
         if self.sync_commands:
             await self.sync_tree()
         self._catch_up_task = asyncio.create_task(self.catch_up(), name="catch-up")
@@ -157,6 +159,7 @@ class GameBot(commands.AutoShardedBot):
         from the clicked message (discord.py does that only for items registered with it)."""
         if interaction.type is not discord.InteractionType.component:
             return  # slash commands go through the command tree
+        speak(interaction.locale)
         self.note(interaction)
         data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
         values = tuple(str(v) for v in data.get("values", ()))

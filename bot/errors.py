@@ -8,6 +8,7 @@ import logging
 import discord
 from discord import app_commands
 
+from bot.i18n import render, speak
 from bot.mentions import mention
 from bot.reach import answered
 from games.errors import GameError
@@ -86,6 +87,14 @@ class CorruptSession(UserError):
         )
 
 
+def said(error: BaseException) -> str:
+    """An expected error's message in the current language: an engine's `Msg`, or the text
+    a `UserError` was raised with (already in the language of whoever caused it)."""
+    if isinstance(error, GameError):
+        return render(error.message)
+    return str(error)
+
+
 def message_for(error: BaseException) -> tuple[str, bool]:
     """What to tell the user about `error`, and whether it was expected (no traceback).
 
@@ -95,7 +104,7 @@ def message_for(error: BaseException) -> tuple[str, bool]:
     if isinstance(error, app_commands.CommandInvokeError | app_commands.TransformerError):
         cause = error.__cause__
         if isinstance(cause, GameError | UserError):
-            return str(cause), True
+            return said(cause), True
         if isinstance(error, app_commands.TransformerError):
             if error.type in (
                 discord.AppCommandOptionType.user,
@@ -105,7 +114,7 @@ def message_for(error: BaseException) -> tuple[str, bool]:
             return "That option is not one I can use: choose one of those offered.", True
         error = cause or error
     if isinstance(error, GameError | UserError):
-        return str(error), True
+        return said(error), True
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
         return "That command has changed: reload Discord and try again.", True
     if isinstance(error, app_commands.MissingPermissions):
@@ -138,6 +147,7 @@ class GameTree(app_commands.CommandTree):
     """Command tree whose errors become ephemeral replies instead of silent failures."""
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        speak(interaction.locale)  # every answer of this command in its user's language
         note = getattr(interaction.client, "note", None)
         if note is not None:
             note(interaction)

@@ -16,7 +16,7 @@ from typing import Any
 import discord
 
 from bot.components import Click
-from bot.errors import GameOver, StaleTable, UserError
+from bot.errors import GameOver, StaleTable, UserError, said
 from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
@@ -123,7 +123,7 @@ class Moves:
                         _refuse_as_now(adapter, session.state, move, session.working())
                         why = None
                     except GameError as exc:
-                        why = str(exc)  # said along with the table ("It's not your turn…")
+                        why = said(exc)  # said along with the table ("It's not your turn…")
                     return self._again(session, adapter, message_id, why)
                 _refuse_as_now(adapter, session.state, move, session.working())
                 # From an older table message (a double tap too): a private pointer to the

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from games.text import Msg
+
 
 class GameError(Exception):
-    """A move or request the rules refuse. The state it was applied to is unchanged."""
+    """A move or request the rules refuse. The state it was applied to is unchanged.
+
+    Its message is a `Msg` (`M("It's not your turn.")`), shown to the player in their own
+    language (`bot/errors.py`); `str()` gives the English, for logs and tests."""
+
+    def __init__(self, message: Msg | str = "") -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return str(self.message)
 
 
 class NotYourTurn(GameError):

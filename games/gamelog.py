@@ -13,16 +13,18 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from games.text import Line, M
+
 #: The first line of a log whose earlier lines were not kept: a game saved by a version
 #: that kept only the table's window (its `new_log` is None).
-EARLIER_NOT_KEPT = "(The moves before these were not kept.)"
+EARLIER_NOT_KEPT = M("(The moves before these were not kept.)")
 
 
 #: A game's state: a pydantic model with `log` and `new_log`.
 S = TypeVar("S", bound=BaseModel)
 
 
-def write_log(state: Any, texts: Iterable[str], length: int) -> None:
+def write_log(state: Any, texts: Iterable[Line], length: int) -> None:
     """Add `texts` to the state's log: the window keeps its last `length` lines, `new_log`
     all of them until they are taken. A state from before `new_log` (None) keeps None, so
     `take_log` can say its earlier lines were not kept."""
@@ -32,11 +34,11 @@ def write_log(state: Any, texts: Iterable[str], length: int) -> None:
         state.new_log = [*state.new_log, *lines]
 
 
-def take_log(state: S) -> tuple[S, list[str]]:
+def take_log(state: S) -> tuple[S, list[Line]]:
     """The lines written since the last take, and the state without them (the same object
     when there are none). A state from before `new_log` gives its window, after
     `EARLIER_NOT_KEPT`, and keeps every line from then on."""
-    new: list[str] | None = state.new_log  # type: ignore[attr-defined]
+    new: list[Line] | None = state.new_log  # type: ignore[attr-defined]
     if new == []:
         return state, []
     lines = new if new is not None else [EARLIER_NOT_KEPT, *state.log]  # type: ignore[attr-defined]

@@ -1,0 +1,241 @@
+"""Every word a player or admin reads, in their language: gettext catalogues (Babel).
+
+The catalogues are `bot/locales/<language>/LC_MESSAGES/tablebot.po`, with English source
+sentences as keys; `python -m bot.i18n extract` writes the template and brings every
+catalogue up to date (docs/translating.md).
+
+Who reads which language is decided where a text is made, by `speaking`: the bot answers
+each interaction in its user's locale (`bot/app.py` sets it for the whole interaction), and
+renders a channel's public table, log and announcements in that channel's language
+(`Tables.language`). Code that writes text calls
+
+- `_("Roll")` or `_("{name} rolled {dice}.", name=..., dice=...)`: the sentence now;
+- `_n("{n} life", "{n} lives", n)`: the form that agrees with `n`;
+- `N_("Roll")` around a constant made at import time, translated later with `_(constant)`;
+- `render(msg)` for a `games.text.Msg` an engine wrote (a log line, a refusal);
+- `number`, `listed`, `duration` for numbers, lists and times as the language writes them.
+
+Integer arguments are formatted as numbers of the language (1,500 / 1.500 / 1 500)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import timedelta
+from functools import cache
+from gettext import GNUTranslations, NullTranslations
+from pathlib import Path
+
+from babel import Locale
+from babel.dates import format_timedelta
+from babel.lists import format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
+
+from games.text import Arg, Line, Msg
+
+log = logging.getLogger(__name__)
+
+LOCALES_DIR = Path(__file__).with_name("locales")
+DOMAIN = "tablebot"
+
+#: The languages the bot speaks: catalogue name -> the name it goes by in its own language.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "de": "Deutsch",
+    "fr": "Français",
+    "es": "Español",
+    "pt_BR": "Português do Brasil",
+    "pl": "Polski",
+}
+SOURCE = "en"
+
+
+@dataclass(frozen=True)
+class Lang:
+    """One language: its catalogue name, Babel's locale data and its translations."""
+
+    code: str
+    locale: Locale
+    translations: NullTranslations
+
+    def gettext(self, text: str) -> str:
+        return self.translations.gettext(text)
+
+    def ngettext(self, one: str, many: str, n: int) -> str:
+        return self.translations.ngettext(one, many, n)
+
+    def pgettext(self, context: str, text: str) -> str:
+        return self.translations.pgettext(context, text)
+
+
+def catalogue_path(code: str) -> Path:
+    return LOCALES_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@cache
+def lang(code: str) -> Lang:
+    """The language `code` (a catalogue name, see `LANGUAGES`), its catalogue compiled in
+    memory once: the .po file is the one source, no compiled file to keep in step."""
+    locale = Locale.parse(code)
+    if code == SOURCE:
+        return Lang(code, locale, NullTranslations())
+    with catalogue_path(code).open("rb") as po:
+        catalog = read_po(po, locale=code)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog, use_fuzzy=False)
+    buffer.seek(0)
+    return Lang(code, locale, GNUTranslations(buffer))
+
+
+def language_of(discord_locale: object) -> str:
+    """The catalogue for a Discord locale ("de", "pt-BR", "es-419", "en-GB", or a
+    discord.Locale): the exact language, else the same language of another country, else
+    English."""
+    text = str(getattr(discord_locale, "value", discord_locale) or "").replace("-", "_")
+    if text in LANGUAGES:
+        return text
+    base = text.split("_")[0]
+    if base in LANGUAGES:
+        return base
+    for code in LANGUAGES:
+        if code.split("_")[0] == base:
+            return code
+    return SOURCE
+
+
+_current: ContextVar[Lang | None] = ContextVar("language", default=None)
+
+
+def current() -> Lang:
+    """The language the text being made now is in (English outside any `speaking`)."""
+    return _current.get() or lang(SOURCE)
+
+
+@contextlib.contextmanager
+def speaking(language: str | object | None) -> Iterator[Lang]:
+    """Make the text of this block in `language` (a catalogue name or a Discord locale)."""
+    token = _current.set(lang(language_of(language)))
+    try:
+        yield current()
+    finally:
+        _current.reset(token)
+
+
+def speak(language: str | object | None) -> None:
+    """From here to the end of the current task, text is in `language`: what an interaction
+    handler says first, so every answer of the interaction is in its user's locale."""
+    _current.set(lang(language_of(language)))
+
+
+def N_(text: str) -> str:
+    """Mark a constant for the catalogues; translate it where it is shown, with `_(text)`."""
+    return text
+
+
+def _(text: str, /, **args: Arg) -> str:
+    """`text` in the current language, its placeholders filled with `args`."""
+    language = current()
+    translated = language.gettext(text)
+    return _fill(translated, args, language) if args else translated
+
+
+def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
+    """The form of `one`/`many` that agrees with `n` in the current language; `{n}` is `n`
+    written as a number of the language."""
+    language = current()
+    return _fill(language.ngettext(one, many, n), {"n": n, **args}, language)
+
+
+def _p(context: str, text: str, /, **args: Arg) -> str:
+    """`text` where the same English word needs another translation in `context` (a
+    button's "Roll" and a log's "roll")."""
+    language = current()
+    translated = language.pgettext(context, text)
+    return _fill(translated, args, language) if args else translated
+
+
+def render(line: Line | None) -> str:
+    """A message an engine wrote, in the current language; text a game saved before
+    messages had keys is shown as it was written."""
+    if line is None:
+        return ""
+    if isinstance(line, str):
+        return line
+    if line.n is not None and line.p is not None:
+        return _n(line.k, line.p, line.n, **line.a)
+    return _(line.k, **line.a)
+
+
+def _fill(text: str, args: dict[str, Arg], language: Lang) -> str:
+    values = {key: _value(value, language) for key, value in args.items()}
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError, ValueError):
+        # A translation whose placeholders do not match its source (the catalogue test
+        # refuses such a catalogue): the English sentence is better than no answer.
+        log.warning("Translation of %r into %s does not fit its arguments", text, language.code)
+        return _fill_english(text, values)
+
+
+def _fill_english(text: str, values: dict[str, str]) -> str:
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
+def _value(value: Arg, language: Lang) -> str:
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return format_decimal(value, locale=language.locale)
+    if isinstance(value, Msg):
+        return render(value)
+    if isinstance(value, list):
+        return listed(_value(v, language) for v in value)
+    return value
+
+
+def number(n: int | float, digits: int | None = None) -> str:
+    """`n` as the current language writes numbers; `digits` after the point when given."""
+    if digits is not None:
+        pattern = "#,##0." + "0" * digits if digits else "#,##0"
+        return format_decimal(n, format=pattern, locale=current().locale)
+    return format_decimal(n, locale=current().locale)
+
+
+def listed(items: Iterable[str], style: str = "standard") -> str:
+    """"Ann, Bob and Cy" as the current language joins a list ("or" for alternatives)."""
+    parts = list(items)
+    if not parts:
+        return ""
+    return format_list(parts, style=style, locale=current().locale)
+
+
+def duration(seconds: float, short: bool = False) -> str:
+    """A length of time in whole units ("2 minutes", "1 hour, 30 minutes")."""
+    total = round(seconds)
+    if total <= 0:
+        return format_timedelta(
+            timedelta(seconds=0), format="short" if short else "long", locale=current().locale
+        )
+    parts = []
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+        count, total = divmod(total, size)
+        if count:
+            parts.append(
+                format_timedelta(
+                    timedelta(seconds=count * size),
+                    granularity=unit,
+                    threshold=10**9,
+                    format="short" if short else "long",
+                    locale=current().locale,
+                )
+            )
+    return listed(parts)

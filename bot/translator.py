@@ -1,0 +1,40 @@
+"""Slash commands in each player's language: Discord shows the names, descriptions,
+options and choices the app gives for a locale, and asks for them when the commands sync."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord import app_commands
+
+from bot.catalogues import LIMITS, NAME_CONTEXTS, VALID_NAME
+from bot.i18n import SOURCE, lang, language_of
+
+log = logging.getLogger(__name__)
+
+
+class CatalogueTranslator(app_commands.Translator):
+    """Each command string from the catalogues, by the context it is asked in
+    (`command_name`, `choice_name`, ...): see `bot/catalogues.py`."""
+
+    async def translate(
+        self,
+        string: app_commands.locale_str,
+        locale: discord.Locale,
+        context: app_commands.TranslationContextTypes,
+    ) -> str | None:
+        code = language_of(locale)
+        if code == SOURCE:
+            return None
+        where = context.location.name
+        text = lang(code).pgettext(where, string.message)
+        if text == string.message:
+            return None
+        if len(text) > LIMITS.get(where, 100) or (
+            where in NAME_CONTEXTS and not (VALID_NAME.match(text) and text == text.lower())
+        ):
+            # Discord would refuse the whole sync: the English string is better than none.
+            log.warning("Translation %r of %r (%s, %s) is not allowed", text, string, where, code)
+            return None
+        return text
