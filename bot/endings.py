@@ -53,36 +53,37 @@ class Endings:
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
                 raise UserError("Only the host of this game (or a server manager) can end it.")
-            if not session.started:
-                await self.sessions.delete(channel_id)
-                return self._with_table(
-                    Reply(content=f"{actor.name} cancelled the {adapter.title} lobby."),
-                    session,
-                    Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
-                )
-            # Everything that could fail is done before the commit: once the game is recorded
-            # as ended, the answer says so.
-            result = adapter.outcome(session.state)
-            record = self._record(session, adapter, ended_by=actor.name)
-            final = adapter.render(session)
-            game_id = await self.sessions.finish(session, record)
-            final.picture = await self._story(session)
-            final.items, final.content = [], None
-            session.ping = []  # nobody is waited on in an ended game
-            final.embed.description = f"**Game ended early by {actor.name}.**"
-            final.embed.set_footer(text=adapter.finished_footer())
-            revealed(final, session, game_id)
-            self._add_rematch(final, session, game_id)
-            return self._with_table(
-                Reply(
-                    content=f"{actor.name} ended the {adapter.title} game. Standings: "
-                    + ", ".join(
-                        f"{p['name']} {result.scores[str(p['id'])]}" for p in result.players
+            with self.speaking_to(session):  # the table and the news are public
+                if not session.started:
+                    await self.sessions.delete(channel_id)
+                    return self._with_table(
+                        Reply(content=f"{actor.name} cancelled the {adapter.title} lobby."),
+                        session,
+                        Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
                     )
-                ),
-                session,
-                final,
-            )
+                # Everything that could fail is done before the commit: once the game is recorded
+                # as ended, the answer says so.
+                result = adapter.outcome(session.state)
+                record = self._record(session, adapter, ended_by=actor.name)
+                final = adapter.render(session)
+                game_id = await self.sessions.finish(session, record)
+                final.picture = await self._story(session)
+                final.items, final.content = [], None
+                session.ping = []  # nobody is waited on in an ended game
+                final.embed.description = f"**Game ended early by {actor.name}.**"
+                final.embed.set_footer(text=adapter.finished_footer())
+                revealed(final, session, game_id)
+                self._add_rematch(final, session, game_id)
+                return self._with_table(
+                    Reply(
+                        content=f"{actor.name} ended the {adapter.title} game. Standings: "
+                        + ", ".join(
+                            f"{p['name']} {result.scores[str(p['id'])]}" for p in result.players
+                        )
+                    ),
+                    session,
+                    final,
+                )
 
     async def _story(self, session: Session) -> bytes | None:
         """The finished game's picture, drawn in a thread (never on the event loop, which

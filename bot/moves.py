@@ -81,9 +81,10 @@ class Moves:
                         "The game has already started without you. Wait for the next one, "
                         "or start one elsewhere."
                     )
-                return await self._lobby_click(
-                    actor, work, adapter, settings, click.action, message_id
-                )
+                with self.speaking_to(work):  # the lobby's message is public
+                    return await self._lobby_click(
+                        actor, work, adapter, settings, click.action, message_id
+                    )
             if not session.started:
                 raise UserError("The game has not started yet.")
             if actor.id not in adapter.player_ids(session.state):
@@ -224,22 +225,23 @@ class Moves:
             adapter = self.adapters[session.kind]
             settings = await self.settings_of(session)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
-            if not session.started:
-                host = work.lobby.leave(actor.id)
-                if not work.lobby.players:
-                    await self.sessions.delete(channel_id)
+            with self.speaking_to(work):  # the lobby and the news are public
+                if not session.started:
+                    host = work.lobby.leave(actor.id)
+                    if not work.lobby.players:
+                        await self.sessions.delete(channel_id)
+                        return self._with_table(
+                            Reply(content=f"{actor.name} left; the lobby is closed."),
+                            session,
+                            Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
+                        )
+                    await self.sessions.save(work)
+                    handed = f" {host.name} is the host now." if host is not None else ""
                     return self._with_table(
-                        Reply(content=f"{actor.name} left; the lobby is closed."),
-                        session,
-                        Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
+                        Reply(content=f"{actor.name} left the lobby.{handed}"),
+                        work,
+                        adapter.render_lobby(work, settings),
                     )
-                await self.sessions.save(work)
-                handed = f" {host.name} is the host now." if host is not None else ""
-                return self._with_table(
-                    Reply(content=f"{actor.name} left the lobby.{handed}"),
-                    work,
-                    adapter.render_lobby(work, settings),
-                )
             if actor.id not in adapter.player_ids(session.state):
                 raise NotInGame("You are not in this game.")
             work.state = adapter.remove_player(session.state, actor.id)
@@ -284,9 +286,10 @@ class Moves:
             # nor whoever's move ended it.
             work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
             game_id = await self.sessions.finish(work, self._record(work, adapter))
-            final = revealed(adapter.render(work), work, game_id)
-            final.picture = await self._story(work)
-            return self._add_rematch(final, work, game_id)
+            with self.speaking_to(work):
+                final = revealed(adapter.render(work), work, game_id)
+                final.picture = await self._story(work)
+                return self._add_rematch(final, work, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         if not timer or on_clock is None:

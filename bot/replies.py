@@ -25,6 +25,10 @@ class Actor:
     id: int
     name: str
     is_admin: bool = False
+    #: Their language (a catalogue of bot/i18n.py), and their server's preferred one (None
+    #: outside servers): a lobby's public language when it opens (`Tables.language`).
+    locale: str = "en"
+    guild_locale: str | None = None
 
 
 @dataclass
