@@ -159,6 +159,12 @@ def problems(code: str, pot: Catalog | None = None) -> list[Problem]:
     source's, or a command string Discord would refuse."""
     with catalogue_path(code).open("rb") as po:
         catalog = read_po(po, locale=code)
+    return problems_in(catalog, pot)
+
+
+def problems_in(catalog: Catalog, pot: Catalog | None = None) -> list[Problem]:
+    """`problems` of a catalogue already read."""
+    code = str(catalog.locale)
     found: list[Problem] = []
     if pot is not None:
         for message in pot:
