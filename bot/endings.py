@@ -19,6 +19,7 @@ from bot.sealed import dice_record, luck_counts, revealed
 from bot.sessions import Session, Sessions
 from bot.store import FinishedGame
 from bot.tables.base import Rendered, TableAdapter
+from games.text import M, line_text
 
 log = logging.getLogger(__name__)
 
@@ -141,7 +142,7 @@ class Endings:
             scores=result.scores,
             winner_id=None if ended_by else result.winner_id,
             rules=result.rules,
-            outcome=f"Ended early by {ended_by}." if ended_by else result.summary,
+            outcome=line_text(M("Ended early by {name}.", name=ended_by) if ended_by else result.summary),
             started_at=session.created_at,
             lobby=session.lobby.options,
             stats=stats,

@@ -27,7 +27,7 @@ from bot.records import GAME_TITLES, place_of
 from bot.store import PlayedGame, Store
 from bot.tables.base import EMBED_COLOUR
 from games.numbers import number
-from games.text import line_from_json
+from games.text import line_from_json, line_from_text
 
 HISTORY_KIND = "hist"  # the custom_id "game" of the history's buttons
 PAGE_SIZE = 10  # games per page of the list (a select shows them all)
@@ -220,7 +220,7 @@ def game_view(
     minutes = max(1, round((finished - started) / 60))
     embed.add_field(
         name="Result",
-        value=f"{game['outcome']}\n<t:{finished}:f> in <#{game['channel_id']}>, "
+        value=f"{render(line_from_text(game['outcome']))}\n<t:{finished}:f> in <#{game['channel_id']}>, "
         f"{minutes} minute{'s' if minutes != 1 else ''}"[:1024],
         inline=False,
     )

@@ -11,6 +11,7 @@ game's log reads in German at one table and in French in a player's /history.
 
 from __future__ import annotations
 
+import json
 from typing import Union
 
 from pydantic import BaseModel, ConfigDict
@@ -68,6 +69,21 @@ def line_json(line: Line) -> dict[str, object] | str:
     """A line as the stored whole log keeps it (JSON): a message as its fields, text as
     text."""
     return line.model_dump(exclude_defaults=True) if isinstance(line, Msg) else line
+
+
+def line_text(line: Line) -> str:
+    """A line kept in a text column (a finished game's outcome): a message as JSON."""
+    return json.dumps(line_json(line), separators=(",", ":")) if isinstance(line, Msg) else line
+
+
+def line_from_text(text: str) -> Line:
+    """`line_text` back; text written before messages had keys is that text."""
+    if text.startswith('{"'):
+        try:
+            return line_from_json(json.loads(text))
+        except ValueError:
+            pass
+    return text
 
 
 def line_from_json(value: object) -> Line:

@@ -16,6 +16,7 @@ from bot.components import Click
 from bot.service import Actor, Reply, Tables
 from bot.settings import GuildSettings
 from bot.store import Shards, SqliteStore, Store
+from games.text import line_from_text
 
 GUILD = 1000
 CHANNEL = 2000
@@ -91,6 +92,11 @@ async def tables(db_path: Path, clock: Clock) -> AsyncIterator[Tables]:
     t = await make_tables(db_path, clock)
     yield t
     await t.store.close()
+
+
+def outcome(record: dict[str, object]) -> str:
+    """A finished game's outcome in English (it is stored as a message key with arguments)."""
+    return str(line_from_text(str(record["outcome"])))
 
 
 def check_limits(reply: Reply) -> None:

@@ -15,7 +15,18 @@ from bot.components import Click
 from bot.service import Reply, Tables
 from bot.settings import GuildSettings
 from games.bots import FIRST_BOT_ID
-from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, find, make_tables
+from tests.bot.conftest import (
+    ADMIN,
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    Clock,
+    find,
+    make_tables,
+    outcome,
+)
 from tests.bot.test_bots import alice_presses
 
 DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
@@ -239,7 +250,7 @@ async def test_kuriki_ends_at_once_when_its_last_person_is_out(
     assert "🏆 🤖 Dicey and 🤖 Rolly win the Kuriki game!" in text
     check_the_end(ended, ALICE.id)
     (record,) = await tables.store.finished_games(CHANNEL)
-    assert record["winner_id"] == DICEY and record["outcome"].endswith("no person was left standing.")
+    assert record["winner_id"] == DICEY and outcome(record).endswith("no person was left standing.")
     (fig,) = await tables.store.player_records(GUILD, ALICE.id, ["kuriki"])
     assert (fig.bot_games, fig.bot_wins, fig.abandoned) == (1, 0, 0)
 
@@ -284,7 +295,7 @@ async def test_a_game_nobody_plays_ends_abandoned_and_wins_nobody_anything(
             reply = await tables.expire(CHANNEL)
         (record,) = await tables.store.finished_games(CHANNEL)
         assert record["winner_id"] is None
-        assert record["outcome"] == f"Nobody wins: nobody played for {turns} turns."
+        assert outcome(record) == f"Nobody wins: nobody played for {turns} turns."
         text = text_of(reply)
         assert f"**Abandoned:** nobody played for {turns} turns, so nobody wins." in text
         assert "🏆" not in text
@@ -313,7 +324,7 @@ async def test_a_person_against_a_bot_who_never_plays_abandons_it(
         timeouts += alices
     assert timeouts == 2
     (record,) = await tables.store.finished_games(CHANNEL)
-    assert record["winner_id"] is None and "nobody played for 2 turns" in record["outcome"]
+    assert record["winner_id"] is None and "nobody played for 2 turns" in outcome(record)
     (fig,) = await tables.store.player_records(GUILD, ALICE.id, ["farkle"])
     assert (fig.bot_games, fig.bot_wins, fig.abandoned) == (0, 0, 1)
 

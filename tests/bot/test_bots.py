@@ -34,6 +34,7 @@ from tests.bot.conftest import (
     buttons,
     check_limits,
     find,
+    outcome,
 )
 
 DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
@@ -212,7 +213,7 @@ async def test_the_last_person_leaving_ends_the_game_with_no_winner(tables: Tabl
     assert await tables.sessions.get(CHANNEL) is None
     [record] = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None and record["bots"] == [DICEY, ROLLY]
-    assert "no person is left" in record["outcome"]
+    assert "no person is left" in outcome(record)
 
 
 async def test_every_bot_that_can_act_moves(

@@ -28,6 +28,7 @@ from tests.bot.conftest import (
     find,
     make_tables,
     open_game,
+    outcome,
     run_sql,
 )
 
@@ -192,7 +193,7 @@ async def test_end_and_leave(tables: Tables) -> None:
     assert what_next == "Rematch below, or /farkle start for a new game"
     assert seed.startswith("🔓 Seed ")
     (record,) = await tables.store.finished_games(CHANNEL)
-    assert record["winner_id"] is None and record["outcome"].startswith("Ended early")
+    assert record["winner_id"] is None and outcome(record).startswith("Ended early")
     (rematch,) = reply.table.items  # the only button left
     assert Click.parse(rematch.custom_id).action == "rematch"
     assert Click.parse(rematch.custom_id).arg == str(record["id"])
@@ -204,7 +205,7 @@ async def test_a_game_players_left_ends_with_no_winner(tables: Tables) -> None:
     reply = await tables.leave(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "Nobody wins: Alice left."
+    assert outcome(record) == "Nobody wins: Alice left."
     table = reply.table
     assert table.embed.description == "**Game over:** Alice left, so nobody wins."
     # No trophy; the one left at the table is told the game is over (a fresh post pings).

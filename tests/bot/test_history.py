@@ -31,6 +31,7 @@ from tests.bot.conftest import (
     find,
     make_tables,
     open_game,
+    outcome,
     run_sql,
 )
 
@@ -97,10 +98,10 @@ async def test_the_log_goes_on_after_a_restart(db_path: Path, clock: Clock) -> N
         await tables.expire(CHANNEL)  # the turn runs out
         again = await tables.store.game_log(CHANNEL)
         assert again[: len(first)] == first and len(again) > len(first)
-        assert any("ran out of time" in line for line in again[len(first) :])
+        assert any("ran out of time" in str(line_from_json(line)) for line in again[len(first) :])
         await tables.end(ALICE, CHANNEL, "farkle")
         (game,) = await tables.store.finished_games(CHANNEL)
-        assert game["log"] == again and game["outcome"] == "Ended early by Alice."
+        assert game["log"] == again and outcome(game) == "Ended early by Alice."
     finally:
         await tables.store.close()
 
