@@ -87,7 +87,7 @@ class Listing:
     @classmethod
     def of(cls, click: Click) -> Listing:
         """The list a list button or the select names; UserError for a forged one."""
-        player, _, game = (click.arg or "").partition("-")
+        player, _sep, game = (click.arg or "").partition("-")
         player_id = number(player)
         if player_id is None or (game != "all" and game not in GAME_TITLES):
             raise UserError(NOT_RECOGNISED)
