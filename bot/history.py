@@ -240,7 +240,8 @@ def game_view(
         channel=f"<#{game['channel_id']}>",
         duration=duration(minutes * 60),
     )
-    embed.add_field(name=_("Result"), value=f"{game['outcome']}\n{when}"[:1024], inline=False)
+    outcome = render(line_from_json(game["outcome"]))  # a message, once endings store one
+    embed.add_field(name=_("Result"), value=f"{outcome}\n{when}"[:1024], inline=False)
     embed.add_field(name=_("Players"), value=_players(game) or "–", inline=False)
     changes = game.get("rating_changes")
     if changes:
