@@ -19,14 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
+from babel.dates import format_date
 
 from bot.components import Click, TableItem, button, select
 from bot.errors import UserError
-from bot.i18n import render
-from bot.records import GAME_TITLES, place_of
+from bot.i18n import N_, _, _n, _p, current, duration, listed, number, render
+from bot.records import GAME_TITLES, game_name, game_title, place_of, rating_change, rating_number
 from bot.store import PlayedGame, Store
 from bot.tables.base import EMBED_COLOUR
-from games.numbers import number
+from games.numbers import number as parsed
 from games.text import line_from_json, line_from_text
 
 HISTORY_KIND = "hist"  # the custom_id "game" of the history's buttons
@@ -34,22 +35,18 @@ PAGE_SIZE = 10  # games per page of the list (a select shows them all)
 #: Characters of log per page: an embed's description takes 4,096 and the whole embed 6,000,
 #: with the players and the result beside it.
 LOG_PAGE_CHARS = 3000
-#: What a game's score counts, where it is not points.
-SCORE_WORDS: dict[str, str] = {"kuriki": "lives left"}
-NOT_RECOGNISED = "This button is not one I recognise any more."
-NOT_HERE = "That game is not in the history of this place."
-NO_LOG = "The log of this game was not kept: it finished before the bot kept whole logs."
-EMPTY_LOG = "Nothing was written in this game's log."
-
-
-def game_name(kind: str) -> str:
-    """A game's title without its emoji (for a select's labels)."""
-    return GAME_TITLES.get(kind, kind).split(" ", 1)[-1]
+#: Catalogue keys, translated where they are said (`_(NOT_RECOGNISED)`).
+NOT_RECOGNISED = N_("This button is not one I recognise any more.")
+NOT_HERE = N_("That game is not in the history of this place.")
+NO_LOG = N_("The log of this game was not kept: it finished before the bot kept whole logs.")
+EMPTY_LOG = N_("Nothing was written in this game's log.")
 
 
 def _score(kind: str, score: int) -> str:
-    """A final score as the game counts it: "350", "2 lives left"."""
-    return f"{score} {SCORE_WORDS.get(kind, '')}".rstrip()
+    """A final score as the game counts it: "350", "2 lives left" (Kuriki counts lives)."""
+    if kind == "kuriki":
+        return _n("{n} life left", "{n} lives left", score)
+    return number(score)
 
 
 def _name(player: dict[str, Any]) -> str:
@@ -58,15 +55,17 @@ def _name(player: dict[str, Any]) -> str:
 
 
 def _result(game: PlayedGame) -> str:
-    return "no winner" if game.abandoned else "won" if game.won else "lost"
+    if game.abandoned:
+        return _p("a finished game", "no winner")
+    return _p("a finished game", "won") if game.won else _p("a finished game", "lost")
 
 
 def _others(game: PlayedGame, player_id: int) -> str:
     """Whom the player played with, by the names they had at the table."""
     names = [_name(p) for p in game.players if p["id"] != player_id]
     if len(names) > 3:
-        names = [*names[:3], f"{len(names) - 3} more"]
-    return ", ".join(names)
+        names = [*names[:3], _n("{n} more", "{n} more", len(names) - 3)]
+    return listed(names)
 
 
 # --------------------------------------------------------------------------- the list
@@ -87,10 +86,10 @@ class Listing:
     @classmethod
     def of(cls, click: Click) -> Listing:
         """The list a list button or the select names; UserError for a forged one."""
-        player, _, game = (click.arg or "").partition("-")
-        player_id = number(player)
+        player, _sep, game = (click.arg or "").partition("-")
+        player_id = parsed(player)
         if player_id is None or (game != "all" and game not in GAME_TITLES):
-            raise UserError(NOT_RECOGNISED)
+            raise UserError(_(NOT_RECOGNISED))
         return cls(click.channel_id, player_id, None if game == "all" else game)
 
 
@@ -106,41 +105,58 @@ async def list_page(
     )
     pages = max(1, -(-total // PAGE_SIZE))
     if page >= pages:
-        raise UserError("That page is not in this history: ask /history again.")
-    which = "" if listing.kind is None else f" · {GAME_TITLES[listing.kind]}"
-    embed = discord.Embed(title=f"📜 Game history{which}", colour=EMBED_COLOUR)
+        raise UserError(_("That page is not in this history: ask /history again."))
+    title = (
+        _("📜 Game history")
+        if listing.kind is None
+        else _("📜 Game history · {game}", game=game_title(listing.kind))
+    )
+    embed = discord.Embed(title=title, colour=EMBED_COLOUR)
     who = f"<@{listing.player_id}>"
     if not games:
-        embed.description = f"{who} has no finished games here yet."
+        embed.description = _("{player} has no finished games here yet.", player=who)
         return embed, []
     start = page * PAGE_SIZE
-    embed.description = f"{who}'s games here, the most recent first:\n" + "\n".join(
-        f"**{start + n}.** <t:{int(g.finished_at)}:d> · {GAME_TITLES.get(g.kind, g.kind)} · "
-        f"**{_result(g)}**" + ("" if g.score is None else f" · {_score(g.kind, g.score)}")
-        + (f" · with {others}" if (others := _others(g, listing.player_id)) else "")
-        for n, g in enumerate(games, start=1)
-    )  # fmt: skip
-    embed.set_footer(text=f"Page {page + 1}/{pages} · {total} game{'s' if total != 1 else ''}")
+    rows = [_("{player}'s games here, the most recent first:", player=who)]
+    for n, g in enumerate(games, start=1):
+        parts = [f"**{number(start + n)}.** <t:{int(g.finished_at)}:d>", game_title(g.kind),
+                 f"**{_result(g)}**"]  # fmt: skip
+        if g.score is not None:
+            parts.append(_score(g.kind, g.score))
+        if others := _others(g, listing.player_id):
+            parts.append(_("with {players}", players=others))
+        rows.append(" · ".join(parts))
+    embed.description = "\n".join(rows)[:4096]
+    embed.set_footer(
+        text=_("Page {page}/{pages}", page=page + 1, pages=pages)
+        + " · "
+        + _n("{n} game", "{n} games", total)
+    )
     options = [
         (
-            f"{start + n}. {game_name(g.kind)} · {_result(g)} · "
-            f"{dt.datetime.fromtimestamp(g.finished_at, dt.UTC):%d %b %Y}",
+            f"{number(start + n)}. {game_name(g.kind)} · {_result(g)} · {_date(g.finished_at)}",
             str(g.game_id),
         )
         for n, g in enumerate(games, start=1)
     ]
     items = [
         select(HISTORY_KIND, "open", listing.channel_id, page, 0, options,
-               placeholder="Open a game", arg=listing.arg),
+               placeholder=_("Open a game"), arg=listing.arg),
     ]  # fmt: skip
     if pages > 1:
         items += [
-            button(HISTORY_KIND, "list", listing.channel_id, max(page - 1, 0), 0, "◀ Previous",
-                   arg=listing.arg, disabled=page == 0),
-            button(HISTORY_KIND, "list", listing.channel_id, page + 1, 0, "Next ▶",
+            button(HISTORY_KIND, "list", listing.channel_id, max(page - 1, 0), 0,
+                   _("◀ Previous"), arg=listing.arg, disabled=page == 0),
+            button(HISTORY_KIND, "list", listing.channel_id, page + 1, 0, _("Next ▶"),
                    arg=listing.arg, disabled=page + 1 >= pages),
         ]  # fmt: skip
     return embed, items
+
+
+def _date(when: float) -> str:
+    """The day a game finished (UTC), as the current language writes a date in short."""
+    day = dt.datetime.fromtimestamp(when, dt.UTC).date()
+    return format_date(day, format="medium", locale=current().locale)
 
 
 # --------------------------------------------------------------------------- one game
@@ -168,7 +184,7 @@ async def finished_here(store: Store, game_id: int | None, place: int) -> dict[s
     """The finished game `game_id` if it was played in `place`; UserError otherwise."""
     game = None if game_id is None else await store.finished_game(game_id)
     if game is None or place_of(game["guild_id"], game["channel_id"]) != place:  # type: ignore[arg-type]
-        raise UserError(NOT_HERE)
+        raise UserError(_(NOT_HERE))
     return {**game, "rating_changes": await store.rating_changes(game["id"])}  # type: ignore[arg-type]
 
 
@@ -190,8 +206,8 @@ def _players(game: dict[str, Any]) -> str:
 def _rating_changes(game: dict[str, Any], changes: dict[int, tuple[float, float]]) -> str:
     """'Ann 12.3 → 14.1 (+1.8)' for each rated player, in the order the game ranked them."""
     lines = [
-        f"{_name(p)} {changes[p['id']][0]:.1f} → {changes[p['id']][1]:.1f} "
-        f"({changes[p['id']][1] - changes[p['id']][0]:+.1f})"
+        f"{_name(p)} {rating_number(changes[p['id']][0])} → {rating_number(changes[p['id']][1])} "
+        f"({rating_change(changes[p['id']][1] - changes[p['id']][0])})"
         for p in game["players"]
         if p["id"] in changes
     ]
@@ -207,42 +223,50 @@ def game_view(
     there."""
     log: list[object] | None = game.get("log")
     lines = [render(line_from_json(line)) for line in log or ()]
-    pages = [NO_LOG] if log is None else log_pages(lines) if lines else [EMPTY_LOG]
+    pages = [_(NO_LOG)] if log is None else log_pages(lines) if lines else [_(EMPTY_LOG)]
     if page >= len(pages):
-        raise UserError("That page is not in this game's log: open the game again.")
+        raise UserError(_("That page is not in this game's log: open the game again."))
     kind = game["kind"]
     embed = discord.Embed(
-        title=f"{GAME_TITLES.get(kind, kind)} · game {game['id']}",
+        title=_("{game} · game {number}", game=game_title(kind), number=str(game["id"])),
         description=pages[page],
         colour=EMBED_COLOUR,
     )
     started, finished = int(game["started_at"]), int(game["finished_at"])
     minutes = max(1, round((finished - started) / 60))
-    embed.add_field(
-        name="Result",
-        value=f"{render(line_from_text(game['outcome']))}\n<t:{finished}:f> in <#{game['channel_id']}>, "
-        f"{minutes} minute{'s' if minutes != 1 else ''}"[:1024],
-        inline=False,
+    when = _(
+        "<t:{time}:f> in {channel}, {duration}",
+        time=str(finished),
+        channel=f"<#{game['channel_id']}>",
+        duration=duration(minutes * 60),
     )
-    embed.add_field(name="Players", value=_players(game) or "–", inline=False)
+    outcome = render(line_from_text(game["outcome"]))
+    embed.add_field(name=_("Result"), value=f"{outcome}\n{when}"[:1024], inline=False)
+    embed.add_field(name=_("Players"), value=_players(game) or "–", inline=False)
     changes = game.get("rating_changes")
     if changes:
-        embed.add_field(name="Rating changes", value=_rating_changes(game, changes), inline=False)
-    footer = f"Log page {page + 1}/{len(pages)}" if log is not None else "No log kept"
+        embed.add_field(
+            name=_("Rating changes"), value=_rating_changes(game, changes), inline=False
+        )
+    footer = [
+        _("Log page {page}/{pages}", page=page + 1, pages=len(pages))
+        if log is not None
+        else _("No log kept")
+    ]
     if game.get("story") is None:
-        footer += " · no picture kept"
-    embed.set_footer(text=footer)
+        footer.append(_("no picture kept"))
+    embed.set_footer(text=" · ".join(footer))
     items: list[TableItem] = []
     if len(pages) > 1:
         items += [
-            button(HISTORY_KIND, "game", channel_id, max(page - 1, 0), 0, "◀ Earlier",
+            button(HISTORY_KIND, "game", channel_id, max(page - 1, 0), 0, _("◀ Earlier"),
                    arg=game["id"], disabled=page == 0),
-            button(HISTORY_KIND, "game", channel_id, page + 1, 0, "Later ▶",
+            button(HISTORY_KIND, "game", channel_id, page + 1, 0, _("Later ▶"),
                    arg=game["id"], disabled=page + 1 >= len(pages)),
         ]  # fmt: skip
     if not public:
         items.append(
-            button(HISTORY_KIND, "share", channel_id, page, 0, "Share", arg=game["id"],
+            button(HISTORY_KIND, "share", channel_id, page, 0, _("Share"), arg=game["id"],
                    style=discord.ButtonStyle.primary)
         )  # fmt: skip
     return embed, items

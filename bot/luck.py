@@ -10,7 +10,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.records import CUPS, FACES
+from bot.i18n import N_, _
+from bot.records import CUPS, FACES, percent
 from games.kuriki.values import roll_value
 
 #: A chi-square test needs about this many expected in every box to mean anything.
@@ -19,7 +20,8 @@ MIN_EXPECTED = 5
 
 @dataclass(frozen=True)
 class Spread:
-    """Counts of outcomes against their chances with fair dice."""
+    """Counts of outcomes against their chances with fair dice. `title` is a catalogue key,
+    shown as `_(spread.title)`; `labels` are dice, shown as they are."""
 
     title: str
     labels: list[str]
@@ -45,32 +47,40 @@ class Spread:
         return chi_square_p(self.chi_square(), len(self.counts) - 1)
 
     def words(self) -> str:
-        """The test's answer in plain words."""
+        """The test's answer in plain words, in the current language."""
         p = self.p_value()
         if p is None:
             need = math.ceil(MIN_EXPECTED / min(self.chances))
-            return (
-                f"Too few yet to tell luck from chance: {self.total} so far, about {need} "
-                "are needed."
+            return _(
+                "Too few yet to tell luck from chance: {total} so far, about {need} are needed.",
+                total=self.total,
+                need=need,
             )
-        often = f"{p:.0%}" if p >= 0.01 else "less than 1%"
         if p >= 0.05:
-            return (
-                f"Nothing unusual: fair dice give a spread at least this uneven {often} of "
-                "the time."
+            return _(
+                "Nothing unusual: fair dice give a spread at least this uneven {often} of the "
+                "time.",
+                often=percent(p, 1),
+            )
+        if p >= 0.01:
+            return _(
+                "Unusual: fair dice are this uneven only {often} of the time (among many "
+                "players, a few see it by chance).",
+                often=percent(p, 1),
             )
         if p >= 0.001:
-            return (
-                f"Unusual: fair dice are this uneven only {often} of the time (among many "
-                "players, a few see it by chance)."
+            return _(
+                "Unusual: fair dice are this uneven less than {often} of the time (among many "
+                "players, a few see it by chance).",
+                often=percent(1, 100),
             )
-        return "Very unusual: fair dice are this uneven less than once in a thousand tries."
+        return _("Very unusual: fair dice are this uneven less than once in a thousand tries.")
 
 
 def faces(luck: dict[str, int]) -> Spread:
     """Every die rolled, by its face."""
     return Spread(
-        "Every die rolled, by face",
+        N_("Every die rolled, by face"),
         [str(face) for face in range(1, 7)],
         [luck.get(key, 0) for key in FACES],
         [1 / 6] * 6,
@@ -82,7 +92,7 @@ def cups(luck: dict[str, int]) -> Spread:
     3-1): a double is 1 roll in 36, any other pair 2 in 36."""
     keys = sorted(CUPS, key=lambda k: -roll_value(int(k[-1]), int(k[-2]), two_digit=True))
     return Spread(
-        "Kuriki rolls under the cup",
+        N_("Kuriki rolls under the cup"),
         [f"{key[-1]}-{key[-2]}" for key in keys],  # the high die first
         [luck.get(key, 0) for key in keys],
         [(1 if key[-1] == key[-2] else 2) / 36 for key in keys],
@@ -117,7 +127,7 @@ def chi_square_p(x: float, freedom: int) -> float:
     if half < a + 1:
         term = total = 1 / a
         n = a
-        for _ in range(10_000):
+        for _step in range(10_000):
             n += 1
             term *= half / n
             total += term

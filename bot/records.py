@@ -8,13 +8,18 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
+from babel.numbers import format_decimal, format_percent
+
+from bot.i18n import N_, _, current
+
 #: Records a player's game counters add up to (sum) or the best of them (max).
 Aggregate = Literal["sum", "max"]
 
 
 @dataclass(frozen=True)
 class Record:
-    """One line of a player's stats: `key` in the stored counters, `label` as shown."""
+    """One line of a player's stats: `key` in the stored counters, `label` as shown (a
+    catalogue key: translate it with `_(record.label)` where it is shown)."""
 
     key: str
     label: str
@@ -25,25 +30,29 @@ class Record:
 #: column of its own (`score`), shown as `BEST_SCORE` where the game has one worth showing.
 RECORDS: dict[str, tuple[Record, ...]] = {
     "farkle": (
-        Record("best_turn", "Best turn", "max"),
-        Record("farkles", "Farkles"),
+        Record("best_turn", N_("Best turn"), "max"),
+        Record("farkles", N_("Farkles")),
         # Crappy Malappy's own words: a scoreless throw is a crappy, and one on the first
         # throw of six dice a crappy malappy
-        Record("crappys", "Crappys"),
-        Record("malappys", "Crappy malappys"),
-        Record("hot_dice", "Hot dice"),
+        # Translators: Crappy Malappy's jargon: keep it unless your players say otherwise
+        Record("crappys", N_("Crappys")),
+        Record("malappys", N_("Crappy malappys")),
+        Record("hot_dice", N_("Hot dice")),
     ),
     "kuriki": (
-        Record("kurikis", "Kurikis"),
-        Record("pull_lives", "Lives taken by pulls"),
-        Record("fouls", "Fouls"),
-        Record("tarted", "Times Tarted"),
+        # Translators: a Kuriki is the best roll of the game Kuriki (a proper noun)
+        Record("kurikis", N_("Kurikis")),
+        Record("pull_lives", N_("Lives taken by pulls")),
+        Record("fouls", N_("Fouls")),
+        # Translators: "Tarted" is Kuriki's name for the first player out; keep it unless
+        # your players know another word
+        Record("tarted", N_("Times Tarted")),
     ),
     "crap": (
-        Record("best_round", "Best scoring round", "max"),
-        Record("sets", "Sets scored"),
-        Record("bluffs", "Successful bluffs"),
-        Record("calls", "Bluffs called"),
+        Record("best_round", N_("Best scoring round"), "max"),
+        Record("sets", N_("Sets scored")),
+        Record("bluffs", N_("Successful bluffs")),
+        Record("calls", N_("Bluffs called")),
     ),
 }
 
@@ -80,9 +89,45 @@ def merge(kind: str, old: dict[str, int], new: dict[str, int]) -> dict[str, int]
 
 
 #: The label of the best final score, for the games whose score is worth a record.
-BEST_SCORE: dict[str, str] = {"farkle": "Best game score", "crap": "Best game score"}
+BEST_SCORE: dict[str, str] = {"farkle": N_("Best game score"), "crap": N_("Best game score")}
 
+#: Each game's title with its emoji, as the commands' `game` choices name it (the command
+#: tree's translator translates those); text shows `game_title`.
 GAME_TITLES: dict[str, str] = {"farkle": "🎲 Farkle", "kuriki": "🥤 Kuriki", "crap": "🃏 CRAP"}
+GAME_EMOJIS: dict[str, str] = {"farkle": "🎲", "kuriki": "🥤", "crap": "🃏"}
+GAME_NAMES: dict[str, str] = {
+    # Translators: the games' names, proper nouns: keep them unless your players know
+    # the game by another name
+    "farkle": N_("Farkle"),
+    "kuriki": N_("Kuriki"),
+    "crap": N_("CRAP"),
+}
+
+
+def game_name(kind: str) -> str:
+    """A game's name in the current language ("Farkle"), without its emoji."""
+    return _(GAME_NAMES[kind]) if kind in GAME_NAMES else kind
+
+
+def game_title(kind: str) -> str:
+    """A game's name with its emoji ("🎲 Farkle"), in the current language."""
+    return f"{GAME_EMOJIS[kind]} {game_name(kind)}" if kind in GAME_EMOJIS else kind
+
+
+def percent(part: float, whole: float) -> str:
+    """`part` of `whole` as a whole percentage the current language writes ("38%", "38 %")."""
+    return format_percent(part / whole, locale=current().locale)
+
+
+def rating_number(value: float) -> str:
+    """A rating as shown: one decimal, in the current language ("12.3", "12,3")."""
+    return format_decimal(value, format="#,##0.0;-#,##0.0", locale=current().locale)
+
+
+def rating_change(value: float) -> str:
+    """A change of rating, always signed ("+1.4", "-0.3")."""
+    return format_decimal(value, format="+#,##0.0;-#,##0.0", locale=current().locale)
+
 
 def place_of(guild_id: int | None, channel_id: int) -> int:
     """Where a finished game counts on leaderboards and ratings: its server, or, for a game
@@ -96,10 +141,11 @@ def place_of(guild_id: int | None, channel_id: int) -> int:
 ALL_GAMES = "*"
 
 Period = Literal["week", "month", "all"]
+#: Each period in words (catalogue keys: shown with `_(PERIOD_NAMES[period])`).
 PERIOD_NAMES: dict[str, str] = {
-    "week": "this week (since Monday, UTC)",
-    "month": "this month (UTC)",
-    "all": "all time",
+    "week": N_("this week (since Monday, UTC)"),
+    "month": N_("this month (UTC)"),
+    "all": N_("all time"),
 }
 
 #: Win rates are shown (and compared) only from this many games on.
@@ -119,4 +165,4 @@ def win_rate(games: int, wins: int) -> str:
     """A win rate such as "60%" from `MIN_GAMES_FOR_RATE` games on; "–" before that."""
     if games < MIN_GAMES_FOR_RATE:
         return "–"
-    return f"{100 * wins / games:.0f}%"
+    return percent(wins, games)

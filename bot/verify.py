@@ -5,6 +5,9 @@ seed gives at the place it was made, and none may be skipped or drawn twice. The
 so in a few lines and attaches every draw as text; for a running game it gives the
 commitment only (the seed stays secret until the end).
 
+The answer is in the reader's language; the attached text is a record of the draws, written
+in English whoever asks (`report`), so that one game's record reads the same for everyone.
+
 `ONE_LINER` is the check anyone can run without the bot, with Python alone (README.md and
 docs/players.md show it): it prints the seed's SHA-256 and the dice of 30 draws."""
 
@@ -17,8 +20,9 @@ from typing import Any
 import discord
 
 from bot.errors import CorruptSession, UserError
+from bot.i18n import SOURCE, _, _n, speaking
 from bot.mentions import mention
-from bot.records import place_of
+from bot.records import game_name, place_of
 from bot.sessions import Sessions
 from bot.store import Store
 from bot.tables.base import EMBED_COLOUR, TableAdapter
@@ -118,18 +122,29 @@ def _describe(entry: list[Any], names: dict[int, str], adapter: TableAdapter) ->
 
 
 def _drawn(entry: list[Any]) -> str:
-    """Which draws an entry used: "draw 7", "draws 7-12"."""
+    """Which draws an entry used: "draw 7", "draws 7-12" (numbers as the record writes
+    them)."""
     try:
         first, after = int(entry[1]), end_of(entry)
     except (ValueError, TypeError, IndexError):
-        return "draw ?"
-    return f"draw {first}" if after - first <= 1 else f"draws {first}-{after - 1}"
+        return _("draw {number}", number="?")
+    if after - first <= 1:
+        return _("draw {number}", number=str(first))
+    return _("draws {first}-{last}", first=str(first), last=str(after - 1))
 
 
 def report(
     game_id: int, record: dict[str, Any], found: Verdict, adapter: TableAdapter
 ) -> str:
-    """The attached text: the seed, its commitment, then every draw with its check."""
+    """The attached text: the seed, its commitment, then every draw with its check. In
+    English whatever the reader's language: a record, the same for everyone who asks."""
+    with speaking(SOURCE):
+        return _report(game_id, record, found, adapter)
+
+
+def _report(
+    game_id: int, record: dict[str, Any], found: Verdict, adapter: TableAdapter
+) -> str:
     names = {int(p["id"]): str(p["name"]) for p in record.get("players") or []}
     lines = [
         f"Game {game_id} · {adapter.title}",
@@ -164,46 +179,69 @@ def report(
 
 
 def _summary(found: Verdict) -> str:
+    """The verdict in a sentence, in the current language."""
     if found.ok:  # every entry is then a draw as this module makes it
         dice = sum(len(c.entry[4]) for c in found.checked if c.entry[0] == "dice")
         shuffles = sum(1 for c in found.checked if c.entry[0] == "shuffle")
-        return (
-            f"All {len(found.checked)} draws are what the seed gives ({dice} dice, "
-            f"{shuffles} shuffle{'s' if shuffles != 1 else ''}), none skipped or repeated."
+        return _n(
+            "The {n} draw is what the seed gives ({dice}, {shuffles}), none skipped or "
+            "repeated.",
+            "All {n} draws are what the seed gives ({dice}, {shuffles}), none skipped or "
+            "repeated.",
+            len(found.checked),
+            dice=_n("{n} die", "{n} dice", dice),
+            shuffles=_n("{n} shuffle", "{n} shuffles", shuffles),
         )
     problems = []
     if not found.sealed:
-        problems.append("the seed is not the one committed to at the start")
+        problems.append(_("the seed is not the one committed to at the start"))
     if found.wrong:
         first = found.wrong[0].entry
         problems.append(
-            f"{len(found.wrong)} draw{'s' if len(found.wrong) != 1 else ''} "
-            f"{'is' if len(found.wrong) == 1 else 'are'} not what the seed gives "
-            f"(the first at {_drawn(first)})"
+            _n(
+                "{n} draw is not what the seed gives (the first at {draw})",
+                "{n} draws are not what the seed gives (the first at {draw})",
+                len(found.wrong),
+                draw=_drawn(first),
+            )
         )
     if not found.whole:
-        problems.append("draws are missing or repeated")
-    return "The draws do NOT check out: " + "; ".join(problems) + "."
+        problems.append(_("draws are missing or repeated"))
+    # Translators: {problems} is one or more of the clauses above, joined by "; "
+    return _("The draws do NOT check out: {problems}.", problems="; ".join(problems))
 
 
 def finished_embed(game_id: int, found: Verdict, adapter: TableAdapter) -> discord.Embed:
     """The short answer about a finished game (the full list is the attached text)."""
-    head = "the draws check out ✅" if found.ok else "the draws do NOT check out ❌"
-    embed = discord.Embed(title=f"🔍 Game {game_id} · {adapter.title}: {head}", colour=EMBED_COLOUR)
+    game = game_name(adapter.kind)
+    title = (
+        _("🔍 Game {number} · {game}: the draws check out ✅", number=str(game_id), game=game)
+        if found.ok
+        else _(
+            "🔍 Game {number} · {game}: the draws do NOT check out ❌",
+            number=str(game_id),
+            game=game,
+        )
+    )
+    embed = discord.Embed(title=title[:256], colour=EMBED_COLOUR)
     embed.description = "\n".join(
         [
-            f"**Commitment**, shown on its tables from the start: `{found.commitment}`",
-            f"**Seed**, revealed at the end: `{found.seed}`",
-            ("✓" if found.sealed else "✗")
-            + " SHA-256 of the seed "
-            + ("is" if found.sealed else "is NOT")
-            + " the commitment.",
+            _(
+                "**Commitment**, shown on its tables from the start: `{commitment}`",
+                commitment=found.commitment,
+            ),
+            _("**Seed**, revealed at the end: `{seed}`", seed=found.seed),
+            _("✓ SHA-256 of the seed is the commitment.")
+            if found.sealed
+            else _("✗ SHA-256 of the seed is NOT the commitment."),
             _summary(found),
             "",
-            "Check it without the bot (Python alone; the seed's SHA-256, then the dice "
-            "of the first 30 draws):",
+            _(
+                "Check it without the bot (Python alone; the seed's SHA-256, then the dice of "
+                "the first 30 draws):"
+            ),
             f"```\n{one_liner(found.seed)}\n```",
-            "Every draw, in order, is in the attached file.",
+            _("Every draw, in order, is in the attached file."),
         ]
     )
     return embed
@@ -226,21 +264,27 @@ async def verify_answer(
             session = None
         if session is None or not session.started:
             raise UserError(
-                "No game is running here. To check a finished game, give its number: its "
-                f"final table shows it ({mention('verify')} 12)."
+                _(
+                    "No game is running here. To check a finished game, give its number: its "
+                    "final table shows it ({verify} 12).",
+                    verify=mention("verify"),
+                )
             )
-        adapter = adapters[session.kind]
-        embed = discord.Embed(title=f"🔒 {adapter.title}: a game in progress", colour=EMBED_COLOUR)
+        embed = discord.Embed(
+            title=_("🔒 {game}: a game in progress", game=game_name(session.kind)),
+            colour=EMBED_COLOUR,
+        )
         if session.draws is None:
-            embed.description = (
+            embed.description = _(
                 "This game started before games were sealed: its draws cannot be checked."
             )
             return embed, None
-        embed.description = (
-            f"**Commitment** (SHA-256 of the game's secret seed), on its tables since the "
-            f"start: `{session.draws.commitment}`\n"
-            "The seed is revealed when the game ends: then its final table shows it and its "
-            f"number, and {mention('verify')} with that number replays every draw."
+        embed.description = _(
+            "**Commitment** (SHA-256 of the game's secret seed), on its tables since the start: "
+            "`{commitment}`\nThe seed is revealed when the game ends: then its final table "
+            "shows it and its number, and {verify} with that number replays every draw.",
+            commitment=session.draws.commitment,
+            verify=mention("verify"),
         )
         return embed, None
     record = await store.finished_game(game_id)
@@ -250,20 +294,30 @@ async def verify_answer(
         or record["kind"] not in adapters
         or place_of(guild, record["channel_id"]) != place_of(guild_id, channel_id)  # type: ignore[arg-type]
     ):
-        raise UserError(f"I have no record of a game {game_id} here.")
+        raise UserError(_("I have no record of a game {number} here.", number=str(game_id)))
     adapter = adapters[str(record["kind"])]
+    game = game_name(adapter.kind)
     dice = record.get("dice")
     if not isinstance(dice, dict):
-        embed = discord.Embed(title=f"Game {game_id} · {adapter.title}", colour=EMBED_COLOUR)
-        embed.description = "This game was played before games were sealed: it has no draws to check."
+        embed = discord.Embed(
+            title=_("Game {number} · {game}", number=str(game_id), game=game),
+            colour=EMBED_COLOUR,
+        )
+        embed.description = _(
+            "This game was played before games were sealed: it has no draws to check."
+        )
         return embed, None
     try:
         found = verdict(dice)
     except ValueError:
         embed = discord.Embed(
-            title=f"🔍 Game {game_id} · {adapter.title}: the draws do NOT check out ❌",
+            title=_(
+                "🔍 Game {number} · {game}: the draws do NOT check out ❌",
+                number=str(game_id),
+                game=game,
+            ),
             colour=EMBED_COLOUR,
         )
-        embed.description = "Its record of draws cannot be read."
+        embed.description = _("Its record of draws cannot be read.")
         return embed, None
     return finished_embed(game_id, found, adapter), report(game_id, record, found, adapter)

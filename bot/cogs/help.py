@@ -9,6 +9,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
+from bot.i18n import _
 from bot.mentions import mention
 from bot.tables.base import EMBED_COLOUR
 
@@ -24,49 +25,82 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
     m = mention
     games = "\n".join(
         [
-            f"🎲 **Farkle** ({players['farkle']}): {m('farkle start')} · "
-            f"{m('farkle rules')}",
-            f"🥤 **Kuriki** ({players['kuriki']}), the bluffing dice cup: {m('kuriki start')} · "
-            f"{m('kuriki rules')}",
-            f"🃏 **CRAP** ({players['crap']}), the card game: {m('crap start')} · "
-            f"{m('crap rules')}",
+            _(
+                "🎲 **Farkle** ({players}): {start} · {rules}",
+                players=players["farkle"],
+                start=m("farkle start"),
+                rules=m("farkle rules"),
+            ),
+            _(
+                "🥤 **Kuriki** ({players}), the bluffing dice cup: {start} · {rules}",
+                players=players["kuriki"],
+                start=m("kuriki start"),
+                rules=m("kuriki rules"),
+            ),
+            _(
+                "🃏 **CRAP** ({players}), the card game: {start} · {rules}",
+                players=players["crap"],
+                start=m("crap start"),
+                rules=m("crap rules"),
+            ),
         ]
     )
-    play = (
+    play = _(
         "Start a game in any channel, everyone presses **Join**, then **Start**. Play with the "
         "buttons on the table; whoever must move is mentioned. Nobody to play with? Press "
-        "**Add bot** in the lobby (or start with `bots:1`) to play against a bot. Lost the table? "
-        f"{m('farkle status')} (or the game's own status) posts it again. "
-        f"Leave with {m('farkle leave')}, stop with {m('farkle end')} (same for each game)."
+        "**Add bot** in the lobby (or start with `bots:1`) to play against a bot. Lost the "
+        "table? {status} (or the game's own status) posts it again. Leave with {leave}, stop "
+        "with {end} (same for each game).",
+        status=m("farkle status"),
+        leave=m("farkle leave"),
+        end=m("farkle end"),
     )
-    admin = (
-        f"{m('config show')} the settings · {m('config farkle')} rule set and target · "
-        f"{m('config farkle-rule')} one house rule · {m('config timer')} turn timer · "
-        f"{m('config lobby')} · {m('config bots')} bots' pause · {m('config kuriki')} · "
-        f"{m('config crap')} · {m('config season')} a new rating season"
+    admin = _(
+        "{show} the settings · {farkle} rule set and target · {farkle_rule} one house rule · "
+        "{timer} turn timer · {lobby} · {bots} bots' pause · {kuriki} · {crap} · {season} a "
+        "new rating season",
+        show=m("config show"),
+        farkle=m("config farkle"),
+        farkle_rule=m("config farkle-rule"),
+        timer=m("config timer"),
+        lobby=m("config lobby"),
+        bots=m("config bots"),
+        kuriki=m("config kuriki"),
+        crap=m("config crap"),
+        season=m("config season"),
     )
-    options = (
+    options = _(
         "No server settings here (a DM, a group chat, or a server that did not add the bot): "
-        "the host of a game chooses with the start options. "
-        f"{m('farkle start')} `rules` `target` `timer` `house_rule` + `value` · "
-        f"{m('kuriki start')} `lives` `timer` `two_digit` `reverse_after_kuriki` `stake` "
-        f"`foul_price` · {m('crap start')} `threshold` `jokers` `timer` `force_recycle` "
-        "`bluff_window`. A Rematch keeps them."
+        "the host of a game chooses with the start options. {farkle} `rules` `target` `timer` "
+        "`house_rule` + `value` · {kuriki} `lives` `timer` `two_digit` `reverse_after_kuriki` "
+        "`stake` `foul_price` · {crap} `threshold` `jokers` `timer` `force_recycle` "
+        "`bluff_window`. A Rematch keeps them.",
+        farkle=m("farkle start"),
+        kuriki=m("kuriki start"),
+        crap=m("crap start"),
     )
-    embed = discord.Embed(title="Table games", description=games, colour=EMBED_COLOUR)
-    embed.add_field(name="How to play", value=play, inline=False)
-    stats = (
-        f"{m('stats')} a player's games, wins, records and rating (only to you, unless you "
-        f"share) · {m('leaderboard')} the top players of this server or group chat, this "
-        "week, this month or all time, or in one game by rating · "
-        f"{m('history')} a player's recent games: open one for its whole log · "
-        f"{m('verify')} check a game's dice and cards against its seed, revealed at its end"
+    embed = discord.Embed(title=_("Table games"), description=games, colour=EMBED_COLOUR)
+    embed.add_field(name=_("How to play"), value=play[:1024], inline=False)
+    stats = _(
+        "{stats} a player's games, wins, records and rating (only to you, unless you share) · "
+        "{leaderboard} the top players of this server or group chat, this week, this month or "
+        "all time, or in one game by rating · {history} a player's recent games: open one for "
+        "its whole log · {verify} check a game's dice and cards against its seed, revealed at "
+        "its end",
+        stats=m("stats"),
+        leaderboard=m("leaderboard"),
+        history=m("history"),
+        verify=m("verify"),
     )
-    embed.add_field(name="Stats", value=stats, inline=False)
+    embed.add_field(name=_("Stats"), value=stats[:1024], inline=False)
     if in_server:
-        embed.add_field(name="Server managers (Manage Server)", value=admin, inline=False)
+        embed.add_field(
+            name=_("Server managers (Manage Server)"), value=admin[:1024], inline=False
+        )
     else:
-        embed.add_field(name="Settings here: the host's start options", value=options, inline=False)
+        embed.add_field(
+            name=_("Settings here: the host's start options"), value=options[:1024], inline=False
+        )
     return embed
 
 

@@ -26,6 +26,7 @@ from bot.history import (
     game_view,
     list_page,
 )
+from bot.i18n import _
 from bot.pictures.story import FILENAME, draw_story
 from bot.records import place_of
 from bot.respond import update_message
@@ -110,13 +111,13 @@ class HistoryCog(commands.Cog):
             await self._send(
                 interaction,
                 game,
-                content=f"Shared by <@{interaction.user.id}>.",
+                content=_("Shared by {player}.", player=f"<@{interaction.user.id}>"),
                 embed=embed,
                 view=view_of(items),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
         else:
-            raise UserError(NOT_RECOGNISED)
+            raise UserError(_(NOT_RECOGNISED))
 
     @staticmethod
     async def _send(

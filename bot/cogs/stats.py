@@ -22,6 +22,7 @@ from discord.ext import commands
 from bot.cogs import common
 from bot.components import Click, TableItem, button, view_of
 from bot.errors import UserError
+from bot.i18n import N_, _, _n, number
 from bot.luck import added, spreads
 from bot.mentions import mention
 from bot.pictures.luck import FILENAME as LUCK_FILE
@@ -34,8 +35,13 @@ from bot.records import (
     PERIOD_NAMES,
     RECORDS,
     Period,
+    game_name,
+    game_title,
+    percent,
     period_keys,
     place_of,
+    rating_change,
+    rating_number,
     win_rate,
 )
 from bot.respond import update_message
@@ -57,11 +63,11 @@ BY_CHOICES = [
     app_commands.Choice(name="Wins", value="wins"),
     app_commands.Choice(name="Rating", value="rating"),
 ]
-COUNTING = (
+COUNTING = N_(
     "Wins count finished games between people; games against bots and abandoned games "
     "(ended early, or players left) are counted apart."
 )
-RATING_WORDS = (
+RATING_WORDS = N_(
     "The rating is the skill the bot is sure you have (μ − 3σ): everyone starts at 0, and "
     "finishing ahead of good players raises it most. Games between people only."
 )
@@ -70,10 +76,6 @@ RATING = "rating"
 
 
 # --------------------------------------------------------------------------- /stats
-
-
-#: Where /stats outside servers counts, in words.
-OUTSIDE = "outside servers (DMs and group chats together)"
 
 
 def stats_embed(
@@ -86,47 +88,78 @@ def stats_embed(
     """A player's figures in each game they played here (`in_server`: this server; else
     outside servers), with that game's records and their rating in it this season (when
     they have one)."""
-    embed = discord.Embed(title=f"📊 {name}'s stats", colour=EMBED_COLOUR)
-    where = "in this server" if in_server else OUTSIDE
+    embed = discord.Embed(title=_("📊 {name}'s stats", name=name), colour=EMBED_COLOUR)
     if not figures:
-        embed.description = f"{name} has no finished games {where} yet."
+        embed.description = (
+            _("{name} has no finished games in this server yet.", name=name)
+            if in_server
+            else _(
+                "{name} has no finished games outside servers (DMs and group chats together) "
+                "yet.",
+                name=name,
+            )
+        )
         return embed
     rated = {r.kind: r for r in ratings or []}
-    counting = COUNTING if in_server else f"Games {where}. {COUNTING}"
-    embed.description = counting + (" " + RATING_WORDS if rated else "")
+    paragraphs = [] if in_server else [_("Games outside servers (DMs and group chats together).")]
+    paragraphs.append(_(COUNTING))
+    if rated:
+        paragraphs.append(_(RATING_WORDS))
+    embed.description = " ".join(paragraphs)
     for fig in figures:
         lines = _figure_lines(fig)
         if fig.kind in rated:
             lines = rating_line(rated[fig.kind], season) + "\n" + lines
-        embed.add_field(name=GAME_TITLES.get(fig.kind, fig.kind), value=lines)
+        embed.add_field(name=game_title(fig.kind), value=lines[:1024])
     return embed
 
 
 def rating_line(rating: PlayerRating, season: int) -> str:
     """'Rating **12.3** (+1.4 in the last game)', with the season once there are several."""
-    when = f" in season {season}" if season > 1 else ""
-    return (
-        f"Rating **{rating.rating:.1f}** ({rating.last_change:+.1f} in the last game){when}"
-        f" · {rating.games} rated game{'s' if rating.games != 1 else ''}"
+    value, change = rating_number(rating.rating), rating_change(rating.last_change)
+    if season > 1:
+        return _n(
+            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated game",
+            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated "
+            "games",
+            rating.games,
+            rating=value,
+            change=change,
+            season=season,
+        )
+    return _n(
+        "Rating **{rating}** ({change} in the last game) · {n} rated game",
+        "Rating **{rating}** ({change} in the last game) · {n} rated games",
+        rating.games,
+        rating=value,
+        change=change,
     )
 
 
 def _figure_lines(fig: PlayerRecord) -> str:
-    rate = f" ({100 * fig.wins / fig.games:.0f}%)" if fig.games else ""
-    lines = [
-        f"**{fig.games}** game{'s' if fig.games != 1 else ''} · **{fig.wins}** "
-        f"win{'s' if fig.wins != 1 else ''}{rate}"
-    ]
+    games = _n("**{n}** game", "**{n}** games", fig.games)
+    wins = (
+        _n("**{n}** win ({rate})", "**{n}** wins ({rate})", fig.wins, rate=percent(fig.wins, fig.games))
+        if fig.games
+        else _n("**{n}** win", "**{n}** wins", fig.wins)
+    )
+    lines = [f"{games} · {wins}"]
     if fig.bot_games:
         lines.append(
-            f"Against bots: {fig.bot_games} games, {fig.bot_wins} win{'s' if fig.bot_wins != 1 else ''}"
+            _(
+                "Against bots: {games}, {wins}",
+                games=_n("{n} game", "{n} games", fig.bot_games),
+                wins=_n("{n} win", "{n} wins", fig.bot_wins),
+            )
         )
     if fig.abandoned:
-        lines.append(f"Abandoned: {fig.abandoned}")
+        lines.append(_("Abandoned: {n}", n=fig.abandoned))
     if fig.best_score is not None and fig.kind in BEST_SCORE:
-        lines.append(f"{BEST_SCORE[fig.kind]}: {fig.best_score}")
+        lines.append(
+            _("{record}: {value}", record=_(BEST_SCORE[fig.kind]), value=fig.best_score)
+        )
     lines += [
-        f"{r.label}: {fig.records[r.key]}"
+        _("{record}: {value}", record=_(r.label), value=fig.records[r.key])
         for r in RECORDS.get(fig.kind, ())
         if r.key in fig.records
     ]
@@ -146,14 +179,17 @@ async def dice_field(
     shown = spreads(kind, added(fig.luck for fig in figures))
     if not shown[0].total:
         embed.add_field(
-            name="🎲 Dice",
-            value="No dice counted yet: they are counted as games with sealed dice end.",
+            name=_("🎲 Dice"),
+            value=_("No dice counted yet: they are counted as games with sealed dice end."),
             inline=False,
         )
         return None
     embed.add_field(
-        name="🎲 Dice against fair dice",
-        value="\n".join(f"**{s.title}: {s.total}.** {s.words()}" for s in shown),
+        name=_("🎲 Dice against fair dice"),
+        value="\n".join(
+            _("**{title}: {total}.** {words}", title=_(s.title), total=s.total, words=s.words())
+            for s in shown
+        )[:1024],
         inline=False,
     )
     embed.set_image(url=f"attachment://{LUCK_FILE}")
@@ -186,24 +222,33 @@ async def leaderboard_page(
     total, rows = await store.leaderboard(place, kind, key, page * PAGE_SIZE, PAGE_SIZE)
     pages = max(1, -(-total // PAGE_SIZE))
     if page >= pages:
-        raise UserError("That page is not on this leaderboard: ask /leaderboard again.")
-    game = "all games" if kind == ALL_GAMES else GAME_TITLES[kind]
+        raise UserError(_("That page is not on this leaderboard: ask /leaderboard again."))
+    game = _("all games") if kind == ALL_GAMES else game_title(kind)
     embed = discord.Embed(
-        title=f"🏆 Leaderboard · {game} · {PERIOD_NAMES[period]}", colour=EMBED_COLOUR
+        title=_(
+            "🏆 Leaderboard · {game} · {period}", game=game, period=_(PERIOD_NAMES[period])
+        ),
+        colour=EMBED_COLOUR,
     )
-    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     embed.description = (
         "\n".join(
-            f"{medals.get(s.rank, f'**{s.rank}.**')} <@{s.player_id}> · **{s.wins}** "
-            f"win{'s' if s.wins != 1 else ''} · {s.games} game{'s' if s.games != 1 else ''}"
-            f" · {win_rate(s.games, s.wins)}"
+            f"{_rank(s.rank)} <@{s.player_id}> · "
+            + _n("**{n}** win", "**{n}** wins", s.wins)
+            + " · "
+            + _n("{n} game", "{n} games", s.games)
+            + f" · {win_rate(s.games, s.wins)}"
             for s in rows
         )
-        or "Nobody has finished a game here in this period yet."
+        or _("Nobody has finished a game here in this period yet.")
     )
     embed.set_footer(
-        text=f"Page {page + 1}/{pages} · ranked by wins, then fewer games · win rate from "
-        f"{MIN_GAMES_FOR_RATE} games · bot games and abandoned games not counted"
+        text=_(
+            "Page {page}/{pages} · ranked by wins, then fewer games · win rate from {n} games · "
+            "bot games and abandoned games not counted",
+            page=page + 1,
+            pages=pages,
+            n=MIN_GAMES_FOR_RATE,
+        )
     )
     if pages == 1:
         return embed, []
@@ -211,12 +256,18 @@ async def leaderboard_page(
     return embed, page_buttons(channel_id, page, pages, period_stamp(key), arg)
 
 
+def _rank(rank: int) -> str:
+    """A place on a board: a medal for the first three, else "**4.**"."""
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    return medals.get(rank) or f"**{number(rank)}.**"
+
+
 def page_buttons(channel_id: int, page: int, pages: int, stamp: int, arg: str) -> list[TableItem]:
     """A board's Previous and Next buttons; `stamp` and `arg` say which board they page."""
     return [
-        button(BOARD_KIND, "page", channel_id, max(page - 1, 0), stamp, "◀ Previous", arg=arg,
+        button(BOARD_KIND, "page", channel_id, max(page - 1, 0), stamp, _("◀ Previous"), arg=arg,
                disabled=page == 0),
-        button(BOARD_KIND, "page", channel_id, page + 1, stamp, "Next ▶", arg=arg,
+        button(BOARD_KIND, "page", channel_id, page + 1, stamp, _("Next ▶"), arg=arg,
                disabled=page + 1 >= pages),
     ]  # fmt: skip
 
@@ -229,24 +280,32 @@ async def rating_page(
     total, rows = await store.rating_board(place, kind, season, page * PAGE_SIZE, PAGE_SIZE)
     pages = max(1, -(-total // PAGE_SIZE))
     if page >= pages:
-        raise UserError("That page is not on this leaderboard: ask /leaderboard again.")
+        raise UserError(_("That page is not on this leaderboard: ask /leaderboard again."))
     embed = discord.Embed(
-        title=f"🏆 Leaderboard · {GAME_TITLES[kind]} · rating, season {season}",
+        title=_(
+            "🏆 Leaderboard · {game} · rating, season {season}",
+            game=game_title(kind),
+            season=season,
+        ),
         colour=EMBED_COLOUR,
     )
-    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     embed.description = (
         "\n".join(
-            f"{medals.get(s.rank, f'**{s.rank}.**')} <@{s.player_id}> · **{s.rating:.1f}** "
-            f"({s.last_change:+.1f}) · {s.games} game{'s' if s.games != 1 else ''}"
+            f"{_rank(s.rank)} <@{s.player_id}> · **{rating_number(s.rating)}** "
+            f"({rating_change(s.last_change)}) · "
+            + _n("{n} game", "{n} games", s.games)
             for s in rows
         )
-        or "Nobody has a rated game here in this season yet."
+        or _("Nobody has a rated game here in this season yet.")
     )
     embed.set_footer(
-        text=f"Page {page + 1}/{pages} · ranked by rating (μ − 3σ: the skill the bot is sure "
-        "of), with its change in each player's last game · bot games and abandoned games "
-        "not rated"
+        text=_(
+            "Page {page}/{pages} · ranked by rating (μ − 3σ: the skill the bot is sure of), "
+            "with its change in each player's last game · bot games and abandoned games not "
+            "rated",
+            page=page + 1,
+            pages=pages,
+        )
     )
     if pages == 1:
         return embed, []
@@ -256,11 +315,11 @@ async def rating_page(
 def parse_rating_page(click: Click) -> tuple[str, int, int] | None:
     """The game, season and page a rating board's button asks for; None when the button is
     not one of a rating board; UserError for a forged one."""
-    game, _, period = (click.arg or "").partition("-")
+    game, _sep, period = (click.arg or "").partition("-")
     if period != RATING:
         return None
     if click.action != "page" or game not in GAME_TITLES or click.stamp < 1:
-        raise UserError("This button is not one I recognise any more.")
+        raise UserError(_("This button is not one I recognise any more."))
     return game, click.stamp, click.game
 
 
@@ -276,34 +335,44 @@ async def board_choice(
     UserError when its options do not go together."""
     if (by or ("rating" if season is not None else "wins")) == "wins":
         if season is not None:
-            raise UserError("Seasons are for ratings: add `by: Rating` to see one.")
+            raise UserError(_("Seasons are for ratings: add `by: Rating` to see one."))
         return None
     if game is None:
-        raise UserError("Ratings are kept per game: choose one with `game`.")
+        raise UserError(_("Ratings are kept per game: choose one with `game`."))
     if period is not None:
         raise UserError(
-            "A rating leaderboard covers a season, not a week or a month: leave out `period` "
-            "(choose an earlier season with `season`)."
+            _(
+                "A rating leaderboard covers a season, not a week or a month: leave out "
+                "`period` (choose an earlier season with `season`)."
+            )
         )
     current = await store.current_season(place)
     if season is not None and season > current:
-        raise UserError(f"This server is in season {current}: there is no season {season} yet.")
+        raise UserError(
+            _(
+                "This server is in season {current}: there is no season {season} yet.",
+                current=current,
+                season=season,
+            )
+        )
     return current if season is None else season
 
 
 def parse_page(click: Click, now: float) -> tuple[str, Period, int]:
     """The game, period and page a leaderboard button asks for; UserError for a forged one
     or one from an earlier week or month (its period is over: its pages are not kept)."""
-    game, _, period = (click.arg or "").partition("-")
+    game, _sep, period = (click.arg or "").partition("-")
     kind = ALL_GAMES if game == "all" else game
     if click.action != "page" or (kind != ALL_GAMES and kind not in GAME_TITLES):
-        raise UserError("This button is not one I recognise any more.")
+        raise UserError(_("This button is not one I recognise any more."))
     if period not in PERIOD_NAMES:
-        raise UserError("This button is not one I recognise any more.")
+        raise UserError(_("This button is not one I recognise any more."))
     period = cast(Period, period)
     if click.stamp != period_stamp(period_keys(now)[period]):
         raise UserError(
-            f"That leaderboard was for an earlier {period}: ask /leaderboard for this one."
+            _("That leaderboard was for an earlier week: ask /leaderboard for this one.")
+            if period == "week"
+            else _("That leaderboard was for an earlier month: ask /leaderboard for this one.")
         )
     return kind, period, click.game
 
@@ -315,8 +384,11 @@ def board_place(interaction: discord.Interaction) -> int:
     assert interaction.channel_id is not None
     if interaction.guild_id is None and not interaction.context.private_channel:
         raise UserError(
-            "Leaderboards belong to servers and group chats: ask there. Your own games "
-            f"outside servers are in {mention('stats')}."
+            _(
+                "Leaderboards belong to servers and group chats: ask there. Your own games "
+                "outside servers are in {stats}.",
+                stats=mention("stats"),
+            )
         )
     return place_of(interaction.guild_id, interaction.channel_id)
 
@@ -359,7 +431,7 @@ class StatsCog(commands.Cog):
         kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
         if dice:
             kind = game.value if game else None
-            title = self.bot.adapters[kind].title if kind else "all games"
+            title = game_name(kind) if kind else _("all games")
             picture = await dice_field(embed, who.display_name, kind, title, figures)
             if picture is not None:
                 kwargs["file"] = discord.File(io.BytesIO(picture), filename=LUCK_FILE)

@@ -2,7 +2,8 @@
 panel per spread: a bar per outcome, the count fair dice would give as a gold tick across
 it, and a shaded band where fair dice land 19 times in 20 (two standard deviations); under
 each panel the chi-square test in words. Drawn like the story picture (bot/pictures/story.py):
-Discord's dark background, the bundled font, a small palette PNG. Callers run it in a thread."""
+Discord's dark background, the bundled font, a small palette PNG. Callers run it in a thread
+(`asyncio.to_thread` copies the context: the words are in the reader's language)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import math
 
 from PIL import Image, ImageDraw
 
+from bot.i18n import _, _n, number
 from bot.luck import Spread
 from bot.pictures.story import BACKGROUND, GOLD, GRID, MUTED, TEXT, _nice_step, _png
 from bot.pictures.text import drawable, fit, write
@@ -22,15 +24,20 @@ BAND = (62, 66, 74)
 
 
 def luck_picture(name: str, game: str, shown: list[Spread]) -> bytes:
-    """`name`'s dice in `game` ("Farkle", "all games"), one panel per spread."""
+    """`name`'s dice in `game` ("Farkle", "all games", in the reader's language), one panel
+    per spread."""
     height = 90 + PANEL * len(shown)
     img = Image.new("RGB", (WIDTH, height), BACKGROUND)
     draw = ImageDraw.Draw(img)
     who = drawable(name)
-    title = f"{who}'s dice" if any(c.isalnum() for c in who) else "Their dice"
-    write(draw, (WIDTH // 2, 30), fit(f"{title} · {game}", 32, WIDTH - 60), 32, TEXT, "mm")
-    write(draw, (WIDTH // 2, 62), "bars: rolled · gold: fair dice · band: fair dice 19 times in 20",
-          18, MUTED, "mm")  # fmt: skip
+    title = (
+        _("{name}'s dice · {game}", name=who, game=game)
+        if any(c.isalnum() for c in who)
+        else _("Their dice · {game}", game=game)
+    )
+    write(draw, (WIDTH // 2, 30), fit(title, 32, WIDTH - 60), 32, TEXT, "mm")
+    legend = _("bars: rolled · gold: fair dice · band: fair dice 19 times in 20")
+    write(draw, (WIDTH // 2, 62), fit(legend, 18, WIDTH - 40), 18, MUTED, "mm")
     for i, spread in enumerate(shown):
         _panel(draw, spread, 90 + i * PANEL)
     return _png(img)
@@ -39,7 +46,8 @@ def luck_picture(name: str, game: str, shown: list[Spread]) -> bytes:
 def _panel(draw: ImageDraw.ImageDraw, spread: Spread, top: int) -> None:
     left, right = 80, WIDTH - 30
     head, bottom = top + 34, top + PANEL - 110
-    write(draw, (left, top + 12), f"{spread.title}: {spread.total}", 24, TEXT, "lm")
+    heading = _("{title}: {total}", title=_(spread.title), total=spread.total)
+    write(draw, (left, top + 12), fit(heading, 24, right - left), 24, TEXT, "lm")
     expected = spread.expected()
     spread_sd = [
         math.sqrt(spread.total * p * (1 - p)) for p in spread.chances
@@ -53,7 +61,7 @@ def _panel(draw: ImageDraw.ImageDraw, spread: Spread, top: int) -> None:
 
     for v in range(0, int(high) + 1, step):
         draw.line((left, y(v), right, y(v)), fill=GRID, width=1)
-        write(draw, (left - 10, y(v)), str(v), 18, MUTED, "rm")
+        write(draw, (left - 10, y(v)), number(v), 18, MUTED, "rm")
     slot = (right - left) / len(spread.counts)
     bar = min(slot * 0.6, 60)
     label_size = 20 if slot >= 34 else 15
@@ -67,8 +75,15 @@ def _panel(draw: ImageDraw.ImageDraw, spread: Spread, top: int) -> None:
         write(draw, (mid, bottom + 8), spread.labels[k], label_size, TEXT, "mt")
     p = spread.p_value()
     figure = (
-        f"chi-square {spread.chi_square():.1f}, {len(spread.counts) - 1} degrees of freedom, "
-        f"p = {p:.3f}" if p is not None else "not enough yet for the chi-square test"
+        _n(
+            "chi-square {chi}, {n} degree of freedom, p = {p}",
+            "chi-square {chi}, {n} degrees of freedom, p = {p}",
+            len(spread.counts) - 1,
+            chi=number(spread.chi_square(), 1),
+            p=number(p, 3),
+        )
+        if p is not None
+        else _("not enough yet for the chi-square test")
     )
     write(draw, (left, bottom + 44), fit(spread.words(), 20, right - left), 20, TEXT, "lt")
-    write(draw, (left, bottom + 74), figure, 18, MUTED, "lt")
+    write(draw, (left, bottom + 74), fit(figure, 18, right - left), 18, MUTED, "lt")

@@ -8,7 +8,8 @@ Drawn on Discord's dark background, large enough to read on a phone, saved as a 
 
 A picture is drawn from its story (`story_of`: plain data, a line chart's series or the score
 pads, everything public), which the finished game keeps, so /history draws it again later
-(`draw_story`)."""
+(`draw_story`). Its words are messages (`games.text.Msg`), rendered in the reader's language
+when it is drawn; a story kept by an earlier version holds English text, drawn as it is."""
 
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ from typing import Annotated, Any, Literal
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field, TypeAdapter
 
+from bot.i18n import _, _p, number, render
 from bot.pictures.text import fit, font, player_names, write
 from games.bots import is_bot
 from games.crap.engine import CrapState
 from games.farkle.engine import FarkleState
 from games.kuriki.engine import KurikiState
+from games.text import Line, M, Mn, Msg
 
 FILENAME = "story.png"
 BACKGROUND = (43, 45, 49)
@@ -64,11 +67,11 @@ class LineStory(BaseModel):
     """Scores over time (Farkle, CRAP): a line per player and the target."""
 
     chart: Literal["line"] = "line"
-    title: str
-    x_label: str
+    title: Line
+    x_label: Line
     series: list[Series]
     target: int
-    target_label: str
+    target_label: Line
 
 
 class Pad(BaseModel):
@@ -88,7 +91,7 @@ class PadStory(BaseModel):
     """Kuriki: the score pads in seating order."""
 
     chart: Literal["pads"] = "pads"
-    title: str
+    title: Line
     lives: int
     pads: list[Pad]
 
@@ -117,13 +120,13 @@ def _nice_step(span: float) -> int:
 def line_chart(story: LineStory) -> bytes:
     """Scores over time, one line per player, with the target as a dashed red line and a
     legend of names and final scores (the winner's in gold, with a crown)."""
-    title, x_label, series = story.title, story.x_label, story.series
-    target, target_label = story.target, story.target_label
+    title, x_label, series = render(story.title), render(story.x_label), story.series
+    target, target_label = story.target, render(story.target_label)
     width, legend_h = 960, 34 * ((len(series) + 1) // 2) + 16
     height = 560 + legend_h
     img = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(img)
-    write(draw, (width // 2, 30), title, 32, TEXT, "mm")
+    write(draw, (width // 2, 30), fit(title, 32, width - 40), 32, TEXT, "mm")
     left, right, top, bottom = 90, width - 30, 70, 500
     values = [v for s in series for v in s.points] + [0, target]
     low, high = min(values), max(values)
@@ -142,11 +145,11 @@ def line_chart(story: LineStory) -> bytes:
 
     for v in range(int(low), int(high) + 1, step):
         draw.line((left, y(v), right, y(v)), fill=GRID, width=1)
-        write(draw, (left - 10, y(v)), f"{v}", 20, MUTED, "rm")
+        write(draw, (left - 10, y(v)), number(v), 20, MUTED, "rm")
     x_step = max(1, _nice_step(last_x) if last_x > 10 else 1)
     for i in range(0, last_x + 1, x_step):
         write(draw, (x(i), bottom + 14), str(i), 20, MUTED, "mt")
-    write(draw, ((left + right) // 2, bottom + 44), x_label, 20, MUTED, "mt")
+    write(draw, ((left + right) // 2, bottom + 44), fit(x_label, 20, right - left), 20, MUTED, "mt")
     _dashed(draw, (left, y(target)), (right, y(target)), TARGET, 3)
     write(draw, (left + 8, y(target) - 6), target_label, 20, TARGET, "lb")
     for n, s in enumerate(series):
@@ -174,7 +177,12 @@ def line_chart(story: LineStory) -> bytes:
         if s.bot:
             robot(draw, tx + 11, ly, 22, ink, BACKGROUND)
             tx += 30
-        score = f"{' (left)' if s.left else ''}: {s.points[-1] if s.points else 0}"
+        final = number(s.points[-1] if s.points else 0)
+        score = (
+            " " + _p("a player who left the game", "(left): {score}", score=final)
+            if s.left
+            else f": {final}"
+        )
         room = lx + width // 2 - 50 - tx - font(24).getlength(score)
         draw.text((tx, ly), fit(name, 24, room) + score, font=font(24), fill=ink, anchor="lm")
     return _png(img)
@@ -212,10 +220,11 @@ def _dashed(
 def farkle_line(state: FarkleState) -> LineStory:
     """Each player's score after each of their turns (0 before the first)."""
     winners = {state.winner}
-    reach = "target" if state.rules.target_inclusive else "beat"
+    target = state.rules.target
     return LineStory(
-        title=f"Farkle · {state.rules.name}",
-        x_label="turns played",
+        # The rule set's name: a preset's translated where the catalogues have it
+        title=M("Farkle · {rules}", rules=Msg(k=state.rules.name)),
+        x_label=M("turns played"),
         series=[
             Series(
                 name=p.name,
@@ -226,16 +235,20 @@ def farkle_line(state: FarkleState) -> LineStory:
             )
             for p in state.players + state.departed
         ],
-        target=state.rules.target,
-        target_label=f"{reach} {state.rules.target}",
+        target=target,
+        target_label=(
+            M("target {target}", target=target)
+            if state.rules.target_inclusive
+            else M("beat {target}", target=target)
+        ),
     )
 
 
 def crap_line(state: CrapState) -> LineStory:
     """Every player's score after each scoring round (0 before the first)."""
     return LineStory(
-        title="CRAP · scores after each scoring round",
-        x_label="scoring rounds",
+        title=M("CRAP · scores after each scoring round"),
+        x_label=M("scoring rounds"),
         series=[
             Series(
                 name=p.name,
@@ -246,7 +259,7 @@ def crap_line(state: CrapState) -> LineStory:
             for p in state.players
         ],
         target=state.rules.threshold,
-        target_label=f"threshold {state.rules.threshold}",
+        target_label=M("threshold {threshold}", threshold=state.rules.threshold),
     )
 
 
@@ -254,7 +267,7 @@ def kuriki_pads(state: KurikiState) -> PadStory:
     """Each player's lives, Kurikis and fouls, the winners and the Tarted player."""
     winners = state.winners or [state.winner]
     return PadStory(
-        title=f"Kuriki · {state.rules.lives} lives",
+        title=Mn("Kuriki · {n} life", "Kuriki · {n} lives", state.rules.lives),
         lives=state.rules.lives,
         pads=[
             Pad(
@@ -296,7 +309,7 @@ def pad_chart(story: PadStory) -> bytes:
     rows = math.ceil(len(pads) / cols) if pads else 1
     img = Image.new("RGB", (cols * PAD_W, 60 + rows * PAD_H), BACKGROUND)
     draw = ImageDraw.Draw(img)
-    write(draw, (img.width // 2, 30), story.title, 30, TEXT, "mm")
+    write(draw, (img.width // 2, 30), fit(render(story.title), 30, img.width - 20), 30, TEXT, "mm")
     names = player_names([p.name for p in pads])
     for n, (pad, name) in enumerate(zip(pads, names, strict=True)):
         left, top = (n % cols) * PAD_W, 60 + (n // cols) * PAD_H
@@ -341,10 +354,19 @@ def _pad(draw: ImageDraw.ImageDraw, p: Pad, name: str, lives: int, left: int, to
         _crown(draw, left + 30 + c * 26, y, GOLD)
     if p.crowns > 8:
         write(draw, (left + 30 + 8 * 26, y), f"×{p.crowns}", 18, ink, "lm")
-    fouls = "foul " + "|" * min(p.fouls, 12) if p.fouls else ""
-    status = "winner" if won else "Tarted" if p.tarted else "left" if p.left else ""
+    fouls = _("foul {marks}", marks="|" * min(p.fouls, 12)) if p.fouls else ""
+    status = (
+        _p("score pad", "winner")
+        if won
+        # Translators: Kuriki's name for the first player out (a proper noun in the rules)
+        else _p("score pad", "Tarted")
+        if p.tarted
+        else _p("a player who left the game", "left")
+        if p.left
+        else ""
+    )
     bottom = "  ".join(t for t in (fouls, status) if t)
-    write(draw, (left + PAD_W // 2, top + 268), bottom, 20, spot, "mm")
+    write(draw, (left + PAD_W // 2, top + 268), fit(bottom, 20, PAD_W - 24), 20, spot, "mm")
 
 
 def _crown(draw: ImageDraw.ImageDraw, x: float, y: float, colour: tuple[int, int, int]) -> None:

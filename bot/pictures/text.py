@@ -12,6 +12,8 @@ from pathlib import Path
 
 from PIL import ImageDraw, ImageFont
 
+from bot.i18n import _
+
 FONT_FILE = Path(__file__).with_name("fonts") / "DejaVuSans.ttf"
 
 
@@ -93,7 +95,7 @@ def drawable(text: str) -> str:
 def player_names(names: list[str]) -> list[str]:
     """The players' names as a picture writes them, in order: `drawable`, or 'Player N' (N
     the place in `names`) when no letter or digit is left (a name in a script the font
-    lacks, 王小明) or when two different names would read the same."""
+    lacks, 王小明) or when two different names would read the same; in the current language."""
     shown = [drawable(n) for n in names]
     owners: dict[str, set[str]] = {}
     for name, text in zip(names, shown, strict=True):
@@ -101,7 +103,7 @@ def player_names(names: list[str]) -> list[str]:
     return [
         text
         if any(c.isalnum() for c in text) and len(owners[text]) == 1
-        else f"Player {n}"
+        else _("Player {n}", n=n)
         for n, text in enumerate(shown, 1)
     ]
 

@@ -278,7 +278,7 @@ def test_an_opened_game_fits_an_embed_however_big() -> None:
         assert len(embed) <= 6000 and all(len(f.value) <= 1024 for f in embed.fields)
         assert len(embed.description or "") <= 4096
         assert [i.label for i in items][-1] == "Share"
-    assert "no picture kept" in embed.footer.text and "120 minutes" in embed.fields[0].value
+    assert "no picture kept" in embed.footer.text and "2 hours" in embed.fields[0].value
     empty, _ = game_view({**game, "log": []}, CHANNEL, 0)
     assert empty.description == EMPTY_LOG
     with pytest.raises(UserError):

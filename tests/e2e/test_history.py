@@ -177,7 +177,7 @@ async def test_history_lists_opens_pages_and_shares(tmp_path: Path, fake: FakeDi
 
         # Bob's Kuriki games: the one Carol won, Bob's score there in lives.
         kuriki = await d.slash(BOB, TABLE, "history", player=CAROL, game="kuriki")
-        assert "Kuriki" in kuriki.text and "**won** · 2 lives left · with Alice, Bob" in kuriki.text
+        assert "Kuriki" in kuriki.text and "**won** · 2 lives left · with Alice and Bob" in kuriki.text
         opened = await d.select(BOB, TABLE, [str(ids["3"])], message=kuriki.message)
         assert "🏆 Carol · 2 lives left" in opened.text and "Alice · 0 lives left" in opened.text
         nobody = await d.slash(BOB, TABLE, "history", player=CAROL, game="crap")

@@ -82,7 +82,7 @@ async def test_leaderboard_pages_survive_a_restart(tmp_path: Path, fake: FakeDis
         assert shared.callback_type == 4 and not shared.ephemeral
         text = shared.message.text()
         assert "Alice's stats" in text and "**1** game · **1** win (100%)" in text
-        assert "Best game score: 10000" in text and "Best turn: 1500" in text
+        assert "Best game score: 10,000" in text and "Best turn: 1,500" in text
         assert "Farkles: 4" in text and "Hot dice: 2" in text
         private = await d.slash(BOB, TABLE, "stats")
         assert private.ephemeral and "**24** games · **0** wins (0%)" in private.text
