@@ -11,7 +11,9 @@ a list kept by hand, so the check follows the code: each msgid is cut at its `{p
 (and at line breaks) into literal fragments; a fragment is kept when it holds at least two
 words or 12 letters; a fragment that also stands in some German msgstr is dropped (a word
 German shares with English, a proper noun such as Farkle, Kuriki, CRAP). `english_in(text)`
-lists the kept fragments found in `text`, as whole words.
+lists the kept fragments found in `text`, as whole words, outside the markup Discord renders
+itself (mentions of users and commands, timestamps, emojis); command names are not looked
+for (a command mention shows them in the reader's language).
 
 The German catalogue is `bot/locales/de/LC_MESSAGES/tablebot.po`. To try the tests before it is
 translated, `python -m tests.e2e.language_check stand-in DIR` writes a complete stand-in
@@ -53,6 +55,11 @@ _COMMAND_CONTEXTS = {
     "parameter_description",
     "choice_name",
 }
+#: Command names: Discord shows them (in a command mention too) in the reader's language.
+_NAME_CONTEXTS = {"command_name", "group_name", "parameter_name"}
+#: Discord's markup the client renders itself: mentions of users, channels, roles and
+#: commands (in the reader's language), timestamps, custom emojis.
+_MARKUP = re.compile(r"</[^<>]{1,100}:\d+>|<(?:@[!&]?|#)\d+>|<t:-?\d+(?::\w)?>|<a?:\w+:\d+>")
 # The routes whose bodies are messages people read (see FakeDiscord.start).
 _MESSAGE_ROUTES = re.compile(
     r"/api/v10/(?:"
@@ -133,7 +140,7 @@ def _fragments(template: Path, translated: Path) -> tuple[tuple[str, re.Pattern[
     german = "\n".join(t for m in _read(translated, LANGUAGE) if m.id for t in _strings(m))
     found: dict[str, re.Pattern[str]] = {}
     for message in _read(template):
-        if not message.id:
+        if not message.id or message.context in _NAME_CONTEXTS:
             continue
         for text in _ids(message):
             for part in literal_parts(text):
@@ -161,6 +168,7 @@ def fragments(where: Path | None = None) -> list[str]:
 def english_in(text: str, where: Path | None = None) -> list[str]:
     """The English fragments of the catalogue found in `text` (longest first, none inside
     another found one)."""
+    text = _MARKUP.sub(" ", text)
     found: list[str] = []
     spans: list[tuple[int, int]] = []
     for fragment, pattern in _fragments(template_path(where), german_path(where)):
