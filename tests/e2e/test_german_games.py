@@ -41,6 +41,7 @@ from tests.e2e.language_check import (
     catalogues,
     english_in,
     fragments,
+    german_path,
     literal_parts,
     substantial,
     template_path,
@@ -105,6 +106,56 @@ async def whole_game(
 
 
 # ---------------------------------------------------------------------- the check itself
+
+
+SMALL = {
+    "{name} rolled {dice}.": "{name} würfelt {dice}.",
+    "Set aside & roll {n}": "Beiseite & {n} würfeln",
+    "Crappy Malappy": "Crappy Malappy",
+    "Roll": "Würfeln",
+    "Leaderboards": "Bestenlisten",
+    "{mention}: your turn. Press **My hand** to act.": "{mention}: du bist dran. **Meine Hand**.",
+    "Farkle is played to {target}.": "Farkle wird bis {target} gespielt.",
+}
+
+
+def test_the_check_on_a_small_catalogue(tmp_path: Path) -> None:
+    """An English table is caught, its German one passes: fragments cut at placeholders,
+    whole words only, any spacing, Discord's markup and what German keeps (Crappy Malappy)
+    left alone, one word (rolled, Roll) too short to say anything, command names never."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.pofile import write_po
+
+    pot, de = Catalog(), Catalog(locale="de")
+    for msgid, msgstr in SMALL.items():
+        pot.add(msgid)
+        de.add(msgid, msgstr)
+    pot.add("leaderboard", context="command_name")
+    (tmp_path / "de" / "LC_MESSAGES").mkdir(parents=True)
+    for path, catalog in ((template_path(tmp_path), pot), (german_path(tmp_path), de)):
+        with path.open("wb") as out:
+            write_po(out, catalog)
+    assert sorted(fragments(tmp_path)) == [
+        ": your turn. Press **My hand** to act.",
+        "Farkle is played to",
+        "Leaderboards",
+        "Set aside & roll",
+    ]
+    english = (
+        "🎲 Farkle · Crappy Malappy\n<@1>: your turn. Press **My hand** to act.\n"
+        "Anna rolled 3 5. Set aside  &  roll 3 · Roll · </leaderboard:9> Leaderboards"
+    )
+    assert english_in(english, tmp_path) == [
+        ": your turn. Press **My hand** to act.",
+        "Set aside & roll",
+        "Leaderboards",
+    ]
+    german = (
+        "🎲 Farkle · Crappy Malappy\n<@1>: du bist dran. **Meine Hand**.\n"
+        "Anna würfelt 3 5. Beiseite & 3 würfeln · Würfeln · </leaderboard:9> Bestenlisten"
+    )
+    assert english_in(german, tmp_path) == []
+    assert english_in("Leaderboardsx, MyLeaderboards", tmp_path) == []  # whole words only
 
 
 def test_every_english_sentence_is_caught_and_every_german_one_passes() -> None:
