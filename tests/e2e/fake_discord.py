@@ -1111,6 +1111,12 @@ class FakeDiscord:
         self.requests: list[RequestLog] = []
         self.sent: list[SentBody] = []
         self.sent_hooks: list[Callable[[SentBody], None]] = []
+        #: Called with (method, path, body) for every JSON or multipart body a request
+        #: carries, as `_body` reads it, before Discord's checks accept or refuse it: the one
+        #: place every message, interaction callback, follow-up and webhook edit passes
+        #: (tests/e2e/language_check.py reads the texts there). A hook that raises is a
+        #: violation, not a refusal.
+        self.body_hooks: list[Callable[[str, str, Any], None]] = []
         self.uploads: list[Upload] = []  # every file the bot uploaded, accepted or not
         #: The application's emojis, by id; `emoji_refusal` = (status, code, message) makes
         #: every emoji creation fail that way (e.g. 403 Missing Permissions).
@@ -1750,6 +1756,11 @@ class FakeDiscord:
                 problems += self.spec.errors(spec[0], spec[1], body)
         request[_LOG].body = body
         request[_FILES] = uploads
+        for hook in list(self.body_hooks):
+            try:
+                hook(request.method, request.path, body)
+            except Exception as exc:
+                self.violation(f"a body hook failed on {request.method} {request.path}: {exc!r}")
         self.uploads += uploads
         if uploads and self.refuse_files:
             raise _Refused(403, 50013, "Missing Permissions")
