@@ -24,7 +24,7 @@ from games.autoplay import Chooser, is_idle
 from games.bots import bot_seats, only_bots
 from games.lobby import Lobby
 from games.places import Order, places
-from games.text import Line
+from games.text import Line, M, Msg
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,8 @@ class Outcome:
     scores: dict[str, int]
     winner_id: int | None
     rules: dict[str, object]
-    summary: str
+    #: How the game ended, in the reader's language wherever it is read (a message).
+    summary: Line
     #: Each player's counters for /stats, by player id (as text): {"farkles": 3, ...}.
     stats: dict[str, dict[str, int]] = field(default_factory=dict)
     #: Everyone who won, when that can be more than `winner_id` (a tie in CRAP).
@@ -400,9 +401,9 @@ class TableAdapter(ABC):
         return _("**Game over:** {why}, so nobody wins.", why=why)
 
     @staticmethod
-    def departure_summary(why: Line) -> str:
-        """The finished-games outcome of a game that players left."""
-        return _("Nobody wins: {why}.", why=why)
+    def departure_summary(why: Line) -> Msg:
+        """The finished-games outcome of a game that players left (stored as a message)."""
+        return M("Nobody wins: {why}.", why=why)
 
     # ------------------------------------------------------------------ lobby
 
