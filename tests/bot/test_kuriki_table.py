@@ -12,7 +12,18 @@ from bot.errors import UserError
 from bot.service import Actor, Reply, Tables
 from games.errors import IllegalMove, NotYourTurn
 from games.kuriki.engine import KurikiState
-from tests.bot.conftest import ADMIN, ALICE, BOB, CAROL, CHANNEL, GUILD, MALLORY, check_limits, find
+from tests.bot.conftest import (
+    ADMIN,
+    ALICE,
+    BOB,
+    CAROL,
+    CHANNEL,
+    GUILD,
+    MALLORY,
+    check_limits,
+    find,
+    outcome,
+)
 
 PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
 
@@ -226,7 +237,7 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert [Click.parse(i.custom_id).action for i in table.items] == ["rematch"]
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["winner_id"] is None
-    assert record["outcome"] == "Nobody wins: Bob left."
+    assert outcome(record) == "Nobody wins: Bob left."
     assert record["lobby"]["rules"]["lives"] == 3
 
 

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from games.text import line_from_text
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
 from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, is_summary, mention, read_finished
 
@@ -85,7 +86,7 @@ async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     assert [b["label"] for b in final.buttons()] == ["Rematch"]
     assert d.database is not None
     [row] = read_finished(d.database, TABLE)
-    assert row["winner_id"] is None and row["outcome"] == "Nobody wins: Bob left."
+    assert row["winner_id"] is None and str(line_from_text(row["outcome"])) == "Nobody wins: Bob left."
 
 
 @pytest.mark.e2e(seed=3)

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from bot.settings import GuildSettings
+from games.text import line_from_text
 from tests.e2e.bot_play import live, until
 from tests.e2e.harness import ALICE, BOB, TABLE, Driver, is_summary, read_finished
 
@@ -60,7 +61,7 @@ async def test_a_game_nobody_plays_is_abandoned_not_won(d: Driver) -> None:
     assert d.notified(final) == {ALICE.id, BOB.id}  # posted afresh: an edit tells nobody
     [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
     assert row["winner_id"] is None
-    assert row["outcome"] == "Nobody wins: nobody played for 4 turns."
+    assert str(line_from_text(row["outcome"])) == "Nobody wins: nobody played for 4 turns."
     stats = await d.slash(ALICE, TABLE, "stats", game="farkle")
     assert "Abandoned: 1" in stats.text and "**0** wins" in stats.text
     await d.settle()
