@@ -86,7 +86,7 @@ async def _command_messages() -> list[tuple[str, str]]:
             locale: discord.Locale,
             context: app_commands.TranslationContextTypes,
         ) -> str | None:
-            if locale is discord.Locale.german:  # each string once
+            if locale is discord.Locale.german and not string.extras.get("verbatim"):
                 found.append((string.message, context.location.name))
             return None
 

@@ -25,7 +25,7 @@ class CatalogueTranslator(app_commands.Translator):
         context: app_commands.TranslationContextTypes,
     ) -> str | None:
         code = language_of(locale)
-        if code == SOURCE:
+        if code == SOURCE or string.extras.get("verbatim"):
             return None
         where = context.location.name
         text = lang(code).pgettext(where, string.message)

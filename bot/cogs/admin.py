@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
-from bot.i18n import _, _n, number
+from bot.i18n import LANGUAGES, _, _n, number
 from bot.interactions import send_reply
 from bot.records import place_of
 from bot.replies import Reply, duration
@@ -21,6 +21,14 @@ from games.farkle.rules import PRESETS
 
 if TYPE_CHECKING:
     from bot.app import GameBot
+
+
+#: /config language's choices: each language by its own name (the Translator leaves these
+#: alone: a language is found by the name it has in itself).
+LANGUAGE_CHOICES = [
+    app_commands.Choice(name=app_commands.locale_str(name, verbatim=True), value=code)
+    for code, name in LANGUAGES.items()
+]
 
 
 def pause_words(seconds: float) -> str:
@@ -44,6 +52,12 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
             time=duration(settings.lobby_timeout),
         ),
         _("Bots wait **{pause}** before each move", pause=pause_words(settings.bot_delay)),
+        _(
+            "Tables and logs in **{language}**",
+            language=LANGUAGES[settings.language]
+            if settings.language
+            else _("the server's preferred language"),
+        ),
     ]
     embed.add_field(name=_("General"), value="\n".join(general)[:1024], inline=False)
     farkle = [_("Default rule set: **{preset}**", preset=_(PRESETS[settings.farkle_preset].name))]
@@ -165,6 +179,23 @@ class AdminCog(
         name = preset.value if preset else current.farkle_preset
         rules = {k: v for k, v in current.farkle_house_rules.items() if k != name}
         await self._update(interaction, farkle_house_rules=rules)
+
+    @app_commands.command(
+        name="language", description="Set the language of this server's tables and game logs."
+    )
+    @app_commands.describe(
+        language="The language of this server's tables and logs (empty: its preferred locale)"
+    )
+    @app_commands.choices(language=LANGUAGE_CHOICES)
+    @app_commands.checks.has_permissions(manage_guild=True)
+    async def language(
+        self,
+        interaction: discord.Interaction[GameBot],
+        language: app_commands.Choice[str] | None = None,
+    ) -> None:
+        """Choose the language of the tables and game logs (each player's own replies follow
+        their Discord language)."""
+        await self._update(interaction, language=language.value if language else None)
 
     @app_commands.command(name="timer")
     @app_commands.describe(seconds="Seconds a player has for each move; 0 turns the timer off")
