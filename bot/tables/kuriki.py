@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
 import discord
 
 from bot.components import TableItem
-from bot.i18n import N_, _, _n, number, render
+from bot.i18n import N_, _, _n, _p, number, render
 from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
@@ -325,7 +326,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             + "\n"
             + foot
             + " · "
-            + (self.finished_footer() if state.finished else "/kuriki rules")
+            + (self.finished_footer() if state.finished else _rules_command())
         )
         content = None
         if state.finished and state.winner is not None:
@@ -341,6 +342,16 @@ class KurikiTable(KurikiMessages, TableAdapter):
             items=[] if state.finished else self._buttons(session, state),
             content=content,
         )
+
+    def summary(self, session: Session, table: Rendered) -> Rendered | None:
+        """`TableAdapter.summary`, given the log's last lines rendered: the engine logs
+        messages, and the shared summary joins the log as text (until it renders them
+        itself, when this can go)."""
+        state: KurikiState | None = session.state if session.started else None
+        if state is None:
+            return super().summary(session, table)
+        shown = state.model_copy(update={"log": [render(line) for line in state.log[-2:]]})
+        return super().summary(dataclasses.replace(session, state=shown), table)
 
     def _situation(self, session: Session, state: KurikiState) -> list[str]:
         lines: list[str] = []
@@ -421,7 +432,9 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 else _("**Next Guy: {name}**: Roll or Pull.", name=next_guy)
             )
             if state.passed:
-                lines.append(_("Passed: {names}", names=[who(p) for p in state.passed]))
+                # In the order they passed: a sequence, not a sentence's list.
+                passed = ", ".join(who(p) for p in state.passed)
+                lines.append(_("Passed: {names}", names=passed))
         bots = self.thinking(state)
         if bots and state.phase != "declare":  # a Roller peeking says it already
             lines.append(self.thinking_line(bots))
@@ -549,6 +562,12 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
         )
         return embed
+
+
+def _rules_command() -> str:
+    """`/kuriki rules` as the reader's Discord shows the command (the command tree's names
+    are translated under these contexts, bot/translator.py)."""
+    return "/" + _p("group_name", "kuriki") + " " + _p("command_name", "rules")
 
 
 def _variants(rules: KurikiRules) -> str:
