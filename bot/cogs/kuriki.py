@@ -88,13 +88,15 @@ class KurikiCog(
         self,
         interaction: discord.Interaction[GameBot],
         player: discord.User,
-        reason: app_commands.Range[str, 1, 100] = "disrespecting the dice",
+        reason: app_commands.Range[str, 1, 100] | None = None,
         rusk: bool = False,
     ) -> None:
         """Call a foul (or a Rusk): the others vote; a server manager charges a Rusk at once."""
         assert interaction.channel_id is not None
         action = "rusk" if rusk else "propose"
+        # No reason: the engine's default ("disrespecting the dice"), in each reader's language.
+        arg = f"{player.id}:{reason or ''}"
         reply = await interaction.client.tables.command(
-            actor_of(interaction), interaction.channel_id, "kuriki", action, f"{player.id}:{reason}"
+            actor_of(interaction), interaction.channel_id, "kuriki", action, arg
         )
         await send_reply(interaction, reply)

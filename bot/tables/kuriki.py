@@ -4,14 +4,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
 import discord
 
 from bot.components import TableItem
+from bot.i18n import N_, _, _n, _p, number, render
 from bot.mentions import mention
-from bot.players import together, who
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
@@ -22,8 +24,9 @@ from games.kuriki import engine, policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState
 from games.kuriki.values import name, roll_value
 from games.lobby import Lobby
-from games.numbers import is_number, number
-from games.words import counted
+from games.numbers import is_number
+from games.numbers import number as parsed
+from games.text import M
 
 LOG_LINES = 6
 _MOVES = {
@@ -39,9 +42,10 @@ _MOVES = {
 }
 
 
-def responses(state: KurikiState) -> str:
-    """What the Next Guy may do: Pass only once per roll. The table and the ping say it."""
-    return "Roll or Pull" if state.next_guy in state.passed else "Roll, Pull or Pass"
+def may_pass(state: KurikiState) -> bool:
+    """Whether the Next Guy may still Pass (only once per roll): the table and the ping say
+    what he may do."""
+    return state.next_guy not in state.passed
 
 
 def score_pad_row(lives_left: int, lives: int) -> str:
@@ -55,32 +59,50 @@ def score_pad_row(lives_left: int, lives: int) -> str:
 
 
 RULES_TEXT = [
-    "The Roller shakes two dice under the cup, peeks, and declares. On a fresh roll any value; "
-    "on a point at least the standing declaration. Lying is allowed.",
-    "Ranking: Kuriki (1-2) > 6-6 Boxcars > 5-5 the Mime > 4-4 Walnuts > 3-3 Scouts > 2-2 Nixons > "
-    "1-1 Snake-Eyes > 11 > 10 > ... > 4.",
-    "A Kuriki is shown at once: the Next Guy loses a life and the Roller keeps the cup. Every "
-    "third Kuriki of a player: the Next Guy loses two lives, everyone else but the Roller one.",
-    "The Next Guy may **Roll** (take the cup and declare at least as high), **Pull** (reveal: "
-    "a lie costs the responsible player (the Roller, or the last to pass) a life and the puller "
-    "starts the next point; the truth costs the puller a life and the Roller who rolled it "
-    "rolls again) or **Pass** (take "
-    "responsibility unseen; once per roll). Hate mail comes home: the Roller may pull on "
-    "whoever passed to him.",
-    "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the digital lifting of "
-    "both cheeks). `/kuriki foul` proposes a disrespect foul that counts when a majority of the "
-    "players other than the accuser and the accused agree (with two players, when the accused "
-    "accepts it). A Rusk (manhandling the cup) is voted the same way and is a triple foul; a "
-    "server manager may also charge it directly. Every third foul costs a life.",
-    "At 0 lives you are out; the first out is Tarted (Pop-Tarts for the table: Brown Sugar and "
-    "Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until someone is. "
-    "The last player with a life wins.",
+    N_(
+        "The Roller shakes two dice under the cup, peeks, and declares. On a fresh roll any "
+        "value; on a point at least the standing declaration. Lying is allowed."
+    ),
+    # Translators: the roll nicknames (Boxcars, the Mime, ...) as in their own messages.
+    N_(
+        "Ranking: Kuriki (1-2) > 6-6 Boxcars > 5-5 the Mime > 4-4 Walnuts > 3-3 Scouts > 2-2 "
+        "Nixons > 1-1 Snake-Eyes > 11 > 10 > ... > 4."
+    ),
+    N_(
+        "A Kuriki is shown at once: the Next Guy loses a life and the Roller keeps the cup. "
+        "Every third Kuriki of a player: the Next Guy loses two lives, everyone else but the "
+        "Roller one."
+    ),
+    N_(
+        "The Next Guy may **Roll** (take the cup and declare at least as high), **Pull** "
+        "(reveal: a lie costs the responsible player (the Roller, or the last to pass) a life "
+        "and the puller starts the next point; the truth costs the puller a life and the "
+        "Roller who rolled it rolls again) or **Pass** (take responsibility unseen; once per "
+        "roll). Hate mail comes home: the Roller may pull on whoever passed to him."
+    ),
+    # Translators: "Rusk" (manhandling the cup) is the game's jargon, as in its messages.
+    N_(
+        "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the "
+        "digital lifting of both cheeks). `/kuriki foul` proposes a disrespect foul that counts "
+        "when a majority of the players other than the accuser and the accused agree (with two "
+        "players, when the accused accepts it). A Rusk (manhandling the cup) is voted the same "
+        "way and is a triple foul; a server manager may also charge it directly. Every third "
+        "foul costs a life."
+    ),
+    # Translators: "Tarted" (the first out) and "in the Tarts" (on one life) are the game's
+    # jargon, as in its messages.
+    N_(
+        "At 0 lives you are out; the first out is Tarted (Pop-Tarts for the table: Brown Sugar "
+        "and Cinnamon). On one life you are in the Tarts, at risk of being Tarted, until "
+        "someone is. The last player with a life wins."
+    ),
 ]
 
 
 #: What the score pad's marks mean (the table's footer), and the finished game's picture's.
-PAD_LEGEND = "Pad: ◆ a life lost · ◇ a life left · ○ the last life (● lost) · 👑 a Kuriki"
-STORY_LEGEND = "Picture: a red spot per life lost, a crown per Kuriki, a stroke per foul"
+PAD_LEGEND = N_("Pad: ◆ a life lost · ◇ a life left · ○ the last life (● lost) · 👑 a Kuriki")
+STORY_LEGEND = N_("Picture: a red spot per life lost, a crown per Kuriki, a stroke per foul")
+
 
 class KurikiTable(KurikiMessages, TableAdapter):
     """The public table (the cup); the private replies and the foul votes' messages are
@@ -121,10 +143,13 @@ class KurikiTable(KurikiMessages, TableAdapter):
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = KurikiRules.model_validate(lobby.options["rules"])
-        return (
-            f"Two dice, a cup, and lies. **{counted(rules.lives, 'life', 'lives')}** each. "
-            + _variants(rules)
-            + f"\nUse {mention('kuriki rules')} for the rules."
+        lives = _n(
+            "Two dice, a cup, and lies. **{n} life** each.",
+            "Two dice, a cup, and lies. **{n} lives** each.",
+            rules.lives,
+        )
+        return f"{lives} {_variants(rules)}\n" + _(
+            "Use {command} for the rules.", command=mention("kuriki rules")
         )
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> KurikiState:
@@ -139,11 +164,11 @@ class KurikiTable(KurikiMessages, TableAdapter):
         if move.action in ("propose", "rusk"):
             accused, _, reason = (move.arg or "").partition(":")
             if not is_number(accused) or int(accused) not in [p.id for p in state.players]:
-                raise IllegalMove("That player is not in this game.")
+                raise IllegalMove(M("That player is not in this game."))
             if move.action == "rusk" and move.is_admin:  # a server manager charges it directly
                 return engine.charge_rusk(state, int(accused))[0]
             if move.user_id not in self.player_ids(state):
-                raise IllegalMove("Only players still in the game can call a foul.")
+                raise IllegalMove(M("Only players still in the game can call a foul."))
             action = Action(
                 kind="propose",
                 value=accused,
@@ -154,18 +179,18 @@ class KurikiTable(KurikiMessages, TableAdapter):
             return engine.apply(state, move.user_id, action, rng)[0]
         kind = _MOVES.get(move.action)
         if kind is None:
-            raise IllegalMove("That button does not belong to Kuriki.")
+            raise IllegalMove(M("That button does not belong to Kuriki."))
         value: str | None = None
         vote: int | None = None
         if move.action in ("cw", "ccw"):
             value = move.action
         elif kind == "declare":
             if not move.values:
-                raise IllegalMove("Choose a declaration.")
+                raise IllegalMove(M("Choose a declaration."))
             value = move.values[0]
         elif kind == "vote":
             vote_id, _, choice = (move.arg or "").partition("-")
-            vote, value = number(vote_id), choice
+            vote, value = parsed(vote_id), choice
         action = Action(kind=kind, value=value, vote=vote, now=move.now)  # type: ignore[arg-type]
         return engine.apply(state, move.user_id, action, rng)[0]
 
@@ -206,16 +231,24 @@ class KurikiTable(KurikiMessages, TableAdapter):
         who = engine.on_clock(state)
         if who is None:
             return {}
-        what = {
-            "direction": (
-                "you rolled highest: choose the direction"
+        if state.phase == "direction":
+            what = (
+                _("you rolled highest: choose the direction")
                 if engine.rolled_highest(state)
-                else "you're the first Roller now: choose the direction"
-            ),
-            "roll": "the cup is yours: roll",
-            "declare": "declare your roll",
-            "respond": f"you're the Next Guy: {responses(state).lower()}",
-        }.get(state.phase, "your move")
+                else _("you're the first Roller now: choose the direction")
+            )
+        elif state.phase == "roll":
+            what = _("the cup is yours: roll")
+        elif state.phase == "declare":
+            what = _("declare your roll")
+        elif state.phase == "respond":
+            what = (
+                _("you're the Next Guy: roll, pull or pass")
+                if may_pass(state)
+                else _("you're the Next Guy: roll or pull")
+            )
+        else:
+            what = _("your move")
         return {who: what}
 
     def extra_deadline(self, state: KurikiState) -> float | None:
@@ -249,14 +282,18 @@ class KurikiTable(KurikiMessages, TableAdapter):
             winners=list(state.winners),
             places=placed(engine.finishing_order(state)),
             summary=(
-                self.departure_summary(state.ended_by_departure)
+                self.departure_summary(render(state.ended_by_departure))
                 if state.ended_by_departure
-                else together([state.player(w).name for w in state.winners], "wins", "win")
-                + ": no person was left standing."
+                else _n(
+                    "{names} wins: no person was left standing.",
+                    "{names} win: no person was left standing.",
+                    len(state.winners),
+                    names=[state.player(w).name for w in state.winners],
+                )
                 if state.winners
-                else f"{winner.name} wins, the last one standing."
+                else _("{name} wins, the last one standing.", name=winner.name)
                 if winner
-                else "Nobody wins."
+                else _("Nobody wins.")
             ),
         )
 
@@ -266,97 +303,171 @@ class KurikiTable(KurikiMessages, TableAdapter):
         state: KurikiState = session.state
         view = engine.public_view(state)
         assert view["dice"] is None  # the public table is rendered without the cup's contents
-        embed = discord.Embed(title="🥤 Kuriki", colour=EMBED_COLOUR)
-        embed.description = "\n".join(self._situation(session, state))
-        embed.add_field(name="Score pad", value=self._pad(state), inline=False)
+        embed = discord.Embed(title=f"🥤 {_('Kuriki')}", colour=EMBED_COLOUR)
+        embed.description = "\n".join(self._situation(session, state))[:4096]
+        embed.add_field(name=_("Score pad"), value=self._pad(state), inline=False)
         if state.log:
-            embed.add_field(
-                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
-            )
-        way = "clockwise ↻" if state.direction == 1 else "counter-clockwise ↺"
-        foot = f"Play goes {way} · {counted(state.rules.lives, 'life', 'lives')}"
+            moves = "\n".join(render(line) for line in state.log[-LOG_LINES:])
+            embed.add_field(name=_("Last moves"), value=moves[:1024], inline=False)
+        parts = [
+            _("Play goes clockwise ↻")
+            if state.direction == 1
+            else _("Play goes counter-clockwise ↺"),
+            _n("{n} life", "{n} lives", state.rules.lives),
+        ]
         if state.rules.stake:
-            foot += f" · stakes {state.rules.stake} each · pot {state.pot}"
-        legend = PAD_LEGEND + ("\n" + STORY_LEGEND if state.finished else "")
+            parts.append(
+                _("stakes {stake} each · pot {pot}", stake=state.rules.stake, pot=state.pot)
+            )
+        foot = " · ".join(parts)
+        legend = _(PAD_LEGEND) + ("\n" + _(STORY_LEGEND) if state.finished else "")
         embed.set_footer(
             text=legend
             + "\n"
             + foot
             + " · "
-            + (self.finished_footer() if state.finished else "/kuriki rules")
+            + (self.finished_footer() if state.finished else _rules_command())
         )
         content = None
         if state.finished and state.winner is not None:
             won = [who(w) for w in state.winners or [state.winner]]
-            content = f"🏆 {together(won, 'wins', 'win')} the Kuriki game!"
+            content = _n(
+                "🏆 {names} wins the Kuriki game!",
+                "🏆 {names} win the Kuriki game!",
+                len(won),
+                names=won,
+            )
         return Rendered(
             embed=embed,
             items=[] if state.finished else self._buttons(session, state),
             content=content,
         )
 
+    def summary(self, session: Session, table: Rendered) -> Rendered | None:
+        """`TableAdapter.summary`, given the log's last lines rendered: the engine logs
+        messages, and the shared summary joins the log as text (until it renders them
+        itself, when this can go)."""
+        state: KurikiState | None = session.state if session.started else None
+        if state is None:
+            return super().summary(session, table)
+        shown = state.model_copy(update={"log": [render(line) for line in state.log[-2:]]})
+        return super().summary(dataclasses.replace(session, state=shown), table)
+
     def _situation(self, session: Session, state: KurikiState) -> list[str]:
         lines: list[str] = []
         if state.last_reveal is not None:  # shown at game over too: it may be what ended it
             r = state.last_reveal
             if r.declared is None:
-                lines.append(f"Last: 👑 Kuriki ({self.faces.pair(r.dice)}).")
+                lines.append(_("Last: 👑 Kuriki ({dice}).", dice=self.faces.pair(r.dice)))
             else:
-                shown = name(roll_value(*r.dice, state.rules.two_digit))
-                verdict = "a lie" if r.liar else "not a lie"
+                pulled = {
+                    "dice": self.faces.pair(r.dice),
+                    "value": name(roll_value(*r.dice, state.rules.two_digit)),
+                    "declared": name(r.declared),
+                    "name": who(r.loser),
+                }
                 lines.append(
-                    f"Last pull: {self.faces.pair(r.dice)} = {shown} against {name(r.declared)}: {verdict}; {who(r.loser)} lost a life."
+                    _(
+                        "Last pull: {dice} = {value} against {declared}: a lie; {name} lost a life.",
+                        **pulled,
+                    )
+                    if r.liar
+                    else _(
+                        "Last pull: {dice} = {value} against {declared}: not a lie; {name} lost a "
+                        "life.",
+                        **pulled,
+                    )
                 )
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
-            lines.append(self.departure_line(state.ended_by_departure))
+            lines.append(self.departure_line(render(state.ended_by_departure)))
         elif state.phase == "over" and state.winners:
-            won = together([who(w) for w in state.winners], "wins", "win")
-            lines.append(f"🏆 **Game over.** No person is left standing: {won}!")
+            lines.append(
+                _n(
+                    "🏆 **Game over.** No person is left standing: {names} wins!",
+                    "🏆 **Game over.** No person is left standing: {names} win!",
+                    len(state.winners),
+                    names=[who(w) for w in state.winners],
+                )
+            )
         elif state.phase == "over":
             lines.append(
-                f"🏆 **Game over.** {who(state.winner)} wins, the last one standing!"
+                _("🏆 **Game over.** {name} wins, the last one standing!", name=who(state.winner))
                 if state.winner
-                else "**Game over.**"
+                else _("**Game over.**")
             )
         elif state.phase == "direction":
             lines.append(
-                f"{roller} rolled highest: first Roller. Choose the direction of play."
+                _("{name} rolled highest: first Roller. Choose the direction of play.", name=roller)
                 if engine.rolled_highest(state)
-                else f"{roller} is the first Roller now: choose the direction of play."
+                else _("{name} is the first Roller now: choose the direction of play.", name=roller)
             )
         elif state.phase == "roll":
-            lines.append(f"🥤 {roller} holds the cup: **fresh roll**.")
+            lines.append(_("🥤 {name} holds the cup: **fresh roll**.", name=roller))
             if state.can_reverse:
-                lines.append("After that Kuriki, the Roller may reverse the direction first.")
+                lines.append(_("After that Kuriki, the Roller may reverse the direction first."))
         elif state.phase == "declare":
-            on = f" on **{name(state.minimum)}**" if state.minimum else ""
-            lines.append(f"🥤 {roller} rolled{on} and is peeking under the cup…")
+            lines.append(
+                _(
+                    "🥤 {name} rolled on **{value}** and is peeking under the cup…",
+                    name=roller,
+                    value=name(state.minimum),
+                )
+                if state.minimum
+                else _("🥤 {name} rolled and is peeking under the cup…", name=roller)
+            )
         elif state.phase == "respond":
             assert state.declared is not None
             lines.append(
-                f"Standing declaration: **{name(state.declared)}** · responsible: {who(state.responsible)}"
+                _(
+                    "Standing declaration: **{value}** · responsible: {name}",
+                    value=name(state.declared),
+                    name=who(state.responsible),
+                )
             )
-            lines.append(f"**Next Guy: {who(state.next_guy)}**: {responses(state)}.")
+            next_guy = who(state.next_guy)
+            lines.append(
+                _("**Next Guy: {name}**: Roll, Pull or Pass.", name=next_guy)
+                if may_pass(state)
+                else _("**Next Guy: {name}**: Roll or Pull.", name=next_guy)
+            )
             if state.passed:
-                lines.append("Passed: " + ", ".join(who(p) for p in state.passed))
+                # In the order they passed: a sequence, not a sentence's list.
+                passed = ", ".join(who(p) for p in state.passed)
+                lines.append(_("Passed: {names}", names=passed))
         bots = self.thinking(state)
         if bots and state.phase != "declare":  # a Roller peeking says it already
             lines.append(self.thinking_line(bots))
         if state.votes:
             for v in state.votes:
-                on = f"{who(v.accused)} ({v.reason})"
-                closes = f"closes <t:{int(v.deadline)}:R>"
+                called = {
+                    "name": who(v.accused),
+                    "reason": v.reason,
+                    "when": f"<t:{int(v.deadline)}:R>",
+                }
                 if engine.voters(state, v):
                     lines.append(
-                        f"⚖ Foul vote on {on}: {tally(v)}, {closes}."
+                        _(
+                            "⚖ Foul vote on {name} ({reason}): {tally}, closes {when}.",
+                            tally=tally(v),
+                            **called,
+                        )
                     )
                 else:  # two players: nobody votes, the accused accepts the foul or declines
                     lines.append(
-                        f"⚖ Foul called on {on}: {who(v.accused)} accepts or declines, {closes}."
+                        _(
+                            "⚖ Foul called on {name} ({reason}): {name} accepts or declines, "
+                            "closes {when}.",
+                            **called,
+                        )
                     )
         if session.deadline and state.phase != "over" and session.turn_deadline and not bots:
-            lines.append(f"⏱ Time for this move runs out <t:{int(session.turn_deadline)}:R>.")
+            lines.append(
+                _(
+                    "⏱ Time for this move runs out {when}.",
+                    when=f"<t:{int(session.turn_deadline)}:R>",
+                )
+            )
         return lines
 
     def _pad(self, state: KurikiState) -> str:
@@ -364,17 +475,19 @@ class KurikiTable(KurikiMessages, TableAdapter):
         for p in state.players:
             status = ""
             if p.left:
-                status = " (left)"
+                status = " " + _("(left)")
             elif p.out:
-                status = " 🥧 Tarted" if p.id == state.tarted else " (out)"
+                # Translators: the first player out (the game's jargon, as in its messages).
+                status = " 🥧 " + _("Tarted") if p.id == state.tarted else " " + _("(out)")
             elif p.lives == 1 and state.tarted is None:
-                status = " · in the Tarts"
+                # Translators: on one life (the game's jargon, as in its messages).
+                status = " · " + _("in the Tarts")
             crowns = f" {'👑' * p.crowns}" if p.crowns else ""
-            fouls = f" · {counted(p.fouls, 'foul')}" if p.fouls else ""
-            purse = f" · {p.purse:+d}" if state.rules.stake else ""
-            rows.append(
-                f"`{score_pad_row(p.lives, state.rules.lives)}` {who(p.id)} {p.lives}♥{crowns}{fouls}{purse}{status}"
-            )
+            fouls = " · " + _n("{n} foul", "{n} fouls", p.fouls) if p.fouls else ""
+            sign = "+" if p.purse >= 0 else ""
+            purse = f" · {sign}{number(p.purse)}" if state.rules.stake else ""
+            pad = score_pad_row(p.lives, state.rules.lives)
+            rows.append(f"`{pad}` {who(p.id)} {number(p.lives)}♥{crowns}{fouls}{purse}{status}")
         return "\n".join(rows)[:1024]
 
     def _buttons(self, session: Session, state: KurikiState) -> list[TableItem]:
@@ -391,30 +504,30 @@ class KurikiTable(KurikiMessages, TableAdapter):
             return items
         if state.phase == "direction":
             items += [
-                self.button(session, "cw", "Clockwise ↻", style=primary),
-                self.button(session, "ccw", "Counter-clockwise ↺", style=primary),
+                self.button(session, "cw", _("Clockwise ↻"), style=primary),
+                self.button(session, "ccw", _("Counter-clockwise ↺"), style=primary),
             ]
         elif state.phase == "roll":
-            items.append(self.button(session, "roll", "Roll", style=primary))
+            items.append(self.button(session, "roll", _("Roll"), style=primary))
             if state.can_reverse:
-                items.append(self.button(session, "reverse", "Reverse direction"))
+                items.append(self.button(session, "reverse", _("Reverse direction")))
         elif state.phase in ("declare", "respond"):
             if state.phase == "respond" and not bot_moves:
                 items += [
-                    self.button(session, "roll", "Roll (take the cup)", style=primary),
-                    self.button(session, "pull", "Pull", style=danger),
+                    self.button(session, "roll", _("Roll (take the cup)"), style=primary),
+                    self.button(session, "pull", _("Pull"), style=danger),
                     # The Next Guy passes at most once a roll: no usable Pass after that.
                     self.button(
                         session,
                         "pass",
-                        "Pass (already passed)" if state.next_guy in state.passed else "Pass",
+                        _("Pass (already passed)") if not may_pass(state) else _("Pass"),
                         disabled=state.next_guy in state.passed,
                     ),
                 ]
             if peek_shown(state) and not bot_moves:  # a bot never presses it
-                items.append(self.button(session, "peek", PEEK, style=secondary))
+                items.append(self.button(session, "peek", _(PEEK), style=secondary))
             # The foul apart, in red, so nobody presses it for Peek again.
-            items.append(self.button(session, "sneak", SNEAK, style=danger, row=1))
+            items.append(self.button(session, "sneak", _(SNEAK), style=danger, row=1))
         return items
 
     def rules_embed(
@@ -428,34 +541,47 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 else KurikiRules.model_validate(session.lobby.options["rules"])
             )
         embed = discord.Embed(
-            title="🥤 Kuriki",
-            description=f"{counted(rules.lives, 'life', 'lives')}. " + _variants(rules),
+            title=f"🥤 {_('Kuriki')}",
+            description=_n("{n} life.", "{n} lives.", rules.lives) + " " + _variants(rules),
             colour=EMBED_COLOUR,
         )
         embed.add_field(
-            name="How to play",
-            value="\n".join(f"• {x}" for x in RULES_TEXT[:4])[:1024],
+            name=_("How to play"),
+            value="\n".join(f"• {_(x)}" for x in RULES_TEXT[:4])[:1024],
             inline=False,
         )
         embed.add_field(
-            name="Fouls and the end",
-            value="\n".join(f"• {x}" for x in RULES_TEXT[4:])[:1024],
+            name=_("Fouls and the end"),
+            value="\n".join(f"• {_(x)}" for x in RULES_TEXT[4:])[:1024],
             inline=False,
         )
         embed.set_footer(
-            text="Not played: the mock-Danzig voice for Snake-Eyes and the count-down for a die on the floor."
+            text=_(
+                "Not played: the mock-Danzig voice for Snake-Eyes and the count-down for a die "
+                "on the floor."
+            )
         )
         return embed
+
+
+def _rules_command() -> str:
+    """`/kuriki rules` as the reader's Discord shows the command (the command tree's names
+    are translated under these contexts, bot/translator.py)."""
+    return "/" + _p("group_name", "kuriki") + " " + _p("command_name", "rules")
 
 
 def _variants(rules: KurikiRules) -> str:
     bits = []
     if rules.two_digit:
-        bits.append("Two-digit declarations (3-4 may be called 43).")
+        bits.append(_("Two-digit declarations (3-4 may be called 43)."))
     if rules.reverse_after_kuriki:
-        bits.append("After a Kuriki the Roller may reverse the direction.")
+        bits.append(_("After a Kuriki the Roller may reverse the direction."))
     if rules.stake:
-        bits.append(f"Stakes {rules.stake} each, fouls {rules.foul_price} into the pot.")
+        bits.append(
+            _(
+                "Stakes {stake} each, fouls {price} into the pot.",
+                stake=rules.stake,
+                price=rules.foul_price,
+            )
+        )
     return " ".join(bits)
-
-

@@ -11,9 +11,10 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.i18n import N_, _, render
 from bot.players import who
 from bot.sessions import Session
-from bot.tables.base import EMBED_COLOUR, Rendered, vote_tally
+from bot.tables.base import EMBED_COLOUR, Rendered
 from games.bots import is_bot, only_bots
 from games.kuriki import engine
 from games.kuriki.engine import KurikiState
@@ -22,9 +23,10 @@ from games.numbers import number
 
 SELECT_LIMIT = 25
 
-#: The table's two ways of seeing the dice: again, for whoever has seen them; the foul.
-PEEK = "Peek again"
-SNEAK = "Sneak a peek (foul!)"
+#: The table's two ways of seeing the dice: again, for whoever has seen them; the foul
+#: (buttons: shown as `_(PEEK)`).
+PEEK = N_("Peek again")
+SNEAK = N_("Sneak a peek (foul!)")
 
 
 def peek_shown(state: KurikiState) -> bool:
@@ -37,8 +39,10 @@ def peek_shown(state: KurikiState) -> bool:
 
 
 def tally(vote: engine.Vote) -> str:
-    """A foul vote's count so far: '1 yes, 0 no', or 'no votes yet'."""
-    return vote_tally(vote.yes, vote.no)
+    """A foul vote's count so far: '1 yes, 0 no', or 'no votes yet' (never '0 yes, 0 no')."""
+    if vote.yes or vote.no:
+        return _("{yes} yes, {no} no", yes=len(vote.yes), no=len(vote.no))
+    return _("no votes yet")
 
 
 class KurikiMessages:
@@ -67,30 +71,47 @@ class KurikiMessages:
         if dice is None:
             if action == "peek":
                 raise UserError(
-                    f"You have not seen these dice: **{PEEK}** is for whoever has. "
-                    f"**{SNEAK}** shows them to you, charged as a foul."
+                    _(
+                        "You have not seen these dice: **{peek}** is for whoever has. "
+                        "**{sneak}** shows them to you, charged as a foul.",
+                        peek=_(PEEK),
+                        sneak=_(SNEAK),
+                    )
                 )
             return None
         value = roll_value(dice[0], dice[1], state.rules.two_digit)
-        lines = [f"🎲 Under the cup: **{self.faces.pair(dice)}**, which is **{name(value)}**."]
+        lines = [
+            _(
+                "🎲 Under the cup: **{dice}**, which is **{value}**.",
+                dice=self.faces.pair(dice),
+                value=name(value),
+            )
+        ]
         items: list[TableItem] = []
         if state.phase == "declare" and user_id == state.roller:
             legal = legal_declarations(state.rules.two_digit, state.minimum)
             if state.minimum:
                 lines.append(
-                    f"You must declare at least **{name(state.minimum)}**. Lying is allowed."
+                    _(
+                        "You must declare at least **{value}**. Lying is allowed.",
+                        value=name(state.minimum),
+                    )
                 )
             else:
-                lines.append("Fresh roll: declare anything. Lying is allowed.")
+                lines.append(_("Fresh roll: declare anything. Lying is allowed."))
             options = [
-                (name(v) + (" · the truth" if v == value else ""), str(v)) for v in reversed(legal)
+                (
+                    _("{value} · the truth", value=name(v)) if v == value else render(name(v)),
+                    str(v),
+                )
+                for v in reversed(legal)
             ]
             for part, chunk in enumerate(_chunks(options, SELECT_LIMIT)):
                 arg = "hi" if part == 0 else "lo"
                 label = (
-                    "Declare…"
+                    _("Declare…")
                     if len(options) <= SELECT_LIMIT
-                    else ("Declare (higher)…" if part == 0 else "Declare (lower)…")
+                    else (_("Declare (higher)…") if part == 0 else _("Declare (lower)…"))
                 )
                 items.append(
                     self.select(
@@ -108,19 +129,26 @@ class KurikiMessages:
         """The private question before a sneaked peek: it is a foul, charged publicly."""
         state: KurikiState = session.state
         if state.phase not in ("declare", "respond") or state.dice is None:
-            raise UserError("There is nothing under the cup to peek at.")
+            raise UserError(_("There is nothing under the cup to peek at."))
         if user_id in state.seen:
-            again = f": use **{PEEK}**" if peek_shown(state) else ""
-            raise UserError(f"You have already seen these dice{again}.")
+            raise UserError(
+                _("You have already seen these dice: use **{peek}**.", peek=_(PEEK))
+                if peek_shown(state)
+                else _("You have already seen these dice.")
+            )
         fouls = state.player(user_id).fouls
-        third = " It is your third: it costs you a life." if (fouls + 1) % 3 == 0 else ""
-        text = (
-            "🍑 Sneaking a peek is a **foul**, charged on the table for everyone to see "
-            f"(every third foul costs a life; you have {fouls}).{third}\n"
-            "Peek anyway? To change your mind, just dismiss this message."
+        foul = _(
+            "🍑 Sneaking a peek is a **foul**, charged on the table for everyone to see (every "
+            "third foul costs a life; you have {fouls}).",
+            fouls=fouls,
         )
+        if (fouls + 1) % 3 == 0:
+            foul += " " + _("It is your third: it costs you a life.")
+        text = foul + "\n" + _("Peek anyway? To change your mind, just dismiss this message.")
         items = [
-            self.button(session, "sneakok", "Peek anyway (foul)", style=discord.ButtonStyle.danger)
+            self.button(
+                session, "sneakok", _("Peek anyway (foul)"), style=discord.ButtonStyle.danger
+            )
         ]
         return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR), items=items)
 
@@ -133,18 +161,25 @@ class KurikiMessages:
         if action == "sneakok":
             shown = None if state.finished else self.private(session, user_id, "peek")
             return shown or Rendered(
-                embed=discord.Embed(description="The cup is gone.", colour=EMBED_COLOUR)
+                embed=discord.Embed(description=_("The cup is gone."), colour=EMBED_COLOUR)
             )
         if action == "declare":
-            said = name(state.declared) if state.declared is not None else "your declaration"
-            return Rendered(
-                embed=discord.Embed(description=f"You declared **{said}**.", colour=EMBED_COLOUR)
+            said = (
+                _("You declared **{value}**.", value=name(state.declared))
+                if state.declared is not None
+                else _("You declared.")
             )
+            return Rendered(embed=discord.Embed(description=said, colour=EMBED_COLOUR))
         opened = next((v for v in state.votes if v.id == state.next_vote - 1), None)
         proposed_rusk = opened is not None and opened.rusk and opened.proposer == user_id
         if action == "rusk" and not proposed_rusk:  # charged directly by a server manager
             accused = number((arg or "0").partition(":")[0]) or 0
-            text = f"🥤💥 A **Rusk** is charged on {who(accused)}: a triple foul. Fetch a new cup and clean up the old one."
+            # Translators: "Rusk" (manhandling the cup) is the game's jargon.
+            text = _(
+                "🥤💥 A **Rusk** is charged on {name}: a triple foul. Fetch a new cup and clean "
+                "up the old one.",
+                name=who(accused),
+            )
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
         vote_id = None
         if action in ("propose", "rusk"):
@@ -159,26 +194,37 @@ class KurikiMessages:
         """A vote that closed: who called what on whom, the count, and what came of it."""
         closed = state.closed_vote
         if closed is None or closed.vote.id != vote_id:
-            last = state.log[-1] if state.log else ""
+            last = render(state.log[-1]) if state.log else ""
             return Rendered(
                 embed=discord.Embed(
-                    title="⚖ Foul vote closed", description=last, colour=EMBED_COLOUR
+                    title=_("⚖ Foul vote closed"), description=last[:4096], colour=EMBED_COLOUR
                 )
             )
         vote = closed.vote
-        what = "Rusk" if vote.rusk else "foul"
-        verdict = "charged" if closed.carried else "not charged"
-        counted = f" Votes: {tally(vote)}." if vote.yes or vote.no else ""
-        lines = [
-            f"{who(vote.proposer)} called a {what} on {who(vote.accused)}: "
-            f"{vote.reason}.{counted}",
-            *closed.outcome,
-        ]
+        if vote.rusk:
+            title = (
+                _("⚖ Rusk vote closed: charged")
+                if closed.carried
+                else _("⚖ Rusk vote closed: not charged")
+            )
+        else:
+            title = (
+                _("⚖ Foul vote closed: charged")
+                if closed.carried
+                else _("⚖ Foul vote closed: not charged")
+            )
+        called = {"name": who(vote.proposer), "accused": who(vote.accused), "reason": vote.reason}
+        line = (
+            _("{name} called a Rusk on {accused}: {reason}.", **called)
+            if vote.rusk
+            else _("{name} called a foul on {accused}: {reason}.", **called)
+        )
+        if vote.yes or vote.no:
+            line += " " + _("Votes: {tally}.", tally=tally(vote))
+        lines = [line, *(render(outcome) for outcome in closed.outcome)]
         return Rendered(
             embed=discord.Embed(
-                title=f"⚖ {what.capitalize()} vote closed: {verdict}",
-                description="\n".join(lines),
-                colour=EMBED_COLOUR,
+                title=title, description="\n".join(lines)[:4096], colour=EMBED_COLOUR
             )
         )
 
@@ -188,15 +234,22 @@ class KurikiMessages:
         if vote is None:
             return self._closed_vote_message(state, vote_id)
         voters = engine.voters(state, vote)
-        what = "a **Rusk** (a triple foul)" if vote.rusk else "a foul"
-        head = f"{who(vote.proposer)} calls {what} on {who(vote.accused)}: {vote.reason}.\n"
-        closes = f"Closes <t:{int(vote.deadline)}:R>."
+        called = {"name": who(vote.proposer), "accused": who(vote.accused), "reason": vote.reason}
+        head = (
+            _("{name} calls a **Rusk** (a triple foul) on {accused}: {reason}.", **called)
+            if vote.rusk
+            else _("{name} calls a foul on {accused}: {reason}.", **called)
+        )
+        closes = _("Closes {when}.", when=f"<t:{int(vote.deadline)}:R>")
         if not voters:  # two players: the accused accepts the foul or it is not charged
+            nobody = _(
+                "Nobody else is at the table to vote: {name} may accept the foul, or it is not "
+                "charged.",
+                name=who(vote.accused),
+            )
             embed = discord.Embed(
-                title="⚖ Foul!",
-                description=head
-                + f"Nobody else is at the table to vote: {who(vote.accused)} may accept the foul, "
-                f"or it is not charged. {closes}",
+                title=_("⚖ Foul!"),
+                description=f"{head}\n{nobody} {closes}",
                 colour=EMBED_COLOUR,
             )
             if is_bot(vote.accused):  # its answer is the bot's: nothing here to press
@@ -206,33 +259,37 @@ class KurikiMessages:
                 self.button(
                     session,
                     "vote",
-                    "Accept the foul",
+                    _("Accept the foul"),
                     arg=f"{vote.id}-accept",
                     style=discord.ButtonStyle.danger,
                 ),
-                self.button(session, "vote", "Decline", arg=f"{vote.id}-decline"),
+                self.button(session, "vote", _("Decline"), arg=f"{vote.id}-decline"),
             ]
-            content = f"{who(vote.accused)}: accept the foul or decline it."
+            content = _("{name}: accept the foul or decline it.", name=who(vote.accused))
             return Rendered(embed=embed, items=items, content=content)
         needed = len(voters) // 2 + 1
+        who_votes = _(
+            "The voters are the players other than the accuser and the accused: {voters}. A "
+            "majority ({needed} of {total}) must agree.",
+            voters=[who(v) for v in voters],
+            needed=needed,
+            total=len(voters),
+        )
+        votes = _("Votes: {tally}.", tally=tally(vote))
         embed = discord.Embed(
-            title="⚖ Foul!",
-            description=(
-                head + f"The voters are the players other than the accuser and the accused: "
-                f"{' '.join(who(v) for v in voters)}. A majority ({needed} of {len(voters)}) "
-                f"must agree. Votes: {tally(vote)}. {closes}"
-            ),
+            title=_("⚖ Foul!"),
+            description=f"{head}\n{who_votes} {votes} {closes}",
             colour=EMBED_COLOUR,
         )
         items = [
             self.button(
                 session,
                 "vote",
-                "Agree: Rusk" if vote.rusk else "Agree: foul",
+                _("Agree: Rusk") if vote.rusk else _("Agree: foul"),
                 arg=f"{vote.id}-yes",
                 style=discord.ButtonStyle.danger,
             ),
-            self.button(session, "vote", "Disagree", arg=f"{vote.id}-no"),
+            self.button(session, "vote", _("Disagree"), arg=f"{vote.id}-no"),
         ]
         # The vote waits on the players who have still to vote: the new vote message calls
         # them (an edit after a vote notifies nobody, as Discord does).
@@ -241,7 +298,9 @@ class KurikiMessages:
             embed.description += "\n" + self.thinking_line(undecided)
             return Rendered(embed=embed)
         content = (
-            " ".join(who(v) for v in undecided) + ": vote on the foul." if undecided else None
+            _("{names}: vote on the foul.", names=[who(v) for v in undecided])
+            if undecided
+            else None
         )
         return Rendered(embed=embed, items=items, content=content)
 

@@ -28,6 +28,7 @@ from games.kuriki.values import (
 from games.lobby import Seat, seated
 from games.numbers import number
 from games.places import Order, exits
+from games.text import Line, M, Mn, Msg
 
 LOG_LENGTH = 12
 #: The name of a roll under the cup in a game's record of draws (games/draws.py).
@@ -35,6 +36,14 @@ CUP = "cup"
 TIMEOUTS_BEFORE_REMOVAL = 3
 FOULS_PER_LIFE = 3
 RUSK_FOULS = 3
+
+#: What a foul is for (the log's "Foul on Ann: ..."): a Rusk a server manager charges (or
+#: a Rusk proposed without a reason), a sneaked peek, a foul proposed without a reason.
+# Translators: "Rusk" is the game's jargon for manhandling the cup (a triple foul): keep it
+# or use a natural equivalent.
+RUSK = M("a Rusk (manhandling the cup)")
+SNEAKED = M("lifting both cheeks to peek under the cup")
+DISRESPECT = M("disrespecting the dice")
 
 Phase = Literal["direction", "roll", "declare", "respond", "over"]
 
@@ -75,7 +84,9 @@ class Vote(BaseModel):
     id: int
     accused: int
     proposer: int
-    reason: str
+    reason: Line = Field(
+        description="What the accused did: the accuser's own words, or the default message."
+    )
     rusk: bool = False
     yes: list[int] = Field(default_factory=list)
     no: list[int] = Field(default_factory=list)
@@ -88,7 +99,7 @@ class ClosedVote(BaseModel):
 
     vote: Vote
     carried: bool
-    outcome: list[str]
+    outcome: list[Line]
 
 
 class Reveal(BaseModel):
@@ -102,7 +113,7 @@ class Reveal(BaseModel):
 
 class Event(BaseModel):
     kind: str
-    text: str
+    text: Line
     player: int | None = None
 
 
@@ -151,7 +162,7 @@ class KurikiState(BaseModel):
         description="Everyone who won when that is several (the bots still standing when the "
         "last person is out); empty: `winner` alone.",
     )
-    ended_by_departure: str | None = Field(
+    ended_by_departure: Line | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
     out_order: list[int] = Field(
@@ -161,8 +172,8 @@ class KurikiState(BaseModel):
         "was kept may miss those out earlier.",
     )
     last_reveal: Reveal | None = None
-    log: list[str] = Field(default_factory=list)
-    new_log: list[str] | None = Field(
+    log: list[Line] = Field(default_factory=list)
+    new_log: list[Line] | None = Field(
         None,
         description="Lines written since the bot last stored them (games.gamelog); None: a "
         "game from before the whole log was kept.",
@@ -201,13 +212,16 @@ def new_game(
     """Everyone rolls one die, ties for the highest re-roll; the winner is the first Roller
     and chooses the direction of play."""
     if len(seats) < 2:
-        raise IllegalMove("Kuriki needs at least two players.")
+        raise IllegalMove(M("Kuriki needs at least two players."))
     events: list[Event] = []
     names = {s.id: s.name for s in seats}
     first, rounds = roll_off([s.id for s in seats], rng)
     for rolls in rounds:
-        shown = ", ".join(f"{names[i]} {r}" for i, r in rolls.items())
-        events.append(Event(kind="seating", text="Start rolls: " + shown))
+        # Translators: one player's start roll in "Start rolls: Ann 3, Bob 5".
+        shown: list[str | int | Msg] = [
+            M("{name} {roll}", name=names[i], roll=str(r)) for i, r in rolls.items()
+        ]
+        events.append(Event(kind="seating", text=M("Start rolls: {rolls}", rolls=shown)))
     players = [KPlayer(id=s.id, name=s.name, lives=rules.lives, purse=-rules.stake) for s in seats]
     state = KurikiState(
         rules=rules, players=players, roller=first, highest=first, pot=0, new_log=[]
@@ -216,7 +230,10 @@ def new_game(
         Event(
             kind="first",
             player=first,
-            text=f"{names[first]} rolled highest: first Roller, and chooses the direction.",
+            text=M(
+                "{name} rolled highest: first Roller, and chooses the direction.",
+                name=names[first],
+            ),
         )
     )
     _log(state, events)
@@ -297,10 +314,10 @@ def apply(
 ) -> tuple[KurikiState, list[Event]]:
     """Apply one player's move; raises GameError (state untouched) when it is refused."""
     if state.phase == "over":
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     me = state.player(user_id)
     if me.out:
-        raise IllegalMove("You are out of this game.")
+        raise IllegalMove(M("You are out of this game."))
     s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, action.now, events)
@@ -311,10 +328,12 @@ def apply(
         if kind == "declare" and s.phase == "respond" and s.roller == user_id:
             # A second declaration menu (from Peek again) used after the first.
             refusal = NotYourTurn if on_clock(s) != user_id else IllegalMove
-            raise refusal(f"You have already declared {name(s.declared or 0)} on this roll.")
+            raise refusal(
+                M("You have already declared {value} on this roll.", value=name(s.declared or 0))
+            )
         if on_clock(s) != user_id:
             who = s.player(on_clock(s)).name  # type: ignore[arg-type]
-            raise NotYourTurn(f"It's not your move: the table is waiting for {who}.")
+            raise NotYourTurn(M("It's not your move: the table is waiting for {name}.", name=who))
         if kind not in legal_actions(s, user_id):
             raise IllegalMove(_why_not(s, kind))
         s.player(user_id).timeouts = 0
@@ -327,7 +346,7 @@ def apply(
                 Event(
                     kind="reverse",
                     player=user_id,
-                    text=f"{me.name} reverses the direction of play.",
+                    text=M("{name} reverses the direction of play.", name=me.name),
                 )
             )
         elif kind == "roll":
@@ -354,7 +373,7 @@ def timeout(
     still in it let their last turns run out (`autoplay.idle_turns`), the game ends
     abandoned, with no winner."""
     if state.phase == "over":
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, now, events)
@@ -362,7 +381,9 @@ def timeout(
     assert who is not None
     player = s.player(who)
     missed = player.timeouts + 1
-    events.append(Event(kind="timeout", player=who, text=f"{player.name} ran out of time."))
+    events.append(
+        Event(kind="timeout", player=who, text=M("{name} ran out of time.", name=player.name))
+    )
     played = None
     logged = 0  # how many of `events` are in the log already
     if chooser is not None and s.phase != "over":
@@ -390,10 +411,21 @@ def timeout(
             Event(
                 kind="removed",
                 player=who,
-                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
+                text=Mn(
+                    "{name} timed out {n} time in a row and leaves the table.",
+                    "{name} timed out {n} times in a row and leaves the table.",
+                    TIMEOUTS_BEFORE_REMOVAL,
+                    name=player.name,
+                ),
             )
         )
-        _remove(s, who, events, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+        why = Mn(
+            "{name} timed out {n} time",
+            "{name} timed out {n} times",
+            TIMEOUTS_BEFORE_REMOVAL,
+            name=player.name,
+        )
+        _remove(s, who, events, why)
     _log(s, events[logged:])
     return s, events
 
@@ -413,8 +445,10 @@ def _fixed_timeout(s: KurikiState, who: int, rng: random.Random, events: list[Ev
             # high enough) would tell the table whether it is the truth.
             lowest = declarations(s)[0]
             _declare(s, str(lowest), events)
-            events[-1].text = (
-                f"{player.name} declares the lowest allowed, {name(lowest)}, whatever the dice."
+            events[-1].text = M(
+                "{name} declares the lowest allowed, {value}, whatever the dice.",
+                name=player.name,
+                value=name(lowest),
             )
 
 
@@ -434,18 +468,20 @@ def next_vote_deadline(state: KurikiState) -> float | None:
 def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[Event]]:
     """A player leaves: they are out, and a point they were part of starts afresh."""
     if state.phase == "over":
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     who = state.player(user_id)
     if who.out:
-        raise IllegalMove("You are already out of this game.")
+        raise IllegalMove(M("You are already out of this game."))
     s = working_copy(state)
-    events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
-    _remove(s, user_id, events, f"{who.name} left")
+    events = [
+        Event(kind="removed", player=user_id, text=M("{name} left the table.", name=who.name))
+    ]
+    _remove(s, user_id, events, M("{name} left", name=who.name))
     _log(s, events)
     return s, events
 
 
-def abandon(state: KurikiState, why: str) -> tuple[KurikiState, list[Event]]:
+def abandon(state: KurikiState, why: Line) -> tuple[KurikiState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
     s = working_copy(state)
     events: list[Event] = []
@@ -465,10 +501,10 @@ def charge_rusk(state: KurikiState, accused: int) -> tuple[KurikiState, list[Eve
     foul (`propose` with `rusk`); a server manager may also charge it directly, here: the
     caller checks that."""
     if state.phase == "over":
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     s = working_copy(state)
     events: list[Event] = []
-    _foul(s, accused, RUSK_FOULS, "a Rusk (manhandling the cup)", events)
+    _foul(s, accused, RUSK_FOULS, RUSK, events)
     _log(s, events)
     return s, events
 
@@ -476,26 +512,28 @@ def charge_rusk(state: KurikiState, accused: int) -> tuple[KurikiState, list[Eve
 # ----------------------------------------------------------------------------- internals
 
 
-def _why_not(s: KurikiState, kind: str) -> str:
+def _why_not(s: KurikiState, kind: str) -> Msg:
     if kind == "pass" and s.phase == "respond":
-        return "You have passed this roll once already: Roll or Pull."
+        return M("You have passed this roll once already: Roll or Pull.")
     if kind == "reverse":
-        return "You may reverse the direction only right after your Kuriki."
+        return M("You may reverse the direction only right after your Kuriki.")
     if kind in ("roll", "pull") and s.phase == "declare":
-        return "The Roller has not declared yet."
-    return "That move is not possible right now."
+        return M("The Roller has not declared yet.")
+    return M("That move is not possible right now.")
 
 
 def _direction(s: KurikiState, value: str | None, events: list[Event]) -> None:
     if value not in ("cw", "ccw"):
-        raise IllegalMove("Choose clockwise or counter-clockwise.")
+        raise IllegalMove(M("Choose clockwise or counter-clockwise."))
     s.direction = 1 if value == "cw" else -1
     s.phase = "roll"
     roller = s.player(s.roller)
-    way = "clockwise" if value == "cw" else "counter-clockwise"
-    events.append(
-        Event(kind="direction", player=roller.id, text=f"{roller.name} chose {way}. Fresh roll.")
+    chose = (
+        M("{name} chose clockwise. Fresh roll.", name=roller.name)
+        if value == "cw"
+        else M("{name} chose counter-clockwise. Fresh roll.", name=roller.name)
     )
+    events.append(Event(kind="direction", player=roller.id, text=chose))
 
 
 def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event]) -> None:
@@ -507,12 +545,18 @@ def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event])
             Event(
                 kind="take",
                 player=user_id,
-                text=f"{me.name} takes the cup and rolls on {name(s.declared or 0)}.",
+                text=M(
+                    "{name} takes the cup and rolls on {value}.",
+                    name=me.name,
+                    value=name(s.declared or 0),
+                ),
             )
         )
     else:
         s.minimum = None
-        events.append(Event(kind="roll", player=user_id, text=f"{me.name} rolls a fresh roll."))
+        events.append(
+            Event(kind="roll", player=user_id, text=M("{name} rolls a fresh roll.", name=me.name))
+        )
     s.roller = user_id
     s.can_reverse = False
     s.moment += 1
@@ -537,7 +581,12 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
         Event(
             kind="kuriki",
             player=roller.id,
-            text=f"👑 {roller.name} rolled a KURIKI ({dice_text(s.dice)})! Crown number {roller.crowns}.",
+            text=M(
+                "👑 {name} rolled a KURIKI ({dice})! Crown number {crowns}.",
+                name=roller.name,
+                dice=dice_text(s.dice),
+                crowns=roller.crowns,
+            ),
         )
     )
     if s.rules.stake and s.pot:
@@ -546,7 +595,7 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
             Event(
                 kind="pot",
                 player=roller.id,
-                text=f"{roller.name} collects the foul pot of {s.pot}.",
+                text=M("{name} collects the foul pot of {pot}.", name=roller.name, pot=s.pot),
             )
         )
         s.pot = 0
@@ -556,21 +605,23 @@ def _kuriki(s: KurikiState, events: list[Event]) -> None:
             Event(
                 kind="kuriki3",
                 player=roller.id,
-                text="A third Kuriki: everybody else loses a life too.",
+                text=M("A third Kuriki: everybody else loses a life too."),
             )
         )
-    _lose(s, victim.id, 2 if third else 1, "as the Next Guy", events)
+    _lose(s, victim.id, 2 if third else 1, "next_guy", events)
     if third:
         for p in list(s.players):
             if p.id not in (roller.id, victim.id) and not p.out:
-                _lose(s, p.id, 1, "to the third Kuriki", events)
+                _lose(s, p.id, 1, "third_kuriki", events)
     _clear_cup(s)
     if s.phase != "over":
         s.phase = "roll"
         s.can_reverse = s.rules.reverse_after_kuriki
         events.append(
             Event(
-                kind="cup", player=roller.id, text=f"{roller.name} keeps the cup for a fresh roll."
+                kind="cup",
+                player=roller.id,
+                text=M("{name} keeps the cup for a fresh roll.", name=roller.name),
             )
         )
 
@@ -594,13 +645,19 @@ def _clear_cup(s: KurikiState) -> None:
 def _declare(s: KurikiState, value: str | None, events: list[Event]) -> None:
     declared = number(value)
     if declared is None:
-        raise IllegalMove("Choose one of the declarations offered.")
+        raise IllegalMove(M("Choose one of the declarations offered."))
     legal = declarations(s)
     if declared == KURIKI:
-        raise IllegalMove("A Kuriki is shown, never declared.")
+        raise IllegalMove(M("A Kuriki is shown, never declared."))
     if declared not in legal:
-        low = f" at least {name(s.minimum)}" if s.minimum else ""
-        raise IllegalMove(f"You must declare{low}: one of the values offered.")
+        raise IllegalMove(
+            M(
+                "You must declare at least {value}: one of the values offered.",
+                value=name(s.minimum),
+            )
+            if s.minimum
+            else M("You must declare: one of the values offered.")
+        )
     roller = s.player(s.roller)
     s.declared = declared
     s.responsible = roller.id
@@ -608,7 +665,11 @@ def _declare(s: KurikiState, value: str | None, events: list[Event]) -> None:
     s.phase = "respond"
     s.passed = []
     events.append(
-        Event(kind="declare", player=roller.id, text=f"{roller.name} declares {name(declared)}.")
+        Event(
+            kind="declare",
+            player=roller.id,
+            text=M("{name} declares {value}.", name=roller.name, value=name(declared)),
+        )
     )
 
 
@@ -621,7 +682,11 @@ def _pass(s: KurikiState, user_id: int, events: list[Event]) -> None:
         Event(
             kind="pass",
             player=user_id,
-            text=f"{me.name} passes, taking responsibility for {name(s.declared or 0)}.",
+            text=M(
+                "{name} passes, taking responsibility for {value}.",
+                name=me.name,
+                value=name(s.declared or 0),
+            ),
         )
     )
 
@@ -638,14 +703,18 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
     roller = s.player(s.roller)
     loser, starter = (responsible, puller) if liar else (puller, roller)
     s.last_reveal = Reveal(dice=s.dice, declared=s.declared, liar=liar, loser=loser.id)
-    verdict = "a lie!" if liar else "not a lie."
-    events.append(
-        Event(
-            kind="pull",
-            player=user_id,
-            text=f"{puller.name} pulls the cup: {dice_text(s.dice)} = {name(value)} against {name(s.declared)}, {verdict}",
-        )
+    shown = {
+        "name": puller.name,
+        "dice": dice_text(s.dice),
+        "value": name(value),
+        "declared": name(s.declared),
+    }
+    pulled = (
+        M("{name} pulls the cup: {dice} = {value} against {declared}, a lie!", **shown)
+        if liar
+        else M("{name} pulls the cup: {dice} = {value} against {declared}, not a lie.", **shown)
     )
+    events.append(Event(kind="pull", player=user_id, text=pulled))
     if liar:
         puller.pull_lives += 1
     _lose(s, loser.id, 1, "", events)
@@ -658,24 +727,58 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
         Event(
             kind="cup",
             player=s.roller,
-            text=f"{s.player(s.roller).name} starts the next point with a fresh roll.",
+            text=M("{name} starts the next point with a fresh roll.", name=s.player(s.roller).name),
         )
     )
 
 
-def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event]) -> None:
+#: Why a life is lost, besides a pull: as the Next Guy of a Kuriki, to a third Kuriki, for
+#: fouls (see `_lost`).
+Why = Literal["", "next_guy", "third_kuriki", "fouls"]
+
+
+def _lost(p: KPlayer, lives: int, why: Why) -> Msg:
+    """The log line of `p` losing `lives` (`p.lives` already what is left)."""
+    left = p.lives
+    if why == "next_guy":
+        return Mn(
+            "{name} loses a life as the Next Guy ({left} left).",
+            "{name} loses {n} lives as the Next Guy ({left} left).",
+            lives,
+            name=p.name,
+            left=left,
+        )
+    if why == "third_kuriki":
+        return Mn(
+            "{name} loses a life to the third Kuriki ({left} left).",
+            "{name} loses {n} lives to the third Kuriki ({left} left).",
+            lives,
+            name=p.name,
+            left=left,
+        )
+    if why == "fouls" and lives == 1:  # every third foul: one life, at 3, 6, 9... fouls
+        return Mn(
+            "{name} loses a life for {n} foul ({left} left).",
+            "{name} loses a life for {n} fouls ({left} left).",
+            FOULS_PER_LIFE * (p.fouls // FOULS_PER_LIFE),
+            name=p.name,
+            left=left,
+        )
+    return Mn(
+        "{name} loses a life ({left} left).",
+        "{name} loses {n} lives ({left} left).",
+        lives,
+        name=p.name,
+        left=left,
+    )
+
+
+def _lose(s: KurikiState, user_id: int, lives: int, why: Why, events: list[Event]) -> None:
     p = s.player(user_id)
     if p.out:
         return
     p.lives = max(0, p.lives - lives)
-    what = "a life" if lives == 1 else f"{lives} lives"
-    events.append(
-        Event(
-            kind="life",
-            player=p.id,
-            text=f"{p.name} loses {what}{' ' + why if why else ''} ({p.lives} left).",
-        )
-    )
+    events.append(Event(kind="life", player=p.id, text=_lost(p, lives, why)))
     if p.out:
         s.out_order.append(p.id)
         s.votes = [v for v in s.votes if v.accused != p.id]
@@ -685,13 +788,21 @@ def _lose(s: KurikiState, user_id: int, lives: int, why: str, events: list[Event
                 Event(
                     kind="tarted",
                     player=p.id,
-                    text=f"{p.name} is out first and is Tarted: Pop-Tarts for the table, Brown Sugar and Cinnamon preferred.",
+                    # Translators: "Tarted" is the game's jargon for the first player out
+                    # (who owes the table Pop-Tarts): keep it or use a natural equivalent.
+                    text=M(
+                        "{name} is out first and is Tarted: Pop-Tarts for the table, Brown "
+                        "Sugar and Cinnamon preferred.",
+                        name=p.name,
+                    ),
                 )
             )
         else:
-            events.append(Event(kind="out", player=p.id, text=f"{p.name} is out."))
+            events.append(Event(kind="out", player=p.id, text=M("{name} is out.", name=p.name)))
     elif p.lives == 1 and s.tarted is None:  # once someone is Tarted, nobody is at risk of it
-        events.append(Event(kind="tarts", player=p.id, text=f"{p.name} is in the Tarts."))
+        # Translators: "in the Tarts": on one life, at risk of being Tarted (the first out).
+        tarts = M("{name} is in the Tarts.", name=p.name)
+        events.append(Event(kind="tarts", player=p.id, text=tarts))
     alive = s.alive()
     if len(alive) <= 1:
         _finish(s, [p.id for p in alive], events)
@@ -711,40 +822,47 @@ def _finish(s: KurikiState, winners: list[int], events: list[Event]) -> None:
     s.dice = None
     s.votes = []
     if not winners:
-        events.append(Event(kind="game_over", text="Game over: nobody is left."))
+        events.append(Event(kind="game_over", text=M("Game over: nobody is left.")))
         return
-    names = " and ".join(s.player(w).name for w in winners)
+    names: list[str | int | Msg] = [s.player(w).name for w in winners]
+    one = len(winners) == 1
     if s.rules.stake:
         prize = s.rules.stake * len(s.players) + s.pot
         share, rest = divmod(prize, len(winners))
         for i, w in enumerate(winners):  # the first (most lives) takes what does not divide
             s.player(w).purse += share + (rest if i == 0 else 0)
-        takes = "takes" if len(winners) == 1 else "share"
-        events.append(
-            Event(
-                kind="prize", player=s.winner, text=f"{names} {takes} the stakes and the pot: {prize}."
-            )
+        takes = (
+            M("{name} takes the stakes and the pot: {prize}.", name=names[0], prize=prize)
+            if one
+            else M("{names} share the stakes and the pot: {prize}.", names=names, prize=prize)
         )
+        events.append(Event(kind="prize", player=s.winner, text=takes))
         s.pot = 0
     text = (
-        f"Game over: {names} is the last one standing and wins!"
-        if len(winners) == 1
-        else f"Game over: no person is left standing, so {names} win!"
+        M("Game over: {name} is the last one standing and wins!", name=names[0])
+        if one
+        else M("Game over: no person is left standing, so {names} win!", names=names)
     )
     events.append(Event(kind="game_over", player=s.winner, text=text))
 
 
-def _foul(s: KurikiState, user_id: int, count: int, what: str, events: list[Event]) -> None:
+def _foul(s: KurikiState, user_id: int, count: int, what: Line, events: list[Event]) -> None:
     p = s.player(user_id)
     if p.out:
-        raise IllegalMove(f"{p.name} is out of the game already.")
+        raise IllegalMove(M("{name} is out of the game already.", name=p.name))
     before = p.fouls
     p.fouls += count
     events.append(
         Event(
             kind="foul",
             player=p.id,
-            text=f"Foul on {p.name}: {what} ({p.fouls} foul{'s' if p.fouls != 1 else ''}).",
+            text=Mn(
+                "Foul on {name}: {what} ({n} foul).",
+                "Foul on {name}: {what} ({n} fouls).",
+                p.fouls,
+                name=p.name,
+                what=what,
+            ),
         )
     )
     if s.rules.stake and s.rules.foul_price:
@@ -754,33 +872,34 @@ def _foul(s: KurikiState, user_id: int, count: int, what: str, events: list[Even
     lives = p.fouls // FOULS_PER_LIFE - before // FOULS_PER_LIFE
     if lives:
         involved = _involved(s, p.id)
-        _lose(s, p.id, lives, f"for {FOULS_PER_LIFE * (p.fouls // FOULS_PER_LIFE)} fouls", events)
+        _lose(s, p.id, lives, "fouls", events)
         if p.out and s.phase != "over":
             _fresh_point_without(s, p.id, involved, events)
 
 
 def _sneak(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> None:
     if s.phase not in ("declare", "respond") or s.dice is None:
-        raise IllegalMove("There is nothing under the cup to peek at.")
+        raise IllegalMove(M("There is nothing under the cup to peek at."))
     if user_id in s.seen:
-        raise IllegalMove("You have already seen these dice.")
+        raise IllegalMove(M("You have already seen these dice."))
     s.seen.append(user_id)
-    _foul(s, user_id, 1, "lifting both cheeks to peek under the cup", events)
+    _foul(s, user_id, 1, SNEAKED, events)
 
 
 def _propose(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> None:
     accused = number(action.value or "0")
     if accused is None:
-        raise IllegalMove("Name the player you accuse.")
+        raise IllegalMove(M("Name the player you accuse."))
     target = s.player(accused)
     if target.out:
-        raise IllegalMove(f"{target.name} is out of the game already.")
+        raise IllegalMove(M("{name} is out of the game already.", name=target.name))
     if accused == user_id:
-        raise IllegalMove("You cannot propose a foul on yourself.")
+        raise IllegalMove(M("You cannot propose a foul on yourself."))
     if any(v.accused == accused for v in s.votes):
-        raise IllegalMove(f"There is already a foul vote open on {target.name}.")
-    default = "a Rusk (manhandling the cup)" if action.rusk else "disrespecting the dice"
-    reason = (action.reason or default).strip()[:100]
+        raise IllegalMove(M("There is already a foul vote open on {name}.", name=target.name))
+    # The accuser's own words as they wrote them; without any, the default in each reader's
+    # language.
+    reason: Line = action.reason.strip()[:100] or (RUSK if action.rusk else DISRESPECT)
     vote = Vote(
         id=s.next_vote,
         accused=accused,
@@ -792,66 +911,83 @@ def _propose(s: KurikiState, user_id: int, action: Action, events: list[Event]) 
     s.next_vote += 1
     s.votes.append(vote)
     me = s.player(user_id)
-    what = "a Rusk (a triple foul)" if action.rusk else "a foul"
-    who = (
-        "The other players vote."
-        if voters(s, vote)
-        else f"Nobody else is at the table to vote: {target.name} accepts it or it is not charged."
-    )
-    events.append(
-        Event(
-            kind="vote",
-            player=user_id,
-            text=f"{me.name} calls {what} on {target.name}: {reason}. {who}",
+    called = {"name": me.name, "accused": target.name, "reason": reason}
+    if voters(s, vote):
+        text = (
+            M(
+                "{name} calls a Rusk (a triple foul) on {accused}: {reason}. The other players "
+                "vote.",
+                **called,
+            )
+            if action.rusk
+            else M("{name} calls a foul on {accused}: {reason}. The other players vote.", **called)
         )
-    )
+    else:
+        text = (
+            M(
+                "{name} calls a Rusk (a triple foul) on {accused}: {reason}. Nobody else is at "
+                "the table to vote: {accused} accepts it or it is not charged.",
+                **called,
+            )
+            if action.rusk
+            else M(
+                "{name} calls a foul on {accused}: {reason}. Nobody else is at the table to "
+                "vote: {accused} accepts it or it is not charged.",
+                **called,
+            )
+        )
+    events.append(Event(kind="vote", player=user_id, text=text))
 
 
 def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> None:
     vote = next((v for v in s.votes if v.id == action.vote), None)
     if vote is None:
-        raise IllegalMove("That foul vote is closed.")
+        raise IllegalMove(M("That foul vote is closed."))
     electors = voters(s, vote)
     if user_id == vote.accused:
         if electors:
-            raise IllegalMove("The accused does not vote.")
+            raise IllegalMove(M("The accused does not vote."))
         if action.value not in ("accept", "decline"):
-            raise IllegalMove("Accept the foul, or decline it.")
+            raise IllegalMove(M("Accept the foul, or decline it."))
         s.votes.remove(vote)
         start = len(events)
         if action.value == "accept":
             _charge(s, vote, events)
         else:
-            events.append(
-                Event(
-                    kind="vote_failed",
-                    player=vote.accused,
-                    text=f"{s.player(vote.accused).name} declines the {_called(vote)}: it is not charged.",
-                )
+            accused = s.player(vote.accused).name
+            declined = (
+                M("{name} declines the Rusk: it is not charged.", name=accused)
+                if vote.rusk
+                else M("{name} declines the foul: it is not charged.", name=accused)
             )
+            events.append(Event(kind="vote_failed", player=vote.accused, text=declined))
         _closed(s, vote, action.value == "accept", events[start:])
         return
     if user_id == vote.proposer:
-        raise IllegalMove("You called this foul: the other players vote on it.")
+        raise IllegalMove(M("You called this foul: the other players vote on it."))
     if user_id not in electors:
-        raise IllegalMove("Only the accused may answer this foul: nobody else is left to vote.")
+        raise IllegalMove(M("Only the accused may answer this foul: nobody else is left to vote."))
     if user_id in vote.yes or user_id in vote.no:
-        raise IllegalMove("You have voted already.")
+        raise IllegalMove(M("You have voted already."))
     if action.value not in ("yes", "no"):
-        raise IllegalMove("Vote yes or no.")
+        raise IllegalMove(M("Vote yes or no."))
     (vote.yes if action.value == "yes" else vote.no).append(user_id)
     _settle_vote(s, vote, events)
 
 
 def _charge(s: KurikiState, vote: Vote, events: list[Event]) -> None:
     """The foul agreed on: a Rusk is a triple foul, and the log says it was a Rusk."""
-    rusk = vote.rusk and "rusk" not in vote.reason.lower()
-    what = f"a Rusk, {vote.reason}" if rusk else vote.reason
+    rusk = vote.rusk and not _says_rusk(vote.reason)
+    what = M("a Rusk, {reason}", reason=vote.reason) if rusk else vote.reason
     _foul(s, vote.accused, RUSK_FOULS if vote.rusk else 1, what, events)
 
 
-def _called(vote: Vote) -> str:
-    return "Rusk" if vote.rusk else "foul"
+def _says_rusk(reason: Line) -> bool:
+    """Whether a foul's reason already says it is a Rusk (the default, or the accuser's
+    words)."""
+    if isinstance(reason, Msg):
+        return reason.k == RUSK.k
+    return "rusk" in reason.lower()
 
 
 def _closed(s: KurikiState, vote: Vote, carried: bool, outcome: list[Event]) -> None:
@@ -873,23 +1009,28 @@ def _settle_vote(s: KurikiState, vote: Vote, events: list[Event]) -> None:
         _closed(s, vote, True, events[start:])
     elif no > len(electors) - needed:
         s.votes.remove(vote)
-        events.append(
-            Event(
-                kind="vote_failed",
-                player=vote.accused,
-                text=f"The {_called(vote)} on {s.player(vote.accused).name} is voted down.",
-            )
+        accused = s.player(vote.accused).name
+        down = (
+            M("The Rusk on {name} is voted down.", name=accused)
+            if vote.rusk
+            else M("The foul on {name} is voted down.", name=accused)
         )
+        events.append(Event(kind="vote_failed", player=vote.accused, text=down))
         _closed(s, vote, False, events[start:])
 
 
 def _close_expired_votes(s: KurikiState, now: float, events: list[Event]) -> None:
     for vote in [v for v in s.votes if v.deadline <= now]:
         s.votes.remove(vote)
+        accused = s.player(vote.accused).name
         event = Event(
             kind="vote_failed",
             player=vote.accused,
-            text=f"Time is up: no majority for the {_called(vote)} on {s.player(vote.accused).name}.",
+            text=(
+                M("Time is up: no majority for the Rusk on {name}.", name=accused)
+                if vote.rusk
+                else M("Time is up: no majority for the foul on {name}.", name=accused)
+            ),
         )
         events.append(event)
         _closed(s, vote, False, [event])
@@ -899,7 +1040,7 @@ def _involved(s: KurikiState, user_id: int) -> bool:
     return user_id in (s.roller, s.responsible, s.next_guy) or user_id in s.passed
 
 
-def _remove(s: KurikiState, user_id: int, events: list[Event], why: str) -> None:
+def _remove(s: KurikiState, user_id: int, events: list[Event], why: Line) -> None:
     """Take a player out of the game. When that leaves fewer than two with lives, the game
     ends with no winner (`why` says who left): nobody earned the last-one-standing win."""
     p = s.player(user_id)
@@ -916,7 +1057,7 @@ def _remove(s: KurikiState, user_id: int, events: list[Event], why: str) -> None
     _fresh_point_without(s, user_id, involved, events)
 
 
-def _end_by_departure(s: KurikiState, why: str, events: list[Event]) -> None:
+def _end_by_departure(s: KurikiState, why: Line, events: list[Event]) -> None:
     """Too few players are left: no winner, and any stakes go back to everyone (the pot,
     paid in fouls, is nobody's to take)."""
     s.phase = "over"
@@ -924,11 +1065,11 @@ def _end_by_departure(s: KurikiState, why: str, events: list[Event]) -> None:
     s.ended_by_departure = why
     s.dice = None
     s.votes = []
-    text = f"Game over: {why}, so nobody wins."
+    text = M("Game over: {why}, so nobody wins.", why=why)
     if s.rules.stake:
         for p in s.players:
             p.purse += s.rules.stake
-        text += " The stakes go back to everyone."
+        text = M("Game over: {why}, so nobody wins. The stakes go back to everyone.", why=why)
     events.append(Event(kind="game_over", text=text))
 
 
@@ -945,7 +1086,7 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
             Event(
                 kind="cup",
                 player=successor,
-                text=f"{s.player(successor).name} starts a fresh point.",
+                text=M("{name} starts a fresh point.", name=s.player(successor).name),
             )
         )
     elif s.phase == "direction" and user_id == s.roller:
@@ -954,7 +1095,10 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
             Event(
                 kind="first",
                 player=successor,
-                text=f"{s.player(successor).name} is the first Roller now, and chooses the direction.",
+                text=M(
+                    "{name} is the first Roller now, and chooses the direction.",
+                    name=s.player(successor).name,
+                ),
             )
         )
 

@@ -6,25 +6,37 @@ Kuriki (1-2) 200, which is never declared because it is shown at once."""
 
 from __future__ import annotations
 
+from games.text import Line, M, Msg
+
 KURIKI = 200
 DOUBLE_BASE = 100
 
-NICKNAMES: dict[int, str] = {
-    KURIKI: "Kuriki",
-    106: "Boxcars",
-    105: "the Mime",
-    104: "Walnuts",
-    103: "Scouts",
-    102: "Nixons",
-    101: "Snake-Eyes",
+# Translators: the roll nicknames are the game's jargon (Boxcars, the Mime, Walnuts,
+# Scouts, Nixons, Snake-Eyes): keep them, or use your language's own nickname for the roll
+# where there is a natural one.
+NICKNAMES: dict[int, Msg] = {
+    # Translators: the game's name and its best roll (1-2): a proper noun, keep it.
+    KURIKI: M("Kuriki"),
+    # Translators: nickname of a double six (the game's jargon: keep it or use your own).
+    106: M("Boxcars"),
+    # Translators: nickname of a double five (the game's jargon: keep it or use your own).
+    105: M("the Mime"),
+    # Translators: nickname of a double four (the game's jargon: keep it or use your own).
+    104: M("Walnuts"),
+    # Translators: nickname of a double three (the game's jargon: keep it or use your own).
+    103: M("Scouts"),
+    # Translators: nickname of a double two (the game's jargon: keep it or use your own).
+    102: M("Nixons"),
+    # Translators: nickname of a double one (the game's jargon: keep it or use your own).
+    101: M("Snake-Eyes"),
 }
-DOUBLE_NAMES = {
-    106: "Double-Six",
-    105: "Double-Five",
-    104: "Double-Four",
-    103: "Double-Three",
-    102: "Double-Two",
-    101: "Double-One",
+DOUBLE_NAMES: dict[int, Msg] = {
+    106: M("Double-Six"),
+    105: M("Double-Five"),
+    104: M("Double-Four"),
+    103: M("Double-Three"),
+    102: M("Double-Two"),
+    101: M("Double-One"),
 }
 
 
@@ -58,12 +70,14 @@ def legal_declarations(two_digit: bool, minimum: int | None) -> list[int]:
     return [v for v in declarable(two_digit) if minimum is None or v >= minimum]
 
 
-def name(value: int) -> str:
-    """How the table says a value: 'Double-Six (Boxcars)', '43', '9', 'Kuriki'."""
+def name(value: int) -> Line:
+    """How the table says a value: 'Double-Six (Boxcars)', '43', '9', 'Kuriki': a message for
+    a named roll (each language says it its own way), the digits for the others."""
     if value == KURIKI:
-        return "Kuriki"
+        return NICKNAMES[KURIKI]
     if value > DOUBLE_BASE:
-        return f"{DOUBLE_NAMES[value]} ({NICKNAMES[value]})"
+        # Translators: a double and its nickname, e.g. "Double-Six (Boxcars)".
+        return M("{double} ({nickname})", double=DOUBLE_NAMES[value], nickname=NICKNAMES[value])
     return str(value)
 
 

@@ -19,7 +19,7 @@ from bot.records import place_of
 from bot.service import Actor, Tables
 from bot.store import FinishedGame, SessionRow, Store
 from games.gamelog import EARLIER_NOT_KEPT
-from games.text import line_from_json
+from games.text import line_from_json, line_json
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -59,7 +59,7 @@ async def play_out(tables: Tables, clock: Clock, kind: str, bots: int) -> list[s
             return stored
         now = await tables.store.game_log(CHANNEL)
         assert now[: len(stored)] == stored  # appended to, never rewritten
-        window = session.state.log
+        window = [line_json(line) for line in session.state.log]  # as the store keeps them
         assert window and now[-len(window) :] == window
         (row,) = await fetch_sql(tables.store, "SELECT data FROM sessions")
         assert json.loads(str(row[0]))["state"]["new_log"] == []  # kept beside it, not in it

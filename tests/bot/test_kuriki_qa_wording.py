@@ -53,7 +53,7 @@ def test_the_first_roller_rolled_highest_only_when_they_did() -> None:
     text = adapter.render(session_of(t)).embed.description
     assert "rolled highest" not in text
     assert f"<@{new}> is the first Roller now: choose the direction of play." in text
-    assert t.state.log[-1] == "Cat is the first Roller now, and chooses the direction."
+    assert str(t.state.log[-1]) == "Cat is the first Roller now, and chooses the direction."
 
 
 def test_one_life_is_singular() -> None:
@@ -108,7 +108,7 @@ async def test_a_closed_rusk_vote_gives_its_outcome(tables: Tables) -> None:
     assert "Alice loses a life for 3 fouls (1 left)." in text
     assert "Alice is in the Tarts." in text
     state = await state_of(tables)
-    assert "Foul on Alice: a Rusk, manhandling (3 fouls)." in state.log
+    assert "Foul on Alice: a Rusk, manhandling (3 fouls)." in map(str, state.log)
     # Voted down: the closed message says so.
     proposed = await tables.command(ALICE, CHANNEL, "kuriki", "rusk", f"{CAROL.id}:slammed it")
     no = next(i for i in proposed.items if i.custom_id.endswith("-no"))

@@ -212,14 +212,14 @@ async def test_vote_deadline_and_turn_clock_are_separate(tables: Tables) -> None
     assert await tables.expire(CHANNEL) is not None
     state = await state_of(tables)
     assert state.votes == [] and state.phase == "roll" and state.roller == roller.id
-    assert "no majority" in " ".join(state.log)
+    assert "no majority" in " ".join(map(str, state.log))
     session = await tables.sessions.get(CHANNEL)
     assert session.deadline == session.turn_deadline == turn_deadline
     # Then the Roller's time runs out: he rolls and declares the lowest allowed.
     clock.now = turn_deadline + 1
     assert await tables.expire(CHANNEL) is not None
     state = await state_of(tables)
-    assert "ran out of time" in " ".join(state.log)
+    assert "ran out of time" in " ".join(map(str, state.log))
     assert state.phase in ("respond", "roll")  # declared, or rolled a Kuriki and keeps the cup
 
 

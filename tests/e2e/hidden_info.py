@@ -34,6 +34,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bot.i18n import render
+from games.text import line_from_json
 from tests.e2e.fake_discord import FakeDiscord, SentBody
 
 Secret = str | re.Pattern[str]
@@ -173,7 +175,8 @@ def stored_log(database: Path, channel: int) -> list[str]:
         ).fetchall()
     finally:
         con.close()
-    return [line for (lines,) in rows for line in json.loads(lines)]
+    # A line is stored as a message (its key and arguments): read it as /history shows it.
+    return [render(line_from_json(line)) for (lines,) in rows for line in json.loads(lines)]
 
 
 class StoredLogWatch:

@@ -42,7 +42,7 @@ SNEAK = "Sneak a peek (foul!)"
 
 EVE = FakeUser(1_100_000_000_000_001_005, "Eve")  # a fifth player
 
-VALUE_OF = {name_of(v): v for v in declarable(False)}
+VALUE_OF = {str(name_of(v)): v for v in declarable(False)}
 
 STANDING = re.compile(r"Standing declaration: \*\*(.+?)\*\* · responsible: <@(\d+)>")
 NEXT_GUY = re.compile(r"\*\*Next Guy: <@(\d+)>\*\*")

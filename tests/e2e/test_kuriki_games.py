@@ -14,7 +14,9 @@ import json
 
 import pytest
 
+from bot.i18n import render
 from games.kuriki.values import name as name_of
+from games.text import line_from_json
 from tests.e2e.harness import (
     ADMIN,
     ALICE,
@@ -174,7 +176,8 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     # The game's whole log, shared from the history page by page while the missed lie's
     # dice are still watched for: the history shows no more than the table showed.
     assert game.secrets.hidden.get(missed) is not None
-    assert await share_whole_log(d, roller, TABLE) == json.loads(row["log"])
+    stored = [render(line_from_json(line)) for line in json.loads(row["log"])]
+    assert await share_whole_log(d, roller, TABLE) == stored
     finish_secrets(game)
 
 

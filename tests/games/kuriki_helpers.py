@@ -82,7 +82,7 @@ class Table:
         return [e.kind for e in self.events]
 
     def texts(self) -> str:
-        return "\n".join(e.text for e in self.events)
+        return "\n".join(str(e.text) for e in self.events)
 
     def events_of(self, kind: str) -> list[Event]:
         return [e for e in self.events if e.kind == kind]

@@ -77,7 +77,7 @@ def test_seating(rolls: list[int], first: int, rounds: int) -> None:
     assert [p.id for p in state.players] == [ANN, BOB, CAT]  # seats stay in join order
     assert [e.kind for e in events] == ["seating"] * rounds + ["first"]
     assert events[-1].player == first
-    assert events[0].text.startswith("Start rolls: Ann ")
+    assert str(events[0].text).startswith("Start rolls: Ann ")
     assert legal_actions(state, first) == {"direction"}
     for other in {ANN, BOB, CAT} - {first}:
         assert legal_actions(state, other) == set()
@@ -86,7 +86,7 @@ def test_seating(rolls: list[int], first: int, rounds: int) -> None:
 def test_seating_rerolls_only_the_tied() -> None:
     rng = ScriptedRandom([6, 2, 6, 3, 5])
     _, events = new_game(seats(3), KurikiRules(), rng)
-    assert events[1].text == "Start rolls: Ann 3, Cat 5"
+    assert str(events[1].text) == "Start rolls: Ann 3, Cat 5"
 
 
 def test_new_game_players() -> None:
@@ -164,7 +164,7 @@ def test_roller_rolls_peeks_and_declares() -> None:
     assert (t.state.declared, t.state.responsible, t.state.next_guy) == (7, ANN, BOB)
     assert t.who == BOB and t.legal(BOB) == {"roll", "pull", "pass", "sneak"}
     assert t.legal(ANN) == set()
-    assert t.events[-1].text == "Ann declares 7."
+    assert str(t.events[-1].text) == "Ann declares 7."
 
 
 @pytest.mark.parametrize("value", [4, 11, 101, 106])
@@ -555,7 +555,7 @@ def test_in_the_tarts_tarted_out_and_winner() -> None:
     assert t.p(ANN).out and t.state.tarted == ANN
     tarted = t.events_of("tarted")
     assert len(tarted) == 1 and tarted[0].player == ANN
-    assert "Pop-Tarts" in tarted[0].text and "Brown Sugar and Cinnamon" in tarted[0].text
+    assert "Pop-Tarts" in str(tarted[0].text) and "Brown Sugar and Cinnamon" in str(tarted[0].text)
     assert not t.state.finished
     assert t.who == CAT  # the Roller rolls again
     t.point(2, 3, 6)
@@ -856,7 +856,7 @@ def test_a_rusk_is_proposed_and_voted_like_any_foul() -> None:
     t = Table(4)
     t.do("propose", DAN, user_id=ANN, rusk=True)
     vote = t.state.votes[0]
-    assert vote.rusk and vote.reason == "a Rusk (manhandling the cup)"
+    assert vote.rusk and str(vote.reason) == "a Rusk (manhandling the cup)"
     assert "calls a Rusk (a triple foul) on Dan" in t.texts()
     t.vote(BOB, 1, "yes")
     t.vote(CAT, 1, "yes")
@@ -1110,7 +1110,7 @@ def test_an_absent_rollers_declaration_does_not_tell_the_truth(passes: int) -> N
         t.roll(*dice)  # the Next Guy takes the cup on Walnuts...
         t.timeout()  # ...and runs out of time declaring
         assert t.state.dice == dice and t.state.declared == 104
-        return t.public(), [e.text for e in t.events]
+        return t.public(), [str(e.text) for e in t.events]
 
     true_case, lie_case = public_after((6, 6)), public_after((2, 3))
     assert true_case == lie_case
@@ -1173,7 +1173,7 @@ def test_timeouts_of_the_next_guy_count_too() -> None:
     t.point(3, 4, 7)
     t.timeout()
     assert t.state.finished and t.state.winner is None
-    assert t.state.ended_by_departure == "Bob timed out 3 times"
+    assert str(t.state.ended_by_departure) == "Bob timed out 3 times"
     assert "Bob timed out 3 times, so nobody wins." in t.texts()
 
 
@@ -1252,9 +1252,9 @@ def test_remove_down_to_one_player_ends_the_game_with_no_winner() -> None:
     t.point(3, 4, 7)
     t.remove(ANN)
     assert t.state.finished and t.state.winner is None
-    assert t.state.ended_by_departure == "Ann left"
+    assert str(t.state.ended_by_departure) == "Ann left"
     assert t.kinds() == ["removed", "game_over"]
-    assert t.events[-1].text == (
+    assert str(t.events[-1].text) == (
         "Game over: Ann left, so nobody wins. The stakes go back to everyone."
     )
     assert t.p(BOB).purse == 0 and t.p(ANN).purse == 0 and money(t.state) == 0
@@ -1269,7 +1269,7 @@ def test_a_departure_leaves_the_pot_of_fouls_unclaimed() -> None:
     assert t.state.pot == 4
     t.remove(CAT)
     t.remove(BOB)
-    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Bob left"
+    assert t.state.finished and t.state.winner is None and str(t.state.ended_by_departure) == "Bob left"
     assert t.p(ANN).purse == 0 and t.p(CAT).purse == -4 and t.state.pot == 4
     assert money(t.state) == 0
 
@@ -1332,7 +1332,7 @@ def test_log_keeps_the_last_lines() -> None:
         t.point(3, 4, 7)
         t.pass_()
     assert len(t.state.log) == LOG_LENGTH
-    assert t.state.log[-1] == "Bob passes, taking responsibility for 7."
+    assert str(t.state.log[-1]) == "Bob passes, taking responsibility for 7."
 
 
 # --------------------------------------------------------------------------- refusals

@@ -103,7 +103,7 @@ def check_invariants(state: KurikiState) -> None:
         if state.ended_by_departure is not None:  # nobody earned the win
             assert state.winner is None and state.winners == []
             # Players left, leaving one at most with lives; or nobody played for turns on end.
-            if not is_idle(state.ended_by_departure):
+            if not is_idle(str(state.ended_by_departure)):
                 assert any(p.left for p in state.players) and len(alive) <= 1
         else:
             assert len(alive) <= 1  # (people only here: bots never win together)

@@ -113,7 +113,9 @@ def test_kuriki_ends_when_its_last_person_is_out_and_the_bots_standing_win() -> 
     assert state.finished and state.phase == "over"
     assert state.winner == DICEY.id and state.winners == [DICEY.id, ROLLY.id]
     assert state.ended_by_departure is None
-    assert state.log[-1] == "Game over: no person is left standing, so 🤖 Dicey and 🤖 Rolly win!"
+    from bot.i18n import render  # the names joined as the reader's language joins them
+
+    assert render(state.log[-1]) == "Game over: no person is left standing, so 🤖 Dicey and 🤖 Rolly win!"
 
 
 def test_kuriki_bots_standing_share_the_stakes_and_one_left_wins_alone() -> None:
