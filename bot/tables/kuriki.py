@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from typing import Any
 
@@ -282,7 +281,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             winners=list(state.winners),
             places=placed(engine.finishing_order(state)),
             summary=(
-                self.departure_summary(render(state.ended_by_departure))
+                self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
                 else _n(
                     "{names} wins: no person was left standing.",
@@ -343,16 +342,6 @@ class KurikiTable(KurikiMessages, TableAdapter):
             content=content,
         )
 
-    def summary(self, session: Session, table: Rendered) -> Rendered | None:
-        """`TableAdapter.summary`, given the log's last lines rendered: the engine logs
-        messages, and the shared summary joins the log as text (until it renders them
-        itself, when this can go)."""
-        state: KurikiState | None = session.state if session.started else None
-        if state is None:
-            return super().summary(session, table)
-        shown = state.model_copy(update={"log": [render(line) for line in state.log[-2:]]})
-        return super().summary(dataclasses.replace(session, state=shown), table)
-
     def _situation(self, session: Session, state: KurikiState) -> list[str]:
         lines: list[str] = []
         if state.last_reveal is not None:  # shown at game over too: it may be what ended it
@@ -380,7 +369,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 )
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
-            lines.append(self.departure_line(render(state.ended_by_departure)))
+            lines.append(self.departure_line(state.ended_by_departure))
         elif state.phase == "over" and state.winners:
             lines.append(
                 _n(

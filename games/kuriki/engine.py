@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_reason, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part
 from games.bots import only_bots
 from games.copies import working_copy
 from games.dice import roll, roll_off
@@ -405,7 +405,7 @@ def timeout(
     player.timeouts = missed
     idle = None if s.phase == "over" else idle_turns((p.id, p.timeouts) for p in s.alive())
     if idle is not None:
-        _end_by_departure(s, idle_reason(idle), events)
+        _end_by_departure(s, idle_message(idle), events)
     elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
         events.append(
             Event(

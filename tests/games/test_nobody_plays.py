@@ -94,7 +94,7 @@ def test_kuriki_a_person_who_never_plays_against_bots_abandons_the_game() -> Non
             state, _ = kuriki.apply(state, seat, action, rng)
         assert timeouts <= IDLE_TURNS
     assert state.winner is None and state.winners == []
-    assert state.ended_by_departure == idle_reason(2) and not state.player(ANN.id).left
+    assert str(state.ended_by_departure) == idle_reason(2) and not state.player(ANN.id).left
 
 
 def knock_out(state: kuriki.KurikiState, seat: int) -> kuriki.KurikiState:
