@@ -649,8 +649,14 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
                 kind="penalty",
                 player=player.id,
                 text=M(
-                    "{name}'s {nth} crappy: -{points}." if word == "crappy"
-                    else "{name}'s {nth} farkle: -{points}.",
+                    "{name}'s {nth} crappy: -{points}.",
+                    name=player.name,
+                    nth=nth(player.farkles),
+                    points=rules.farkle_penalty,
+                )
+                if word == "crappy"
+                else M(
+                    "{name}'s {nth} farkle: -{points}.",
                     name=player.name,
                     nth=nth(player.farkles),
                     points=rules.farkle_penalty,

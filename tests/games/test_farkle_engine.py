@@ -23,6 +23,7 @@ from games.farkle.engine import (
 from games.farkle.rules import MAX_PLAYERS_LIMIT, PRESETS, FarkleRules
 from games.farkle.scoring import NotScoringSelection
 from games.lobby import Seat
+from games.text import M, Msg
 
 from .farkle_helpers import ScriptedRandom, Table
 
@@ -903,6 +904,32 @@ def test_old_states_without_the_departure_field_still_load() -> None:
     data = t.state.model_dump(mode="json")
     del data["ended_by_departure"]
     assert FarkleState.model_validate(data).ended_by_departure is None
+
+
+def test_the_log_and_reasons_are_messages_that_round_trip_and_old_text_still_loads() -> None:
+    """The state keeps message keys with their arguments, never text: they survive JSON, and
+    a game saved with English lines (and an English departure) loads and keeps them."""
+    t = Table(CM, players=2)
+    t.remove(BOB)
+    state = t.state
+    assert all(isinstance(line, Msg) for line in state.log)
+    assert state.ended_by_departure == M("{name} left", name="Bob")
+    again = FarkleState.model_validate_json(state.model_dump_json())
+    assert again == state and again.new_log == state.new_log
+    data = state.model_dump(mode="json")
+    data["log"], data["new_log"] = ["Ann rolled 1 2 3 4 6 6.", "Bob left the game."], None
+    data["ended_by_departure"] = "Bob left"
+    old = FarkleState.model_validate(data)
+    assert old.log == ["Ann rolled 1 2 3 4 6 6.", "Bob left the game."]
+    assert old.ended_by_departure == "Bob left"
+
+
+def test_refusals_are_messages_in_english_for_logs() -> None:
+    t = Table(CLASSIC)
+    with pytest.raises(IllegalMove) as refused:
+        t.bank()
+    assert isinstance(refused.value.message, Msg)
+    assert str(refused.value) == "Roll first: there is nothing to bank yet."
 
 
 def test_leaving_during_the_final_round_can_end_it() -> None:
