@@ -13,6 +13,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.i18n import N_, _, _n, listed, render
 from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
@@ -27,6 +28,7 @@ from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
 from games.lobby import Lobby
 from games.numbers import number
+from games.text import M
 
 LOG_LINES = 6
 FIELD_LIMIT = 1024
@@ -45,83 +47,133 @@ _ACTIONS = {
 
 def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
     """The rule set in plain sentences (scoring, then play), generated from its fields so it
-    is always true."""
-    kind = {
-        "singles": "Four or more of a kind score only as a triple plus single 1s and 5s.",
-        "double": "Four of a kind is twice the triple, five twice that, six twice again.",
-        "add": "Each die past three adds the triple again (four 4s = 800, five = 1200).",
-        "flat": "Four, five, six of a kind: {} / {} / {}.".format(*rules.flat_kind),
-    }[rules.kind_scoring]
+    is always true; in the current language."""
+    if rules.kind_scoring == "singles":
+        kind = _("Four or more of a kind score only as a triple plus single 1s and 5s.")
+    elif rules.kind_scoring == "double":
+        kind = _("Four of a kind is twice the triple, five twice that, six twice again.")
+    elif rules.kind_scoring == "add":
+        kind = _("Each die past three adds the triple again (four 4s = 800, five = 1200).")
+    else:
+        four, five, six = rules.flat_kind
+        kind = _("Four, five, six of a kind: {four} / {five} / {six}.", four=four, five=five, six=six)
     sets = [
-        f"Single 1: {rules.single_one}. Single 5: {rules.single_five}.",
-        f"Three 1s: {rules.triple_ones}. Three of any other face: face x 100.",
+        _("Single 1: {one}. Single 5: {five}.", one=rules.single_one, five=rules.single_five),
+        _("Three 1s: {points}. Three of any other face: face x 100.", points=rules.triple_ones),
         kind,
     ]
     six = []
     if rules.straight is not None:
-        six.append(f"straight 1-6: {rules.straight}")
+        six.append(_("straight 1-6: {points}", points=rules.straight))
     if rules.three_pairs is not None:
-        pairs = f"three pairs: {rules.three_pairs}"
-        if rules.four_and_pair_is_three_pairs:
-            pairs += " (four of a kind + a pair counts)"
-        six.append(pairs)
+        six.append(
+            _("three pairs: {points} (four of a kind + a pair counts)", points=rules.three_pairs)
+            if rules.four_and_pair_is_three_pairs
+            else _("three pairs: {points}", points=rules.three_pairs)
+        )
     six.append(
-        f"two triples: {rules.two_triplets}"
+        _("two triples: {points}", points=rules.two_triplets)
         if rules.two_triplets is not None
-        else "two triples: the two triples added"
+        else _("two triples: the two triples added")
     )
-    sets.append("With all six dice: " + "; ".join(six) + ".")
+    # Translators: {sets} is a list of sets separated by semicolons ("three pairs: 500; ...").
+    sets.append(_("With all six dice: {sets}.", sets=_("; ").join(six)))
     if rules.extend_triple_across_throws:
         sets.append(
-            "After you set aside a triple, each later die of that face this turn scores the "
-            "triple again, until you pick all six dice up."
+            _(
+                "After you set aside a triple, each later die of that face this turn scores the "
+                "triple again, until you pick all six dice up."
+            )
         )
     else:
-        sets.append("Sets never combine across throws.")
+        sets.append(_("Sets never combine across throws."))
     play = [
-        "Set aside at least one scoring die before each throw. Score all six: hot dice, roll all six again."
+        _(
+            "Set aside at least one scoring die before each throw. Score all six: hot dice, "
+            "roll all six again."
+        )
     ]
-    bank = (
-        f"You need {rules.min_bank} in a turn to bank"
-        if rules.min_bank
-        else "You may bank any score"
-    )
-    if rules.min_bank and rules.min_bank_after_hot_dice:
-        bank += ", counted afresh after hot dice"
-    play.append(bank + ".")
-    if rules.opening:
-        play.append(f"To get on the table you need {rules.opening} in one turn.")
-    if rules.one_die_throws > 1:
-        play.append(f"With one die left you get {rules.one_die_throws} throws to roll a 1 or a 5.")
-    if rules.farkle_penalty_every:
+    if not rules.min_bank:
+        play.append(_("You may bank any score."))
+    elif rules.min_bank_after_hot_dice:
         play.append(
-            f"Every {rules.farkle_penalty_every}th {rules.farkle_word} of a player costs "
-            f"{rules.farkle_penalty} "
-            "(scores can go negative)."
+            _(
+                "You need {points} in a turn to bank, counted afresh after hot dice.",
+                points=rules.min_bank,
+            )
+        )
+    else:
+        play.append(_("You need {points} in a turn to bank.", points=rules.min_bank))
+    if rules.opening:
+        play.append(_("To get on the table you need {points} in one turn.", points=rules.opening))
+    if rules.one_die_throws > 1:
+        play.append(
+            _n(
+                "With one die left you get {n} throw to roll a 1 or a 5.",
+                "With one die left you get {n} throws to roll a 1 or a 5.",
+                rules.one_die_throws,
+            )
+        )
+    if rules.farkle_penalty_every:
+        nth = engine.nth(rules.farkle_penalty_every)
+        play.append(
+            _(
+                "Every {nth} crappy of a player costs {points} (scores can go negative).",
+                nth=nth,
+                points=rules.farkle_penalty,
+            )
+            if rules.farkle_word == "crappy"
+            else _(
+                "Every {nth} farkle of a player costs {points} (scores can go negative).",
+                nth=nth,
+                points=rules.farkle_penalty,
+            )
         )
     if rules.crappy_malappy_wins:
         play.append(
-            "A farkle on the first throw of six dice in a turn is a crappy malappy: "
-            f"a player's crappy malappy number {rules.crappy_malappy_wins} wins the game at once."
+            # Translators: "crappy malappy" is jargon of the Crappy Malappy rules; keep it or
+            # use your players' word.
+            _(
+                "A farkle on the first throw of six dice in a turn is a crappy malappy: "
+                "a player's crappy malappy number {n} wins the game at once.",
+                n=rules.crappy_malappy_wins,
+            )
         )
     if rules.piggyback:
         play.append(
-            "Piggyback: on the table, you may start with the last player's unrolled dice and "
-            "banked turn score; if that throw scores, you continue from that total."
+            _(
+                "Piggyback: on the table, you may start with the last player's unrolled dice and "
+                "banked turn score; if that throw scores, you continue from that total."
+            )
         )
-    seat = "goes first" if rules.seating == "highest_first" else "goes last"
-    reach = "at or over" if rules.target_inclusive else "over"
-    end = (
-        "the rest of that round plays, then the game ends"
-        if rules.end_rule == "finish_round"
-        else "every other player gets one more turn"
-    )
-    play.append(f"Seating: everyone rolls a die; the highest {seat}.")
     play.append(
-        f"The first to end a turn {reach} {rules.target}: {end}. Highest total wins; a tie goes "
-        "to whoever reached the target first."
+        _("Seating: everyone rolls a die; the highest goes first.")
+        if rules.seating == "highest_first"
+        else _("Seating: everyone rolls a die; the highest goes last.")
     )
+    play.append(_(_ENDS[rules.target_inclusive, rules.end_rule], target=rules.target))
     return sets, play
+
+
+#: How a game ends, by (reaching the target exactly counts, the end rule).
+_ENDS = {
+    (True, "finish_round"): N_(
+        "The first to end a turn at or over {target}: the rest of that round plays, then the "
+        "game ends. Highest total wins; a tie goes to whoever reached the target first."
+    ),
+    (False, "finish_round"): N_(
+        "The first to end a turn over {target}: the rest of that round plays, then the game "
+        "ends. Highest total wins; a tie goes to whoever reached the target first."
+    ),
+    (True, "one_more_turn"): N_(
+        "The first to end a turn at or over {target}: every other player gets one more turn. "
+        "Highest total wins; a tie goes to whoever reached the target first."
+    ),
+    (False, "one_more_turn"): N_(
+        "The first to end a turn over {target}: every other player gets one more turn. "
+        "Highest total wins; a tie goes to whoever reached the target first."
+    ),
+}
 
 
 def house_rules(rules: FarkleRules) -> list[str]:
@@ -141,29 +193,52 @@ def short_rules(rules: FarkleRules) -> str:
     """The lobby's one-paragraph summary of the rules that will be played, generated from
     the fields (so house rules and a target chosen at start read true)."""
     house = bool(house_rules(rules))
-    word = rules.farkle_word
-    parts = [f"{rules.target} to win"]
+    parts = [_("{points} to win", points=rules.target)]
     if rules.min_bank:
-        parts.append(f"{rules.min_bank} to bank")
+        parts.append(_("{points} to bank", points=rules.min_bank))
     if rules.opening:
-        parts.append(f"{rules.opening} to get on the table")
+        parts.append(_("{points} to get on the table", points=rules.opening))
     if rules.extend_triple_across_throws:
-        parts.append("triples extend across throws")
+        parts.append(_("triples extend across throws"))
     if rules.kind_scoring == "flat":
-        parts.append("flat four/five/six of a kind")
+        parts.append(_("flat four/five/six of a kind"))
     if rules.one_die_throws > 1:
-        parts.append(f"{rules.one_die_throws} throws with the last die")
-    if rules.farkle_penalty_every:
         parts.append(
-            f"every {engine.ordinal(rules.farkle_penalty_every)} {word} costs "
-            f"{rules.farkle_penalty}"
+            _n(
+                "{n} throw with the last die",
+                "{n} throws with the last die",
+                rules.one_die_throws,
+            )
+        )
+    if rules.farkle_penalty_every:
+        nth = engine.nth(rules.farkle_penalty_every)
+        parts.append(
+            _("every {nth} crappy costs {points}", nth=nth, points=rules.farkle_penalty)
+            if rules.farkle_word == "crappy"
+            else _("every {nth} farkle costs {points}", nth=nth, points=rules.farkle_penalty)
         )
     if rules.crappy_malappy_wins:
-        parts.append(f"{rules.crappy_malappy_wins} crappy malappys win")
+        parts.append(
+            _n(
+                "{n} crappy malappy wins",
+                "{n} crappy malappys win",
+                rules.crappy_malappy_wins,
+            )
+        )
     if rules.piggyback:
-        parts.append("piggyback on the last player's dice")
-    title = f"**{rules.name}**" + (" with house rules" if house else "")
-    return f"{title}: " + ", ".join(parts) + "."
+        parts.append(_("piggyback on the last player's dice"))
+    # Translators: {terms} is a list of the rules' terms separated by commas.
+    terms = _(", ").join(parts)
+    if house:
+        return _("**{name}** with house rules: {terms}.", name=_(rules.name), terms=terms)
+    return _("**{name}**: {terms}.", name=_(rules.name), terms=terms)
+
+
+def _keep_and_roll(value: int, left: int) -> str:
+    """The label of the button that keeps the best dice and rolls on: "Keep 1500 & roll 6 🔥"
+    after hot dice."""
+    label = _("Keep {points} & roll {n}", points=value, n=left)
+    return label + HOT if left == 6 else label
 
 
 class FarkleTable(TableAdapter):
@@ -202,23 +277,32 @@ class FarkleTable(TableAdapter):
     def players_text(self, settings: GuildSettings) -> str:
         """The server's rule set's count, and those of the rule sets that differ ("2-25
         players; 2-10 with Classic Farkle"), as their lobbies say."""
-        usual = super().players_text(settings)
-        others: dict[str, list[str]] = {}
+        text = super().players_text(settings)
+        usual = self.lobby_max_players(self.lobby_options(settings))
+        others: dict[int, list[str]] = {}
         for preset in PRESETS:
             with contextlib.suppress(UserError):  # a house rule that no longer validates
                 rules = settings.farkle_rules(preset)
-                text = f"{self.min_players}-{rules.max_players} players"
-                if text != usual:
-                    others.setdefault(text, []).append(rules.name)
-        return usual + "".join(
-            f"; {t.removesuffix(' players')} with {' or '.join(n)}" for t, n in others.items()
-        )
+                if rules.max_players != usual:
+                    others.setdefault(rules.max_players, []).append(_(rules.name))
+        for most, names in others.items():
+            text = _(
+                "{players}; {least}-{most} with {rule_sets}",
+                players=text,
+                least=self.min_players,
+                most=most,
+                rule_sets=listed(names, style="or"),
+            )
+        return text
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
         house = house_rules(rules)
-        changed = f"\nHouse rules: {'; '.join(house)}." if house else ""
-        return f"{short_rules(rules)}{changed}\nUse {mention('farkle rules')} for every rule."
+        lines = [short_rules(rules)]
+        if house:
+            lines.append(_("House rules: {rules}.", rules=_("; ").join(house)))
+        lines.append(_("Use {command} for every rule.", command=mention("farkle rules")))
+        return "\n".join(lines)
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
         rules = FarkleRules.model_validate(lobby.options["rules"])
@@ -233,7 +317,7 @@ class FarkleTable(TableAdapter):
     def apply(self, state: FarkleState, move: Move, rng: random.Random) -> FarkleState:
         kind = _ACTIONS.get(move.action)
         if kind is None:
-            raise IllegalMove("That button does not belong to Farkle.")
+            raise IllegalMove(M("That button does not belong to Farkle."))
         index, select = None, None
         if kind == "toggle" and move.arg is not None:
             # "<die>-on" / "<die>-off": the state the tap asks for; a bare "<die>" flips it.
@@ -263,7 +347,7 @@ class FarkleTable(TableAdapter):
         return None if state.finished else state.current_player.id
 
     def waiting_on(self, state: FarkleState) -> dict[int, str]:
-        return {} if state.finished else {state.current_player.id: "your turn to roll"}
+        return {} if state.finished else {state.current_player.id: _("your turn to roll")}
 
     def is_finished(self, state: FarkleState) -> bool:
         return state.finished
@@ -281,9 +365,9 @@ class FarkleTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{winner.name} wins with {winner.score}."
+                else _("{name} wins with {points}.", name=winner.name, points=winner.score)
                 if winner
-                else "Nobody wins."
+                else _("Nobody wins.")
             ),
         )
 
@@ -305,7 +389,9 @@ class FarkleTable(TableAdapter):
     def render(self, session: Session) -> Rendered:
         state: FarkleState = session.state
         rules = state.rules
-        embed = discord.Embed(title=f"🎲 Farkle · {rules.name}", colour=EMBED_COLOUR)
+        embed = discord.Embed(
+            title=_("🎲 Farkle · {rule_set}", rule_set=_(rules.name)), colour=EMBED_COLOUR
+        )
         lines: list[str] = []
         content = None
         if state.finished and state.ended_by_departure:
@@ -313,24 +399,32 @@ class FarkleTable(TableAdapter):
         elif state.finished:
             winner = next((p for p in engine.standings(state) if p.id == state.winner), None)
             lines.append(
-                f"🏆 **Game over.** {who(winner.id)} wins with **{winner.score}**!"
+                _(
+                    "🏆 **Game over.** {player} wins with **{points}**!",
+                    player=who(winner.id),
+                    points=winner.score,
+                )
                 if winner
-                else "**Game over.**"
+                else _("**Game over.**")
             )
-            content = f"🏆 {who(winner.id)} wins the Farkle game!" if winner else None
+            content = (
+                _("🏆 {player} wins the Farkle game!", player=who(winner.id)) if winner else None
+            )
         else:
             lines += self._turn_lines(session, state)
         embed.description = "\n".join(lines)
         for i, part in enumerate(self._scores(state)):  # a big table takes more than one field
-            embed.add_field(name="Scores" if i == 0 else "Scores (cont.)", value=part, inline=False)
-        if state.log:
             embed.add_field(
-                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
+                name=_("Scores") if i == 0 else _("Scores (cont.)"), value=part, inline=False
             )
-        reach = "at or over" if rules.target_inclusive else "over"
+        if state.log:
+            last = "\n".join(render(line) for line in state.log[-LOG_LINES:])
+            embed.add_field(name=_("Last moves"), value=last[:FIELD_LIMIT], inline=False)
+        then = self.finished_footer() if state.finished else "/farkle rules · /farkle leave"
         embed.set_footer(
-            text=f"Target: {reach} {rules.target} · "
-            + (self.finished_footer() if state.finished else "/farkle rules · /farkle leave")
+            text=_("Target: at or over {target} · {then}", target=rules.target, then=then)
+            if rules.target_inclusive
+            else _("Target: over {target} · {then}", target=rules.target, then=then)
         )
         # A bot's turn has no button a person could use: every one of them is the turn's.
         items = [] if state.finished or self.thinking(state) else self._buttons(session, state)
@@ -339,32 +433,51 @@ class FarkleTable(TableAdapter):
     def _turn_lines(self, session: Session, state: FarkleState) -> list[str]:
         turn, player = state.turn, state.current_player
         bots = self.thinking(state)
-        lines = [f"**{who(player.id)}'s turn** · turn total **{turn.total}**"]
         need = state.rules.bank_minimum(player.on_table)
-        if need:
-            what = "to get on the table" if need > state.rules.min_bank else "to bank"
-            lines[0] += f" · {need} needed {what}"
-        if state.final_turns is not None:
-            lines.append("⚑ Final turns: " + ", ".join(who(i) for i in state.final_turns))
-        if turn.dice:
-            lines.append(
-                "**Thrown:** "
-                + " ".join(
-                    self.faces.die(
-                        d, "selected" if i in turn.selected and self.faces.pictures else "play"
-                    )
-                    for i, d in enumerate(turn.dice)
-                )
+        name, total = who(player.id), turn.total
+        if not need:
+            head = _("**{player}'s turn** · turn total **{total}**", player=name, total=total)
+        elif need > state.rules.min_bank:
+            head = _(
+                "**{player}'s turn** · turn total **{total}** · {need} needed to get on the table",
+                player=name,
+                total=total,
+                need=need,
             )
+        else:
+            head = _(
+                "**{player}'s turn** · turn total **{total}** · {need} needed to bank",
+                player=name,
+                total=total,
+                need=need,
+            )
+        lines = [head]
+        if state.final_turns is not None:
+            final = ", ".join(who(i) for i in state.final_turns)
+            lines.append(_("⚑ Final turns: {players}", players=final))
+        if turn.dice:
+            thrown = " ".join(
+                self.faces.die(d, "selected" if i in turn.selected and self.faces.pictures else "play")
+                for i, d in enumerate(turn.dice)
+            )
+            lines.append(_("**Thrown:** {dice}", dice=thrown))
         if turn.set_aside:
-            lines.append("**Set aside:** " + self.faces.dice(turn.set_aside, "aside"))
+            aside = self.faces.dice(turn.set_aside, "aside")
+            lines.append(_("**Set aside:** {dice}", dice=aside))
         if turn.extended:
-            values = ", ".join(f"each {f} = {state.rules.triple(f)}" for f in turn.extended)
-            lines.append(f"**Extended triples:** {values}")
+            values = _(", ").join(
+                _("each {face} = {points}", face=str(f), points=state.rules.triple(f))
+                for f in turn.extended
+            )
+            lines.append(_("**Extended triples:** {values}", values=values))
         if engine.must_reroll_last_die(state):
             left = state.rules.one_die_throws - turn.one_die_misses
             lines.append(
-                f"No score yet with the last die: {left} throw{'s' if left > 1 else ''} left."
+                _n(
+                    "No score yet with the last die: {n} throw left.",
+                    "No score yet with the last die: {n} throws left.",
+                    left,
+                )
             )
         elif turn.dice:
             chosen = engine.selection_dice(state)
@@ -372,28 +485,50 @@ class FarkleTable(TableAdapter):
                 keep = None if bots else engine.best_keep(state)
                 if keep is not None:  # (a bot's turn: nobody to tell what to press)
                     value, left, bankable = keep
-                    hot = HOT if left == 6 else ""
-                    press = f"**Keep {value} & roll {left}{hot}**" + (
-                        f" or **Keep {value} & bank**" if bankable else ""
-                    )
+                    roll = _keep_and_roll(value, left)
                     lines.append(
-                        f"Tap the dice you want to keep, or press {press} to keep the best."
+                        _(
+                            "Tap the dice you want to keep, or press **{roll}** or **{bank}** "
+                            "to keep the best.",
+                            roll=roll,
+                            bank=_("Keep {points} & bank", points=value),
+                        )
+                        if bankable
+                        else _(
+                            "Tap the dice you want to keep, or press **{roll}** to keep the best.",
+                            roll=roll,
+                        )
                     )
             else:
                 try:
                     value = score_selection(chosen, state.rules, turn.extended)
                     lines.append(
-                        f"**Selected:** {self.faces.dice(chosen, 'selected')} → **{value}**"
+                        _(
+                            "**Selected:** {dice} → **{points}**",
+                            dice=self.faces.dice(chosen, "selected"),
+                            points=value,
+                        )
                     )
                     short = engine.bank_shortfall(state, value, engine.selection_is_hot(state))
                     if short:
-                        lines.append(short)
+                        lines.append(render(short))
                 except IllegalMove as exc:
-                    lines.append(f"**Selected:** {self.faces.dice(chosen, 'selected')} · {exc}")
+                    lines.append(
+                        _(
+                            "**Selected:** {dice} · {problem}",
+                            dice=self.faces.dice(chosen, "selected"),
+                            problem=render(exc.message),
+                        )
+                    )
         if bots:  # in place of a clock: the bot moves in a moment
             lines.append(self.thinking_line(bots))
         elif session.deadline:
-            lines.append(f"⏱ Time for this move runs out <t:{int(session.deadline)}:R>.")
+            lines.append(
+                _(
+                    "⏱ Time for this move runs out {when}.",
+                    when=f"<t:{int(session.deadline)}:R>",
+                )
+            )
         return lines
 
     def _scores(self, state: FarkleState) -> list[str]:
@@ -402,24 +537,28 @@ class FarkleTable(TableAdapter):
             mark = "▶" if i == state.current and not state.finished else "·"
             extra = []
             if state.rules.opening and not p.on_table:
-                extra.append("not on the table")
+                extra.append(_("not on the table"))
             if p.farkles and state.rules.farkle_penalty_every:
-                word = state.rules.farkle_word
-                plural = "crappies" if word == "crappy" else "farkles"
-                extra.append(f"{p.farkles} {word if p.farkles == 1 else plural}")
+                extra.append(
+                    _n("{n} crappy", "{n} crappies", p.farkles)
+                    if state.rules.farkle_word == "crappy"
+                    else _n("{n} farkle", "{n} farkles", p.farkles)
+                )
             if p.malappys and state.rules.crappy_malappy_wins:
-                extra.append(f"{p.malappys} crappy malappy")
-            tail = f" ({', '.join(extra)})" if extra else ""
-            rows.append(f"{mark} {who(p.id)} **{p.score}**{tail}")
+                extra.append(_n("{n} crappy malappy", "{n} crappy malappys", p.malappys))
+            row = _("{mark} {player} **{points}**", mark=mark, player=who(p.id), points=p.score)
+            if extra:
+                row = _("{row} ({notes})", row=row, notes=_(", ").join(extra))
+            rows.append(row)
         for p in state.departed:
-            rows.append(f"✗ {who(p.id)} {p.score} (left)")
+            rows.append(_("✗ {player} {points} (left)", player=who(p.id), points=p.score))
         parts: list[str] = []
         for row in rows:  # fields of whole rows, each within Discord's 1024 characters
             if parts and len(parts[-1]) + 1 + len(row) <= FIELD_LIMIT:
                 parts[-1] += "\n" + row
             else:
                 parts.append(row[:FIELD_LIMIT])
-        return parts or ["nobody"]
+        return parts or [_("nobody")]
 
     def _buttons(self, session: Session, state: FarkleState) -> list[TableItem]:
         turn = state.turn
@@ -439,14 +578,16 @@ class FarkleTable(TableAdapter):
                 )
                 items.append(item)
         if not turn.dice:
-            roll_label = "Roll 6 dice"
+            roll_label = _("Roll 6 dice")
         elif engine.must_reroll_last_die(state):
-            roll_label = "Throw the last die again"
+            roll_label = _("Throw the last die again")
         elif not turn.selected and "roll" not in legal:
-            roll_label = "Tap dice to set aside"  # greyed: says why it cannot roll yet
+            roll_label = _("Tap dice to set aside")  # greyed: says why it cannot roll yet
         else:
             left = len(turn.dice) - len(turn.selected)
-            roll_label = f"Set aside & roll {left or 6}" + (HOT if left == 0 else "")
+            roll_label = (
+                _("Set aside & roll {n}", n=left) if left else _("Set aside & roll {n}", n=6) + HOT
+            )
         items.append(
             self.button(
                 session,
@@ -459,11 +600,11 @@ class FarkleTable(TableAdapter):
         )
         chosen: int | None = None  # what the selection scores (None: nothing, or no score)
         if turn.dice and not engine.must_reroll_last_die(state):
-            bank_label = "Bank"
+            bank_label = _("Bank")
             if turn.selected:  # an empty selection is no value (and no exception to raise)
                 with contextlib.suppress(IllegalMove):
                     chosen = engine.selection_value(state)
-                    bank_label = f"Bank {turn.total + chosen}"
+                    bank_label = _("Bank {points}", points=turn.total + chosen)
             items.append(
                 self.button(
                     session,
@@ -479,12 +620,11 @@ class FarkleTable(TableAdapter):
         # roll and Bank do what the Keep buttons would, so those are not shown twice.
         if keep is not None and (chosen, len(turn.dice) - len(turn.selected) or 6) != keep[:2]:
             value, left, bankable = keep
-            hot = HOT if left == 6 else ""
             items.append(
                 self.button(
                     session,
                     "bestroll",
-                    f"Keep {value} & roll {left}{hot}",
+                    _keep_and_roll(value, left),
                     style=discord.ButtonStyle.primary,
                     row=3,
                 )
@@ -494,7 +634,7 @@ class FarkleTable(TableAdapter):
                     self.button(
                         session,
                         "bestbank",
-                        f"Keep {value} & bank",
+                        _("Keep {points} & bank", points=value),
                         style=discord.ButtonStyle.success,
                         row=3,
                     )
@@ -505,7 +645,12 @@ class FarkleTable(TableAdapter):
                 self.button(
                     session,
                     "piggy",
-                    f"Piggyback {offer.dice} dice for {offer.points}",
+                    _n(
+                        "Piggyback {n} die for {points}",
+                        "Piggyback {n} dice for {points}",
+                        offer.dice,
+                        points=offer.points,
+                    ),
                     row=2,
                 )
             )
@@ -520,27 +665,36 @@ class FarkleTable(TableAdapter):
                 if session.started
                 else FarkleRules.model_validate(session.lobby.options["rules"])
             )
-            heading = "Rules of the game in this channel"
+            heading = _("Rules of the game in this channel")
         else:
             try:
                 source = settings.farkle_rules(preset)
             except SettingsError as exc:
                 raise UserError(str(exc)) from None
             heading = (
-                "Rules with this server's house rules"
+                _("Rules with this server's house rules")
                 if settings.farkle_house_rules.get(preset or settings.farkle_preset)
-                else "Rules"
+                else _("Rules")
             )
         scoring, play = describe_rules(source)
         embed = discord.Embed(
-            title=f"🎲 Farkle · {source.name}", description=heading, colour=EMBED_COLOUR
+            title=_("🎲 Farkle · {rule_set}", rule_set=_(source.name)),
+            description=heading,
+            colour=EMBED_COLOUR,
         )
         embed.add_field(
-            name="Scoring", value="\n".join(f"• {x}" for x in scoring)[:1024], inline=False
+            name=_("Scoring"),
+            value="\n".join(f"• {x}" for x in scoring)[:FIELD_LIMIT],
+            inline=False,
         )
-        embed.add_field(name="Play", value="\n".join(f"• {x}" for x in play)[:1024], inline=False)
+        embed.add_field(
+            name=_("Play"), value="\n".join(f"• {x}" for x in play)[:FIELD_LIMIT], inline=False
+        )
         embed.set_footer(
-            text="Presets: " + ", ".join(PRESETS) + " · a server's admins change rules with "
-            "/config; outside servers, the host's start options do"
+            text=_(
+                "Presets: {presets} · a server's admins change rules with /config; outside "
+                "servers, the host's start options do",
+                presets=", ".join(PRESETS),
+            )
         )
         return embed

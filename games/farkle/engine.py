@@ -18,6 +18,7 @@ from games.farkle.scoring import best_pick, best_score, best_selection, score_se
 from games.gamelog import write_log
 from games.lobby import Seat, seated
 from games.places import Order, by_score, exits
+from games.text import Line, M, Mn, Msg
 
 LOG_LENGTH = 12
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -43,7 +44,7 @@ class Event(BaseModel):
     """Something that happened, for the table's log and for callers that react to it."""
 
     kind: str
-    text: str
+    text: Msg
     player: int | None = None
 
 
@@ -93,11 +94,11 @@ class FarkleState(BaseModel):
     final_turns: list[int] | None = Field(None, description="Ids still to play before the end.")
     finished: bool = False
     winner: int | None = None
-    ended_by_departure: str | None = Field(
+    ended_by_departure: Line | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
-    log: list[str] = Field(default_factory=list)
-    new_log: list[str] | None = Field(
+    log: list[Line] = Field(default_factory=list)
+    new_log: list[Line] | None = Field(
         None,
         description="Lines written since the bot last stored them (games.gamelog); None: a "
         "game from before the whole log was kept.",
@@ -130,21 +131,31 @@ def new_game(
     """Seat the players: everyone rolls one die, ties for the highest re-roll; the seating rule
     says whether the highest roller plays first or last. Join order is the seating order."""
     if len(seats) < 2:
-        raise IllegalMove("Farkle needs at least two players.")
+        raise IllegalMove(M("Farkle needs at least two players."))
     events: list[Event] = []
     ids = [s.id for s in seats]
     best, rounds = roll_off(ids, rng)
     highest = ids.index(best)
     tied: int | None = None  # the highest roll the round before, which these re-roll
     for rolls in rounds:
-        shown = ", ".join(f"{seats[ids.index(i)].name} {r}" for i, r in rolls.items())
-        said = "Seating rolls: " if tied is None else f"Tied on {tied}, rolled again: "
-        events.append(Event(kind="seating", text=said + shown))
+        shown: list[int | str | Msg] = [
+            M("{name} {die}", name=seats[ids.index(i)].name, die=str(r)) for i, r in rolls.items()
+        ]
+        said = (
+            M("Seating rolls: {rolls}", rolls=shown)
+            if tied is None
+            else M("Tied on {die}, rolled again: {rolls}", die=str(tied), rolls=shown)
+        )
+        events.append(Event(kind="seating", text=said))
         tied = max(rolls.values())
     first = highest if rules.seating == "highest_first" else (highest + 1) % len(seats)
     order = seats[first:] + seats[:first]
-    how = "goes first" if rules.seating == "highest_first" else "goes last"
-    events.append(Event(kind="seating", text=f"{seats[highest].name} rolled highest and {how}."))
+    said = (
+        M("{name} rolled highest and goes first.", name=seats[highest].name)
+        if rules.seating == "highest_first"
+        else M("{name} rolled highest and goes last.", name=seats[highest].name)
+    )
+    events.append(Event(kind="seating", text=said))
     state = FarkleState(
         rules=rules, players=[FarklePlayer(id=s.id, name=s.name) for s in order], new_log=[]
     )
@@ -178,7 +189,7 @@ def selection_is_hot(state: FarkleState) -> bool:
     return bool(state.turn.dice) and len(state.turn.selected) == len(state.turn.dice)
 
 
-def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> str | None:
+def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> Msg | None:
     """Why banking with `value` more points is not allowed yet, or None when it is.
 
     With the bank minimum counted afresh after hot dice, a selection that makes hot dice
@@ -189,15 +200,25 @@ def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> str | N
     total = turn.total + value
     need = rules.bank_minimum(player.on_table)
     if total < need:
-        what = "to get on the table" if need > rules.min_bank else "to bank"
-        return f"You need {need} this turn {what} (you have {total})."
+        if need > rules.min_bank:
+            return M(
+                "You need {need} this turn to get on the table (you have {total}).",
+                need=need,
+                total=total,
+            )
+        return M("You need {need} this turn to bank (you have {total}).", need=need, total=total)
     if rules.min_bank_after_hot_dice and rules.min_bank:
         if hot:
-            return f"Hot dice! Roll all six again: you need {rules.min_bank} afresh to bank."
+            return M(
+                "Hot dice! Roll all six again: you need {need} afresh to bank.",
+                need=rules.min_bank,
+            )
         if turn.since_hot + value < rules.min_bank:
-            return (
-                f"After hot dice you need {rules.min_bank} afresh to bank "
-                f"(you have {turn.since_hot + value} since picking the dice up)."
+            return M(
+                "After hot dice you need {need} afresh to bank "
+                "(you have {total} since picking the dice up).",
+                need=rules.min_bank,
+                total=turn.since_hot + value,
             )
     return None
 
@@ -289,16 +310,16 @@ def apply(
 ) -> tuple[FarkleState, list[Event]]:
     """Apply one player's move. Raises GameError (state untouched) when it is not allowed."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     state.player(user_id)
     if state.current_player.id != user_id:
-        raise NotYourTurn(f"It's not your turn: it's {state.current_player.name}'s.")
+        raise NotYourTurn(M("It's not your turn: it's {name}'s.", name=state.current_player.name))
     s = working_copy(state)
     s.current_player.timeouts = 0
     events: list[Event] = []
     if action.best and action.kind in ("roll", "bank"):
         if best_keep(s) is None:
-            raise IllegalMove("There are no scoring dice to keep right now.")
+            raise IllegalMove(M("There are no scoring dice to keep right now."))
         s.turn.selected = best_selection(s.turn.dice, s.rules, s.turn.extended)
     if action.kind == "toggle":
         _toggle(s, action.index, action.select)
@@ -309,7 +330,7 @@ def apply(
     elif action.kind == "piggyback":
         _piggyback(s, events, rng)
     else:  # pragma: no cover - Literal already guards this
-        raise IllegalMove(f"Unknown move {action.kind!r}.")
+        raise IllegalMove(M("Unknown move {kind}.", kind=repr(action.kind)))
     _log(s, events)
     return s, events
 
@@ -323,7 +344,7 @@ def timeout(
     once every person at the table let their last turns run out (`autoplay.idle_turns`), the
     game ends abandoned, with no winner."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     who = state.current_player
     missed = who.timeouts + 1
     played = None
@@ -337,7 +358,7 @@ def timeout(
         ran_out = Event(
             kind="timeout",
             player=who.id,
-            text=f"{who.name} ran out of time; a bot played that turn for them.",
+            text=M("{name} ran out of time; a bot played that turn for them.", name=who.name),
         )
         s, events = played[0], [*played[1], ran_out]
         _log(s, [ran_out])
@@ -356,10 +377,21 @@ def timeout(
             Event(
                 kind="removed",
                 player=player.id,
-                text=f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and is out of the game.",
+                text=Mn(
+                    "{name} timed out {n} time in a row and is out of the game.",
+                    "{name} timed out {n} times in a row and is out of the game.",
+                    TIMEOUTS_BEFORE_REMOVAL,
+                    name=player.name,
+                ),
             )
         ]
-        _remove(s, player.id, removal, f"{player.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+        why = Mn(
+            "{name} timed out {n} time",
+            "{name} timed out {n} times",
+            TIMEOUTS_BEFORE_REMOVAL,
+            name=player.name,
+        )
+        _remove(s, player.id, removal, why)
         _log(s, removal)
         events += removal
     return s, events
@@ -379,18 +411,23 @@ def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
                 Event(
                     kind="timeout",
                     player=player.id,
-                    text=f"{player.name} ran out of time; the bot banks for them.",
+                    text=M("{name} ran out of time; the bot banks for them.", name=player.name),
                 )
             )
             _bank(s, events)
             banked = True
     if not banked:
-        lost = f", losing {turn.total}" if turn.total else ""
         events.append(
             Event(
                 kind="timeout",
                 player=player.id,
-                text=f"{player.name} ran out of time; turn over{lost}.",
+                text=M(
+                    "{name} ran out of time; turn over, losing {points}.",
+                    name=player.name,
+                    points=turn.total,
+                )
+                if turn.total
+                else M("{name} ran out of time; turn over.", name=player.name),
             )
         )
         s.piggyback = None
@@ -399,21 +436,19 @@ def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
     return s, events
 
 
-def remove_player(
-    state: FarkleState, user_id: int, reason: str = "left the game"
-) -> tuple[FarkleState, list[Event]]:
+def remove_player(state: FarkleState, user_id: int) -> tuple[FarkleState, list[Event]]:
     """Take a player out (they left); their turn, if it was theirs, passes on."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     who = state.player(user_id)
     s = working_copy(state)
-    events = [Event(kind="removed", player=user_id, text=f"{who.name} {reason}.")]
-    _remove(s, user_id, events, f"{who.name} left")
+    events = [Event(kind="removed", player=user_id, text=M("{name} left the game.", name=who.name))]
+    _remove(s, user_id, events, M("{name} left", name=who.name))
     _log(s, events)
     return s, events
 
 
-def abandon(state: FarkleState, why: str) -> tuple[FarkleState, list[Event]]:
+def abandon(state: FarkleState, why: Line) -> tuple[FarkleState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
     s = working_copy(state)
     events: list[Event] = []
@@ -428,9 +463,9 @@ def abandon(state: FarkleState, why: str) -> tuple[FarkleState, list[Event]]:
 def _toggle(s: FarkleState, index: int | None, select: bool | None = None) -> None:
     turn = s.turn
     if not turn.dice or must_reroll_last_die(s):
-        raise IllegalMove("There are no dice to set aside right now: roll first.")
+        raise IllegalMove(M("There are no dice to set aside right now: roll first."))
     if index is None or not 0 <= index < len(turn.dice):
-        raise IllegalMove("That die is not on the table.")
+        raise IllegalMove(M("That die is not on the table."))
     if select is not None and (index in turn.selected) == select:
         return  # already as asked
     if index in turn.selected:
@@ -444,7 +479,7 @@ def _take_selection(s: FarkleState, events: list[Event]) -> int:
     """Set the selected dice aside, adding their points to the turn; returns dice left to roll."""
     turn = s.turn
     if not turn.selected:
-        raise InvalidSelection("Set aside at least one scoring die first.")
+        raise InvalidSelection(M("Set aside at least one scoring die first."))
     chosen = selection_dice(s)
     value = score_selection(chosen, s.rules, turn.extended)
     turn.total += value
@@ -457,7 +492,13 @@ def _take_selection(s: FarkleState, events: list[Event]) -> int:
         Event(
             kind="set_aside",
             player=s.current_player.id,
-            text=f"{s.current_player.name} set aside {' '.join(map(str, sorted(chosen)))} for {value} (turn {turn.total}).",
+            text=M(
+                "{name} set aside {dice} for {points} (turn {total}).",
+                name=s.current_player.name,
+                dice=" ".join(map(str, sorted(chosen))),
+                points=value,
+                total=turn.total,
+            ),
         )
     )
     turn.dice, turn.selected = [], []
@@ -480,7 +521,7 @@ def _roll(s: FarkleState, events: list[Event], rng: random.Random) -> None:
                 Event(
                     kind="hot_dice",
                     player=s.current_player.id,
-                    text="Hot dice! All six dice come back.",
+                    text=M("Hot dice! All six dice come back."),
                 )
             )
     s.piggyback = None
@@ -489,7 +530,9 @@ def _roll(s: FarkleState, events: list[Event], rng: random.Random) -> None:
 
 def _piggyback(s: FarkleState, events: list[Event], rng: random.Random) -> None:
     if not can_piggyback(s):
-        raise IllegalMove("There is nothing to piggyback on right now (you must be on the table).")
+        raise IllegalMove(
+            M("There is nothing to piggyback on right now (you must be on the table).")
+        )
     offer = s.piggyback
     assert offer is not None
     s.turn.total = s.turn.since_hot = offer.points
@@ -499,7 +542,13 @@ def _piggyback(s: FarkleState, events: list[Event], rng: random.Random) -> None:
         Event(
             kind="piggyback",
             player=s.current_player.id,
-            text=f"{s.current_player.name} piggybacks on {offer.points} with {offer.dice} dice.",
+            text=Mn(
+                "{name} piggybacks on {points} with {n} die.",
+                "{name} piggybacks on {points} with {n} dice.",
+                offer.dice,
+                name=s.current_player.name,
+                points=offer.points,
+            ),
         )
     )
     _throw(s, offer.dice, events, rng)
@@ -520,7 +569,8 @@ def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) 
     shown = " ".join(map(str, turn.dice))
     if best_score(turn.dice, s.rules, turn.extended) > 0:
         turn.one_die_misses = 0
-        events.append(Event(kind="roll", player=player.id, text=f"{player.name} rolled {shown}."))
+        said = M("{name} rolled {dice}.", name=player.name, dice=shown)
+        events.append(Event(kind="roll", player=player.id, text=said))
         return
     if count == 1 and turn.one_die_misses + 1 < s.rules.one_die_throws:
         turn.one_die_misses += 1
@@ -529,7 +579,13 @@ def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) 
             Event(
                 kind="roll",
                 player=player.id,
-                text=f"{player.name} rolled {shown} with the last die: {left} more throw{'s' if left > 1 else ''}.",
+                text=Mn(
+                    "{name} rolled {dice} with the last die: {n} more throw.",
+                    "{name} rolled {dice} with the last die: {n} more throws.",
+                    left,
+                    name=player.name,
+                    dice=shown,
+                ),
             )
         )
         return
@@ -542,23 +598,69 @@ def ordinal(n: int) -> str:
     return f"{n}{tail}"
 
 
+def nth(n: int) -> Msg:
+    """`n` as an ordinal (1st, 2nd, 3rd, 4th) in the reader's language: English picks the
+    suffix, each language translates the four forms its own way ("{n}." in German)."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    if tail == "st":
+        # Translators: an ordinal number, as in "the 21st farkle" ("{n}." in German).
+        return M("{n}st", n=n)
+    if tail == "nd":
+        # Translators: an ordinal number, as in "the 2nd farkle" ("{n}." in German).
+        return M("{n}nd", n=n)
+    if tail == "rd":
+        # Translators: an ordinal number, as in "the 3rd farkle" ("{n}." in German).
+        return M("{n}rd", n=n)
+    # Translators: an ordinal number, as in "the 7th farkle" ("{n}." in German).
+    return M("{n}th", n=n)
+
+
+def _farkle_said(name: str, shown: str, lost: int, what: str) -> Msg:
+    """"Ann rolled 2 3 4 6 6 2: Farkle, losing 350!", in the rule set's own word."""
+    if what == "malappy":
+        if lost:
+            # Translators: "crappy malappy" is jargon of the Crappy Malappy rules (a farkle on
+            # the first throw of six dice); keep it or use your players' word.
+            return M("{name} rolled {dice}: Crappy malappy, losing {points}!", name=name, dice=shown, points=lost)
+        return M("{name} rolled {dice}: Crappy malappy!", name=name, dice=shown)
+    if what == "crappy":
+        if lost:
+            # Translators: "crappy" is what the Crappy Malappy rules call a farkle.
+            return M("{name} rolled {dice}: Crappy, losing {points}!", name=name, dice=shown, points=lost)
+        return M("{name} rolled {dice}: Crappy!", name=name, dice=shown)
+    if lost:
+        # Translators: "Farkle" is the game's name for a throw that scores nothing.
+        return M("{name} rolled {dice}: Farkle, losing {points}!", name=name, dice=shown, points=lost)
+    return M("{name} rolled {dice}: Farkle!", name=name, dice=shown)
+
+
 def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
     rules, turn, player = s.rules, s.turn, s.current_player
     malappy = turn.throws == 1 and len(turn.dice) == 6 and not turn.piggybacked
     player.farkles += 1
-    lost = f", losing {turn.total}" if turn.total else ""
     word = rules.farkle_word
-    name = "Crappy malappy" if malappy and rules.crappy_malappy_wins else word.capitalize()
-    events.append(
-        Event(kind="farkle", player=player.id, text=f"{player.name} rolled {shown}: {name}{lost}!")
-    )
+    what = "malappy" if malappy and rules.crappy_malappy_wins else word
+    said = _farkle_said(player.name, shown, turn.total, what)
+    events.append(Event(kind="farkle", player=player.id, text=said))
     if rules.farkle_penalty_every and player.farkles % rules.farkle_penalty_every == 0:
         player.score -= rules.farkle_penalty
         events.append(
             Event(
                 kind="penalty",
                 player=player.id,
-                text=f"{player.name}'s {ordinal(player.farkles)} {word}: -{rules.farkle_penalty}.",
+                text=M(
+                    "{name}'s {nth} crappy: -{points}.",
+                    name=player.name,
+                    nth=nth(player.farkles),
+                    points=rules.farkle_penalty,
+                )
+                if word == "crappy"
+                else M(
+                    "{name}'s {nth} farkle: -{points}.",
+                    name=player.name,
+                    nth=nth(player.farkles),
+                    points=rules.farkle_penalty,
+                ),
             )
         )
     s.piggyback = None
@@ -569,7 +671,11 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
                 Event(
                     kind="malappy_win",
                     player=player.id,
-                    text=f"{player.name}'s crappy malappy number {player.malappys} wins the game outright!",
+                    text=M(
+                        "{name}'s crappy malappy number {n} wins the game outright!",
+                        name=player.name,
+                        n=player.malappys,
+                    ),
                 )
             )
             s.history.append((player.id, player.score))
@@ -581,9 +687,9 @@ def _farkle(s: FarkleState, shown: str, events: list[Event]) -> None:
 def _bank(s: FarkleState, events: list[Event]) -> None:
     turn, player = s.turn, s.current_player
     if not turn.dice or must_reroll_last_die(s):
-        raise IllegalMove("Roll first: there is nothing to bank yet.")
+        raise IllegalMove(M("Roll first: there is nothing to bank yet."))
     if not turn.selected:
-        raise InvalidSelection("Set aside at least one scoring die before banking.")
+        raise InvalidSelection(M("Set aside at least one scoring die before banking."))
     value = selection_value(s)
     short = bank_shortfall(s, value, selection_is_hot(s))
     if short:
@@ -596,7 +702,12 @@ def _bank(s: FarkleState, events: list[Event]) -> None:
         Event(
             kind="bank",
             player=player.id,
-            text=f"{player.name} banks {turn.total} (score {player.score}).",
+            text=M(
+                "{name} banks {points} (score {score}).",
+                name=player.name,
+                points=turn.total,
+                score=player.score,
+            ),
         )
     )
     s.piggyback = (
@@ -615,17 +726,15 @@ def _bank(s: FarkleState, events: list[Event]) -> None:
         seat = s.current
         if s.rules.end_rule == "finish_round":
             s.final_turns = [p.id for p in s.players[seat + 1 :]]
-            rest = "the rest of the round plays" if s.final_turns else "the round is over"
+            said = (
+                M("{name} reached the target; the rest of the round plays.", name=player.name)
+                if s.final_turns
+                else M("{name} reached the target; the round is over.", name=player.name)
+            )
         else:
             s.final_turns = [p.id for p in s.players[seat + 1 :] + s.players[:seat]]
-            rest = "everyone else gets one more turn"
-        events.append(
-            Event(
-                kind="final_round",
-                player=player.id,
-                text=f"{player.name} reached the target; {rest}.",
-            )
-        )
+            said = M("{name} reached the target; everyone else gets one more turn.", name=player.name)
+        events.append(Event(kind="final_round", player=player.id, text=said))
     _end_turn(s, events)
 
 
@@ -643,7 +752,7 @@ def _end_turn(s: FarkleState, events: list[Event]) -> None:
     events.append(_turn_start_event(s))
 
 
-def _remove(s: FarkleState, user_id: int, events: list[Event], why: str) -> None:
+def _remove(s: FarkleState, user_id: int, events: list[Event], why: Line) -> None:
     """Take a player out. A final round that is now complete ends the game as usual; too
     few players left (and no final round done) ends it with no winner, `why` saying so."""
     index = next(i for i, p in enumerate(s.players) if p.id == user_id)
@@ -672,7 +781,7 @@ def _remove(s: FarkleState, user_id: int, events: list[Event], why: str) -> None
 
 
 def _finish(
-    s: FarkleState, events: list[Event], winner: int | None = None, departure: str | None = None
+    s: FarkleState, events: list[Event], winner: int | None = None, departure: Line | None = None
 ) -> None:
     s.finished = True
     s.turn = Turn()
@@ -680,9 +789,7 @@ def _finish(
     if departure is not None:
         s.winner, s.ended_by_departure = None, departure
         events.append(
-            Event(
-                kind="game_over", text=f"Game over: {departure}, so nobody wins."
-            )
+            Event(kind="game_over", text=M("Game over: {why}, so nobody wins.", why=departure))
         )
         return
     if winner is None and s.players:
@@ -690,18 +797,24 @@ def _finish(
     s.winner = winner
     if winner is not None:
         name = next(p.name for p in s.players + s.departed if p.id == winner)
-        events.append(Event(kind="game_over", player=winner, text=f"Game over: {name} wins!"))
+        events.append(Event(kind="game_over", player=winner, text=M("Game over: {name} wins!", name=name)))
     else:
-        events.append(Event(kind="game_over", text="Game over: nobody is left to win."))
+        events.append(Event(kind="game_over", text=M("Game over: nobody is left to win.")))
 
 
 def _turn_start_event(s: FarkleState) -> Event:
     p = s.current_player
-    extra = ""
+    said = M("{name}'s turn.", name=p.name)
     if can_piggyback(s):
         assert s.piggyback is not None
-        extra = f" (may piggyback on {s.piggyback.points} with {s.piggyback.dice} dice)"
-    return Event(kind="turn", player=p.id, text=f"{p.name}'s turn{extra}.")
+        said = Mn(
+            "{name}'s turn (may piggyback on {points} with {n} die).",
+            "{name}'s turn (may piggyback on {points} with {n} dice).",
+            s.piggyback.dice,
+            name=p.name,
+            points=s.piggyback.points,
+        )
+    return Event(kind="turn", player=p.id, text=said)
 
 
 def _log(s: FarkleState, events: list[Event]) -> None:

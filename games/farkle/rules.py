@@ -8,6 +8,13 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+
+def N_(text: str) -> str:
+    """Mark a name for the message catalogues (the games import nothing of the bot): the
+    state keeps the English name, the bot shows it translated (`bot.i18n._`)."""
+    return text
+
+
 KindScoring = Literal["singles", "double", "add", "flat"]
 Seating = Literal["highest_first", "highest_last"]
 EndRule = Literal["finish_round", "one_more_turn"]
@@ -26,7 +33,7 @@ class FarkleRules(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    name: str = Field("House rules", max_length=40, description="Shown on the table.")
+    name: str = Field(N_("House rules"), max_length=40, description="Shown on the table.")
     target: int = Field(10000, ge=500, le=1_000_000, description="Score that ends the game.")
     target_inclusive: bool = Field(
         False, description="True: reaching the target exactly counts; false: it must be passed."
@@ -149,7 +156,8 @@ _CANONICAL: weakref.WeakValueDictionary[tuple[object, ...], FarkleRules] = (
 
 PRESETS: dict[str, FarkleRules] = {
     "crappy-malappy": FarkleRules(
-        name="Crappy Malappy",
+        # Translators: the name of a rule set (a family's Farkle); keep it or translate it.
+        name=N_("Crappy Malappy"),
         target=8000,
         target_inclusive=True,
         triple_ones=1000,
@@ -171,7 +179,7 @@ PRESETS: dict[str, FarkleRules] = {
         max_players=MAX_PLAYERS_LIMIT,  # "There is no limit to the number of players"
     ),
     "classic": FarkleRules(
-        name="Classic Farkle",
+        name=N_("Classic Farkle"),
         target=10000,
         target_inclusive=False,
         triple_ones=1000,
@@ -186,7 +194,7 @@ PRESETS: dict[str, FarkleRules] = {
         end_rule="one_more_turn",
     ),
     "on-the-table": FarkleRules(
-        name="On the Table",
+        name=N_("On the Table"),
         target=50000,
         target_inclusive=False,
         triple_ones=300,
@@ -207,12 +215,18 @@ PRESETS: dict[str, FarkleRules] = {
 PRESETS = {name: rules.canonical() for name, rules in PRESETS.items()}
 
 PRESET_BLURBS: dict[str, str] = {
-    "crappy-malappy": "The family rules: 8000 to win (5000 short, 10000 long), 250 to bank, "
-    "triples extend across throws, every 7th crappy costs 1000, two crappy malappys win.",
-    "classic": "Farkle variation 1: 10000 to win, 350 to bank, 1000 to open, "
-    "three throws with the last die.",
-    "on-the-table": "Farkle variation 2: 50000 to win, 500 to get on the table, "
-    "flat four/five/six of a kind, piggyback on the last player's dice.",
+    "crappy-malappy": N_(
+        "The family rules: 8000 to win (5000 short, 10000 long), 250 to bank, "
+        "triples extend across throws, every 7th crappy costs 1000, two crappy malappys win."
+    ),
+    "classic": N_(
+        "Farkle variation 1: 10000 to win, 350 to bank, 1000 to open, "
+        "three throws with the last die."
+    ),
+    "on-the-table": N_(
+        "Farkle variation 2: 50000 to win, 500 to get on the table, "
+        "flat four/five/six of a kind, piggyback on the last player's dice."
+    ),
 }
 
 

@@ -9,6 +9,7 @@ from itertools import product
 
 from games.errors import InvalidSelection
 from games.farkle.rules import FarkleRules
+from games.text import M, Mn
 
 FACES = (1, 2, 3, 4, 5, 6)
 _IMPOSSIBLE = -1
@@ -26,7 +27,7 @@ def counts_of(dice: Iterable[int]) -> Counts:
     counts = [0] * 6
     for d in dice:
         if d not in FACES:
-            raise InvalidSelection(f"{d!r} is not a die face.")
+            raise InvalidSelection(M("{face} is not a die face.", face=repr(d)))
         counts[d - 1] += 1
     return tuple(counts)  # type: ignore[return-value]
 
@@ -108,7 +109,7 @@ def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[
     dice = list(dice)
     counts = counts_of(dice)
     if not dice:
-        raise NotScoringSelection("Select at least one scoring die.")
+        raise NotScoringSelection(M("Select at least one scoring die."))
     ext = frozenset(extended)
     value = _selection(counts, rules, ext)
     if value == _IMPOSSIBLE:
@@ -119,8 +120,12 @@ def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[
             for _ in range(n)
         ]
         raise NotScoringSelection(
-            f"Not a scoring selection: {', '.join(loose)} "
-            f"{'is' if len(loose) == 1 else 'are'} not part of a scoring set."
+            Mn(
+                "Not a scoring selection: {dice} is not part of a scoring set.",
+                "Not a scoring selection: {dice} are not part of a scoring set.",
+                len(loose),
+                dice=", ".join(loose),
+            )
         )
     return value
 

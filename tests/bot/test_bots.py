@@ -190,7 +190,7 @@ async def test_a_failing_policy_falls_back_to_the_timeout_move(
     after = await tables.sessions.get(CHANNEL)
     # The engine's timeout move: the bot's turn is over and Alice is called.
     assert after.state.current_player.id == ALICE.id
-    assert any("ran out of time" in line for line in after.state.log)
+    assert any("ran out of time" in str(line) for line in after.state.log)
     assert reply.update is not None and reply.update.ping == (ALICE.id,)
 
 

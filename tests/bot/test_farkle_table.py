@@ -238,10 +238,10 @@ async def test_turn_timer_plays_safe_move_and_removes_after_three(
         clock.now += 121
         reply = await tables.expire(CHANNEL)
         log = (await current(tables)).log
-        assert reply is not None and any("ran out of time" in line for line in log[-3:]), log
+        assert reply is not None and any("ran out of time" in str(line) for line in log[-3:]), log
     state = await current(tables)
     assert sleeper not in [p.id for p in state.players]
-    assert "out of the game" in " ".join(state.log)
+    assert "out of the game" in " ".join(map(str, state.log))
 
 
 async def test_timer_off_sets_no_deadline(db_path, clock: Clock) -> None:
@@ -316,7 +316,7 @@ async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> N
     rules = await tables.rules(1000, CHANNEL, "farkle", None)
     assert rules.ephemeral and "Classic" in rules.embed.title
     text = " ".join(f.value for f in rules.embed.fields)
-    assert "350" in text and "1000" in text and "3 throws" in text
+    assert "350" in text and "1,000" in text and "3 throws" in text  # numbers as English writes them
 
 
 async def test_actor_name_is_what_the_table_shows(tables: Tables) -> None:

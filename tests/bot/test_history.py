@@ -89,7 +89,7 @@ async def test_the_log_goes_on_after_a_restart(db_path: Path, clock: Clock) -> N
     reply = await open_game(tables, ALICE, BOB)
     reply = await tables.click(await on_turn(tables), find(reply, "roll"), 555)
     first = await tables.store.game_log(CHANNEL)
-    assert first[-1] == (await tables.sessions.get(CHANNEL)).state.log[-1]
+    assert line_from_json(first[-1]) == (await tables.sessions.get(CHANNEL)).state.log[-1]
     await tables.store.close()
     tables = await make_tables(db_path, clock)  # a new process: nothing in memory
     try:

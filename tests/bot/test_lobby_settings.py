@@ -95,7 +95,7 @@ async def test_farkle_rule_set_target_and_a_house_rule_outside_servers(tables: T
     rules = FarkleRules.model_validate((await tables.sessions.get(GROUP)).lobby.options["rules"])
     assert (rules.name, rules.target, rules.min_bank) == ("Classic Farkle", 4000, 300)
     text = reply.table.embed.description
-    assert "**Classic Farkle** with house rules: 4000 to win, 300 to bank" in text
+    assert "**Classic Farkle** with house rules: 4,000 to win, 300 to bank" in text
     assert "House rules: Bank minimum: 300." in text
     await tables.end(ALICE, GROUP, "farkle")
     # A rule whose value reads as "not scored"

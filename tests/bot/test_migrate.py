@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.records import ALL_GAMES, place_of
 from bot.store import FinishedGame, Store
+from games.text import line_from_json
 from tests.bot.conftest import ALICE, BOB, GUILD, Clock, fetch_sql, find, make_tables, open_game
 from tests.bot.test_ratings import seeded_games
 
@@ -83,7 +84,9 @@ async def test_two_shard_files_are_copied_once_and_verified(
     games = await store.finished_games()
     assert len(games) == 5 and len({g["id"] for g in games}) == 5
     # Their logs and stories, and the running game's log so far, came along.
-    assert all(g["log"][0].startswith("Seating rolls:") and g["story"] for g in games)
+    assert all(
+        str(line_from_json(g["log"][0])).startswith("Seating rolls:") and g["story"] for g in games
+    )
     assert await store.game_log(3001) == running
     assert sorted(g["id"] for g in games)[:3] == [1, 2, 3]  # the first file's ids are kept
     assert await store.count_sessions() == 2

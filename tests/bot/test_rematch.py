@@ -67,7 +67,7 @@ async def test_rematch_keeps_the_options_joins_the_presser_and_invites_the_other
     allowed = rematch.allowed_mentions().to_dict()
     assert allowed["parse"] == [] and sorted(allowed["users"]) == [str(ALICE.id), str(CAROL.id)]
     assert "Classic Farkle" in rematch.lobby.embed.description
-    assert "5000" in rematch.lobby.embed.description
+    assert "5,000" in rematch.lobby.embed.description
     labels = {
         label: disabled for label, disabled in buttons(Reply.of_table(rematch.lobby)).values()
     }

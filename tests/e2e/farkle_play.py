@@ -22,11 +22,17 @@ from typing import Any
 from tests.e2e.fake_discord import FakeMessage, FakeUser, InteractionRecord
 from tests.e2e.harness import Driver
 
+
+def points(text: str) -> int:
+    """A score as the table writes it in English ("1,450")."""
+    return int(text.replace(",", ""))
+
+
 DIE = re.compile(r"^([1-6])( ✓)?$")
 TURN = re.compile(r"<@(\d+)>'s turn")
 EXTENDED = re.compile(r"each ([1-6]) =")
-WINNER = re.compile(r"<@(\d+)> wins with \*\*(-?\d+)\*\*")
-SCORE = re.compile(r"<@(\d+)> \*\*(-?\d+)\*\*")
+WINNER = re.compile(r"<@(\d+)> wins with \*\*(-?[\d,]+)\*\*")
+SCORE = re.compile(r"<@(\d+)> \*\*(-?[\d,]+)\*\*")
 
 
 class ConfusedPlayer(AssertionError):
@@ -106,8 +112,8 @@ def read_table(message: FakeMessage) -> TableView:
         piggyback=piggy,
         extended=extended,
         winner=int(won[1]) if won else None,
-        winner_score=int(won[2]) if won else None,
-        scores={int(i): int(s) for i, s in SCORE.findall(scores_field)},
+        winner_score=points(won[2]) if won else None,
+        scores={int(i): points(s) for i, s in SCORE.findall(scores_field)},
     )
 
 
@@ -151,7 +157,7 @@ def next_press(view: TableView, *, bank_at: int = 300) -> tuple[str, dict[str, A
     left = len(view.dice) - len(chosen)
     if enabled(view.bank):
         assert view.bank is not None
-        value = int(view.bank["label"].split()[1])
+        value = points(view.bank["label"].split()[1])
         if value >= bank_at or 0 < left <= 2:
             return f"bank {value}", view.bank
     return "roll", view.roll

@@ -31,7 +31,7 @@ async def test_settings_are_stored_and_used_by_the_next_game(d: Driver) -> None:
     text = shown.message.text()
     assert "Bank minimum: 400" in text and "Turn timer: **off**" in text and "Lives: **7**" in text
     await d.slash(ALICE, TABLE, "farkle start")
-    assert "Classic Farkle" in d.table(TABLE).text() and "4000" in d.table(TABLE).text()
+    assert "Classic Farkle" in d.table(TABLE).text() and "4,000" in d.table(TABLE).text()
     await d.click(BOB, TABLE, label="Join")
     await d.click(ALICE, TABLE, label="Start")
     assert "needed to get on the table" in d.table(TABLE).text()
@@ -71,10 +71,10 @@ async def test_the_lobby_describes_the_rules_that_will_be_played(d: Driver) -> N
     text = d.table(TABLE).text()
     assert "Crappy Malappy** with house rules" in text, text
     assert "300 to bank" in text and "250 to bank" not in text, text
-    # The preset's 8000 appears nowhere (mentions and times left out: their ids are random).
+    # The preset's 8,000 appears nowhere (mentions and times left out: their ids are random).
     words = re.sub(r"<[^>]*>", "", text)
-    assert "5000 to win" in text and "8000" not in words, text
-    assert "every 7th crappy costs 1000" in text, text
+    assert "5,000 to win" in text and "8,000" not in words, text
+    assert "every 7th crappy costs 1,000" in text, text
 
 
 async def test_config_speaks_in_words(d: Driver) -> None:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tests.e2e.fake_discord import embed_text
-from tests.e2e.farkle_play import open_game, play_to_end, read_table
+from tests.e2e.farkle_play import open_game, play_to_end, points, read_table
 from tests.e2e.harness import (
     ALICE,
     BOB,
@@ -57,7 +57,7 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     watch = watch_public_secrets(d.fake, EPHEMERAL_ONLY)
     opened = await d.slash(table[0], TABLE, "farkle start", rules=preset, target=target)
     assert opened.callback_type == 4 and not opened.ephemeral
-    assert NAMES[preset] in d.table(TABLE).text() and str(target) in d.table(TABLE).text()
+    assert NAMES[preset] in d.table(TABLE).text() and f"{target:,}" in d.table(TABLE).text()
     for p in table[1:]:
         joined = await d.click(p, TABLE, label="Join")
         assert joined.callback_type == 7 and joined.message is opened.message
@@ -116,7 +116,7 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert row["scores"] == {str(i): s for i, s in final.scores.items()}
     assert row["scores"][str(final.winner)] == final.winner_score  # type: ignore[index]
     winner_name = player_by_id(final.winner).name
-    assert row["outcome"] == f"{winner_name} wins with {final.winner_score}."
+    assert row["outcome"] == f"{winner_name} wins with {final.winner_score:,}."
     assert row["rules"]["name"] == NAMES[preset] and row["rules"]["target"] == target  # type: ignore[index]
 
     # What only one player saw never reached the table, its edits or anyone else.
@@ -159,15 +159,15 @@ async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
         bank = keep(" & bank")
         if bank is not None:
             # "Keep 150 & bank": the turn total so far and the 150 kept.
-            total = re.search(r"turn total \*\*(\d+)\*\*", table.text())
+            total = re.search(r"turn total \*\*([\d,]+)\*\*", table.text())
             assert total is not None and bank["label"].endswith("& bank"), bank["label"]
-            worth = int(total[1]) + int(bank["label"].split()[1])
+            worth = points(total[1]) + points(bank["label"].split()[1])
             table = d.on_table(
                 await d.click(who, TABLE, custom_id=bank["custom_id"], message=table), table
             )
             after = read_table(table)
             assert after.current != who.id and after.scores[who.id] == before + worth
-            assert f"banks {worth}" in table.text(), table.text()
+            assert f"banks {worth:,}" in table.text(), table.text()
             break
         while read_table(table).current == who.id and (roll := keep(" & roll ")) is not None:
             table = d.on_table(

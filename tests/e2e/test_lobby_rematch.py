@@ -109,7 +109,7 @@ async def test_rematch_on_a_finished_farkle_table_invites_the_other_player(d: Dr
     [lobby] = pressed.followups
     assert not lobby.ephemeral and lobby.id != finished.id and d.table(TABLE) is lobby
     assert lobby.content == f"{mention(ALICE)}: Bob wants a rematch of Farkle: join below."
-    assert "Crappy Malappy" in lobby.text() and "1000 to win" in lobby.text()
+    assert "Crappy Malappy" in lobby.text() and "1,000 to win" in lobby.text()
     assert f"{mention(BOB)} (host)" in lobby.text()
     assert lobby.labels() == ["Join", "Leave", "Start", "Cancel", "Add bot", "Remove bot"]
     [body] = [s.body for s in d.fake.sent if s.message_id == lobby.id]

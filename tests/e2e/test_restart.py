@@ -16,6 +16,7 @@ from typing import Any
 from bot.tables.farkle import FarkleTable
 from bot.verify import verdict
 from games.farkle.engine import FarkleState
+from games.text import line_from_json
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord, embed_text
 from tests.e2e.farkle_play import (
     next_press,
@@ -86,7 +87,7 @@ async def press_then_die(
     assert row is not None
     shows(view.message, row)  # what the answer showed was committed
     window = FarkleState.model_validate(json.loads(row["data"])["state"]).log
-    assert window and log[-len(window) :] == window  # ...and so were its lines
+    assert window and [line_from_json(x) for x in log[-len(window) :]] == window  # ...and so were its lines
     return row, rec, log
 
 
@@ -165,7 +166,7 @@ async def carries_on(
     whole = json.loads(row["log"])
     assert whole[: len(log)] == log and len(whole) > len(log)
     winner = next(p.name for p in players if p.id == final.winner)
-    assert whole[-1] == f"Game over: {winner} wins!"
+    assert str(line_from_json(whole[-1])) == f"Game over: {winner} wins!"
 
 
 async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:

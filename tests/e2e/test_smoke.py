@@ -43,7 +43,7 @@ async def test_smoke(d: Driver) -> None:
     assert opened.callback_type == 4 and not opened.ephemeral
     lobby = d.table(TABLE)
     assert lobby.id == opened.message.id
-    assert "join the table" in lobby.text() and "5000" in lobby.text()
+    assert "join the table" in lobby.text() and "5,000" in lobby.text()
 
     await d.click(BOB, TABLE, label="Join")
     assert mention(BOB) in d.table(TABLE).text() and d.table(TABLE) is lobby

@@ -50,7 +50,7 @@ class Table:
         return [e.kind for e in self.events]
 
     def texts(self) -> str:
-        return "\n".join(e.text for e in self.events)
+        return "\n".join(str(e.text) for e in self.events)
 
     # ------------------------------------------------------------------ moves
 

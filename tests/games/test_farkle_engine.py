@@ -23,6 +23,7 @@ from games.farkle.engine import (
 from games.farkle.rules import MAX_PLAYERS_LIMIT, PRESETS, FarkleRules
 from games.farkle.scoring import NotScoringSelection
 from games.lobby import Seat
+from games.text import M, Msg
 
 from .farkle_helpers import ScriptedRandom, Table
 
@@ -123,8 +124,8 @@ def test_seating(rules: FarkleRules, rolls: list[int], expected: list[int]) -> N
     seating = [e for e in events if e.kind == "seating"]
     highest = expected[0] if rules.seating == "highest_first" else expected[-1]
     how = "goes first" if rules.seating == "highest_first" else "goes last"
-    assert seating[-1].text == f"{'ABC'[highest - 1]} rolled highest and {how}."
-    assert seating[0].text.startswith("Seating rolls: A ")
+    assert str(seating[-1].text) == f"{'ABC'[highest - 1]} rolled highest and {how}."
+    assert str(seating[0].text).startswith("Seating rolls: A ")
     assert events[-1].kind == "turn" and events[-1].player == expected[0]
 
 
@@ -133,7 +134,7 @@ def test_seating_rerolls_only_the_tied() -> None:
     _, events = new_game(seats(3), CLASSIC, rng)
     assert len(rng.calls) == 5
     # The second line says it is a tie-break, and of which roll.
-    assert [e.text for e in events if e.kind == "seating"][:2] == [
+    assert [str(e.text) for e in events if e.kind == "seating"][:2] == [
         "Seating rolls: A 6, B 2, C 6",
         "Tied on 6, rolled again: A 3, C 5",
     ]
@@ -813,7 +814,7 @@ def test_three_timeouts_leaving_one_player_end_the_game_with_no_winner() -> None
     three_turns_of_timeouts(t, others=1)
     assert t.state.finished and t.state.winner is None
     assert t.p(ANN) in t.state.departed
-    assert t.state.ended_by_departure == "Ann timed out 3 times"
+    assert str(t.state.ended_by_departure) == "Ann timed out 3 times"
     assert "Ann timed out 3 times, so nobody wins." in t.texts()
 
 
@@ -886,16 +887,16 @@ def test_the_last_player_left_does_not_win() -> None:
     t.roll(1, 2, 2, 3, 4, 6)
     t.remove(ANN)
     assert t.state.finished and t.state.winner is None
-    assert t.state.ended_by_departure == "Ann left"
+    assert str(t.state.ended_by_departure) == "Ann left"
     assert t.kinds() == ["removed", "game_over"]
-    assert t.events[-1].text == "Game over: Ann left, so nobody wins."
+    assert str(t.events[-1].text) == "Game over: Ann left, so nobody wins."
     assert legal_actions(t.state, BOB) == set()
 
 
 def test_a_leaver_ahead_on_points_hands_nobody_the_win() -> None:
     t = Table(CM, players=2, Ann={"score": 100}, Bob={"score": 5000})
     t.remove(BOB)
-    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Bob left"
+    assert t.state.finished and t.state.winner is None and str(t.state.ended_by_departure) == "Bob left"
 
 
 def test_old_states_without_the_departure_field_still_load() -> None:
@@ -903,6 +904,32 @@ def test_old_states_without_the_departure_field_still_load() -> None:
     data = t.state.model_dump(mode="json")
     del data["ended_by_departure"]
     assert FarkleState.model_validate(data).ended_by_departure is None
+
+
+def test_the_log_and_reasons_are_messages_that_round_trip_and_old_text_still_loads() -> None:
+    """The state keeps message keys with their arguments, never text: they survive JSON, and
+    a game saved with English lines (and an English departure) loads and keeps them."""
+    t = Table(CM, players=2)
+    t.remove(BOB)
+    state = t.state
+    assert all(isinstance(line, Msg) for line in state.log)
+    assert state.ended_by_departure == M("{name} left", name="Bob")
+    again = FarkleState.model_validate_json(state.model_dump_json())
+    assert again == state and again.new_log == state.new_log
+    data = state.model_dump(mode="json")
+    data["log"], data["new_log"] = ["Ann rolled 1 2 3 4 6 6.", "Bob left the game."], None
+    data["ended_by_departure"] = "Bob left"
+    old = FarkleState.model_validate(data)
+    assert old.log == ["Ann rolled 1 2 3 4 6 6.", "Bob left the game."]
+    assert old.ended_by_departure == "Bob left"
+
+
+def test_refusals_are_messages_in_english_for_logs() -> None:
+    t = Table(CLASSIC)
+    with pytest.raises(IllegalMove) as refused:
+        t.bank()
+    assert isinstance(refused.value.message, Msg)
+    assert str(refused.value) == "Roll first: there is nothing to bank yet."
 
 
 def test_leaving_during_the_final_round_can_end_it() -> None:
@@ -1082,7 +1109,7 @@ def test_leaving_on_your_turn_ends_the_game_cleanly_and_drops_the_offer() -> Non
     assert t.state.piggyback is None and t.state.current_player.id == CAT
     assert not can_piggyback(t.state)
     t.remove(CAT)
-    assert t.state.finished and t.state.winner is None and t.state.ended_by_departure == "Cat left"
+    assert t.state.finished and t.state.winner is None and str(t.state.ended_by_departure) == "Cat left"
     assert t.state.current_player.id == ANN
 
 

@@ -52,7 +52,7 @@ def test_a_whole_game_taken_after_every_move_loses_and_repeats_nothing() -> None
     assert same.log == state.log  # the same game
     assert taken == whole and len(whole) > 3 * farkle.LOG_LENGTH
     assert whole[-farkle.LOG_LENGTH :] == state.log
-    assert whole[0].startswith("Seating rolls:") and "wins" in whole[-1]
+    assert str(whole[0]).startswith("Seating rolls:") and "wins" in str(whole[-1])
 
 
 def test_a_state_from_before_new_log_gives_its_window_after_a_marker() -> None:
