@@ -365,9 +365,9 @@ class FarkleTable(TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else _("{name} wins with {points}.", name=winner.name, points=winner.score)
+                else M("{name} wins with {points}.", name=winner.name, points=winner.score)
                 if winner
-                else _("Nobody wins.")
+                else M("Nobody wins.")
             ),
         )
 

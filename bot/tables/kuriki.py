@@ -25,7 +25,7 @@ from games.kuriki.values import name, roll_value
 from games.lobby import Lobby
 from games.numbers import is_number
 from games.numbers import number as parsed
-from games.text import M
+from games.text import M, Mn
 
 LOG_LINES = 6
 _MOVES = {
@@ -283,16 +283,16 @@ class KurikiTable(KurikiMessages, TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else _n(
+                else Mn(
                     "{names} wins: no person was left standing.",
                     "{names} win: no person was left standing.",
                     len(state.winners),
                     names=[state.player(w).name for w in state.winners],
                 )
                 if state.winners
-                else _("{name} wins, the last one standing.", name=winner.name)
+                else M("{name} wins, the last one standing.", name=winner.name)
                 if winner
-                else _("Nobody wins.")
+                else M("Nobody wins.")
             ),
         )
 

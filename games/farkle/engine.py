@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from games.autoplay import Chooser, idle_reason, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part
 from games.copies import working_copy
 from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
@@ -369,7 +369,7 @@ def timeout(
     idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
     if idle is not None:
         ended: list[Event] = []
-        _finish(s, ended, departure=idle_reason(idle))
+        _finish(s, ended, departure=idle_message(idle))
         _log(s, ended)
         events += ended
     elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
