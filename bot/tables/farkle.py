@@ -18,6 +18,7 @@ from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError, house_rule_words
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
+from bot.tables.fields import add_paged, newest
 from games.autoplay import Chooser
 from games.bots import bot_seats
 from games.errors import IllegalMove
@@ -324,9 +325,7 @@ class FarkleTable(TableAdapter):
         for i, part in enumerate(self._scores(state)):  # a big table takes more than one field
             embed.add_field(name="Scores" if i == 0 else "Scores (cont.)", value=part, inline=False)
         if state.log:
-            embed.add_field(
-                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
-            )
+            embed.add_field(name="Last moves", value=newest(state.log[-LOG_LINES:]), inline=False)
         reach = "at or over" if rules.target_inclusive else "over"
         embed.set_footer(
             text=f"Target: {reach} {rules.target} · "
@@ -535,10 +534,8 @@ class FarkleTable(TableAdapter):
         embed = discord.Embed(
             title=f"🎲 Farkle · {source.name}", description=heading, colour=EMBED_COLOUR
         )
-        embed.add_field(
-            name="Scoring", value="\n".join(f"• {x}" for x in scoring)[:1024], inline=False
-        )
-        embed.add_field(name="Play", value="\n".join(f"• {x}" for x in play)[:1024], inline=False)
+        add_paged(embed, "Scoring", [f"• {x}" for x in scoring])
+        add_paged(embed, "Play", [f"• {x}" for x in play])
         embed.set_footer(
             text="Presets: " + ", ".join(PRESETS) + " · a server's admins change rules with "
             "/config; outside servers, the host's start options do"

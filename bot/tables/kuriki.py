@@ -15,6 +15,7 @@ from bot.players import together, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
+from bot.tables.fields import add_paged, newest
 from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown, tally
 from games.autoplay import Chooser
 from games.errors import IllegalMove
@@ -270,9 +271,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
         embed.description = "\n".join(self._situation(session, state))
         embed.add_field(name="Score pad", value=self._pad(state), inline=False)
         if state.log:
-            embed.add_field(
-                name="Last moves", value="\n".join(state.log[-LOG_LINES:])[:1024], inline=False
-            )
+            embed.add_field(name="Last moves", value=newest(state.log[-LOG_LINES:]), inline=False)
         way = "clockwise ↻" if state.direction == 1 else "counter-clockwise ↺"
         foot = f"Play goes {way} · {counted(state.rules.lives, 'life', 'lives')}"
         if state.rules.stake:
@@ -432,16 +431,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
             description=f"{counted(rules.lives, 'life', 'lives')}. " + _variants(rules),
             colour=EMBED_COLOUR,
         )
-        embed.add_field(
-            name="How to play",
-            value="\n".join(f"• {x}" for x in RULES_TEXT[:4])[:1024],
-            inline=False,
-        )
-        embed.add_field(
-            name="Fouls and the end",
-            value="\n".join(f"• {x}" for x in RULES_TEXT[4:])[:1024],
-            inline=False,
-        )
+        add_paged(embed, "How to play", [f"• {x}" for x in RULES_TEXT[:4]])
+        add_paged(embed, "Fouls and the end", [f"• {x}" for x in RULES_TEXT[4:]])
         embed.set_footer(
             text="Not played: the mock-Danzig voice for Snake-Eyes and the count-down for a die on the floor."
         )
