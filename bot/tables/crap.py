@@ -16,6 +16,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed, vote_tally
 from bot.tables.crap_hand import CrapHand
+from bot.tables.fields import add_paged
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy
@@ -398,14 +399,8 @@ class CrapTable(CrapHand, TableAdapter):
             description=_describe(rules),
             colour=EMBED_COLOUR,
         )
-        embed.add_field(
-            name="A turn", value="\n".join(f"• {x}" for x in RULES_TEXT[:4])[:1024], inline=False
-        )
-        embed.add_field(
-            name="More actions, and scoring",
-            value="\n".join(f"• {x}" for x in RULES_TEXT[4:])[:1024],
-            inline=False,
-        )
+        add_paged(embed, "A turn", [f"• {x}" for x in RULES_TEXT[:4]])
+        add_paged(embed, "More actions, and scoring", [f"• {x}" for x in RULES_TEXT[4:]])
         return embed
 
 

@@ -19,6 +19,7 @@ from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError, house_rule_words
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
+from bot.tables.fields import add_paged, newest
 from games.autoplay import Chooser
 from games.bots import bot_seats
 from games.errors import IllegalMove
@@ -418,8 +419,7 @@ class FarkleTable(TableAdapter):
                 name=_("Scores") if i == 0 else _("Scores (cont.)"), value=part, inline=False
             )
         if state.log:
-            last = "\n".join(render(line) for line in state.log[-LOG_LINES:])
-            embed.add_field(name=_("Last moves"), value=last[:FIELD_LIMIT], inline=False)
+            embed.add_field(name=_("Last moves"), value=newest(state.log[-LOG_LINES:]), inline=False)
         then = self.finished_footer() if state.finished else "/farkle rules · /farkle leave"
         embed.set_footer(
             text=_("Target: at or over {target} · {then}", target=rules.target, then=then)
@@ -682,14 +682,8 @@ class FarkleTable(TableAdapter):
             description=heading,
             colour=EMBED_COLOUR,
         )
-        embed.add_field(
-            name=_("Scoring"),
-            value="\n".join(f"• {x}" for x in scoring)[:FIELD_LIMIT],
-            inline=False,
-        )
-        embed.add_field(
-            name=_("Play"), value="\n".join(f"• {x}" for x in play)[:FIELD_LIMIT], inline=False
-        )
+        add_paged(embed, _("Scoring"), [f"• {x}" for x in scoring])
+        add_paged(embed, _("Play"), [f"• {x}" for x in play])
         embed.set_footer(
             text=_(
                 "Presets: {presets} · a server's admins change rules with /config; outside "

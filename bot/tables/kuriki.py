@@ -10,12 +10,13 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.i18n import N_, _, _n, _p, number, render
+from bot.i18n import N_, _, _n, _p, number
 from bot.mentions import mention
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
+from bot.tables.fields import add_paged, newest
 from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown, tally
 from games.autoplay import Chooser
 from games.errors import IllegalMove
@@ -306,8 +307,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
         embed.description = "\n".join(self._situation(session, state))[:4096]
         embed.add_field(name=_("Score pad"), value=self._pad(state), inline=False)
         if state.log:
-            moves = "\n".join(render(line) for line in state.log[-LOG_LINES:])
-            embed.add_field(name=_("Last moves"), value=moves[:1024], inline=False)
+            embed.add_field(name=_("Last moves"), value=newest(state.log[-LOG_LINES:]), inline=False)
         parts = [
             _("Play goes clockwise ↻")
             if state.direction == 1
@@ -534,16 +534,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
             description=_n("{n} life.", "{n} lives.", rules.lives) + " " + _variants(rules),
             colour=EMBED_COLOUR,
         )
-        embed.add_field(
-            name=_("How to play"),
-            value="\n".join(f"• {_(x)}" for x in RULES_TEXT[:4])[:1024],
-            inline=False,
-        )
-        embed.add_field(
-            name=_("Fouls and the end"),
-            value="\n".join(f"• {_(x)}" for x in RULES_TEXT[4:])[:1024],
-            inline=False,
-        )
+        add_paged(embed, _("How to play"), [f"• {_(x)}" for x in RULES_TEXT[:4]])
+        add_paged(embed, _("Fouls and the end"), [f"• {_(x)}" for x in RULES_TEXT[4:]])
         embed.set_footer(
             text=_(
                 "Not played: the mock-Danzig voice for Snake-Eyes and the count-down for a die "

@@ -1,0 +1,58 @@
+"""Text that may outgrow an embed field once it is translated. Discord refuses a field over
+1,024 characters, and a translation runs up to a third longer than its English: what an
+adapter puts in a field is fitted after it is translated, in whole lines (the rules paged
+over as many fields as they need, a log window keeping its newest lines), never cut in
+the middle of a sentence (tests/bot/test_limits_in_every_language.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import discord
+
+from bot.i18n import render
+from games.text import Line
+
+FIELD_LIMIT = 1024
+#: The name of a field that continues the one above it: Discord wants a name, a blank one
+#: reads as the same list going on.
+CONTINUED = "\u200b"
+
+
+def add_paged(embed: discord.Embed, name: str, lines: Iterable[str]) -> None:
+    """`lines` (translated already) as fields of whole lines, each within a field's 1,024
+    characters: the first named `name`, the ones that continue it blank."""
+    for i, part in enumerate(pages(lines)):
+        embed.add_field(name=name if i == 0 else CONTINUED, value=part, inline=False)
+
+
+def pages(lines: Iterable[str], limit: int = FIELD_LIMIT) -> list[str]:
+    """`lines` joined into as few texts of whole lines within `limit` as they fill (a
+    single line longer than that is cut)."""
+    parts: list[str] = []
+    for line in lines:
+        line = cut(line, limit)
+        if parts and len(parts[-1]) + 1 + len(line) <= limit:
+            parts[-1] += "\n" + line
+        else:
+            parts.append(line)
+    return parts
+
+
+def newest(lines: Sequence[Line], limit: int = FIELD_LIMIT) -> str:
+    """A log window for one field: its newest lines, each in the current language, as many
+    whole lines as fit in `limit` (the oldest go first)."""
+    kept: list[str] = []
+    size = -1
+    for line in reversed(lines):
+        text = cut(render(line), limit)
+        size += len(text) + 1
+        if kept and size > limit:
+            break
+        kept.append(text)
+    return "\n".join(reversed(kept))
+
+
+def cut(text: str, limit: int) -> str:
+    """`text`, or as much of it as fits in `limit` with an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
