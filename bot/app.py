@@ -20,7 +20,7 @@ from bot.config import BotConfig
 from bot.display import retire_orphans, retire_pressed, show_table
 from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
 from bot.gateway import skip_unread_events
-from bot.i18n import speak
+from bot.i18n import _, speak
 from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
 from bot.reach import answered, open_window, through_channel, window_of
@@ -184,16 +184,18 @@ class GameBot(commands.AutoShardedBot):
             click = Click.parse(custom_id, values)
             if click is None and LEGACY_CUSTOM_ID.fullmatch(custom_id):
                 raise UserError(
-                    "This table was drawn by an older version of the bot: "
-                    "use the buttons on the latest table message."
+                    _(
+                        "This table was drawn by an older version of the bot: "
+                        "use the buttons on the latest table message."
+                    )
                 )
             known = click is not None and (
                 click.kind in self.adapters or click.kind in self.component_handlers
             )
             if click is None or not known:
-                raise UserError("This button is not one I recognise any more.")
+                raise UserError(_("This button is not one I recognise any more."))
             if interaction.channel_id != click.channel_id:
-                raise UserError("This button belongs to a table in another channel.")
+                raise UserError(_("This button belongs to a table in another channel."))
             if click.kind in self.component_handlers:
                 await self.component_handlers[click.kind](interaction, click)
                 return

@@ -52,16 +52,17 @@ LIMITS = {
 }
 
 
-def source_messages() -> Iterator[tuple[str | tuple[str, str], str | None, str]]:
+def source_messages() -> Iterator[tuple[str | tuple[str, str], str | None, str, list[str]]]:
     """Every marked string in bot/ and games/: (message or (singular, plural), context,
-    where)."""
+    where, the comments for translators above it)."""
     for package in ("bot", "games"):
-        for filename, lineno, message, _comments, context in extract_from_dir(
+        for filename, lineno, message, comments, context in extract_from_dir(
             ROOT / package,
             method_map=[("**.py", "python")],
             keywords=KEYWORDS,
+            comment_tags=("Translators:",),
         ):
-            yield message, context, f"{package}/{filename}:{lineno}"
+            yield message, context, f"{package}/{filename}:{lineno}", comments
 
 
 def command_messages() -> list[tuple[str, str]]:
@@ -100,11 +101,16 @@ async def _command_messages() -> list[tuple[str, str]]:
 def template() -> Catalog:
     """The catalogue template as the code stands."""
     catalog = Catalog(project="tablebot", fuzzy=False)
-    for message, context, where in source_messages():
+    for message, context, where, comments in source_messages():
         if not message or (isinstance(message, tuple) and not all(message)):
             continue
         path, line = where.rsplit(":", 1)
-        catalog.add(message, locations=[(path, int(line))], context=context)
+        known = catalog.get(message if isinstance(message, str) else message[0], context)
+        if known is not None:  # the same message in another place
+            known.locations.append((path, int(line)))
+            known.auto_comments.extend(c for c in comments if c not in known.auto_comments)
+            continue
+        catalog.add(message, locations=[(path, int(line))], context=context, auto_comments=comments)
     for message, context in command_messages():
         catalog.add(message, context=context, auto_comments=[f"Discord: {context}"])
     return catalog
@@ -159,6 +165,12 @@ def problems(code: str, pot: Catalog | None = None) -> list[Problem]:
     source's, or a command string Discord would refuse."""
     with catalogue_path(code).open("rb") as po:
         catalog = read_po(po, locale=code)
+    return problems_in(catalog, pot)
+
+
+def problems_in(catalog: Catalog, pot: Catalog | None = None) -> list[Problem]:
+    """`problems` of a catalogue already read."""
+    code = str(catalog.locale)
     found: list[Problem] = []
     if pot is not None:
         for message in pot:

@@ -48,7 +48,8 @@ class Deadlines:
             if session.deadline > now:
                 return None
             if not session.started:
-                return await self._close_lobby(session)
+                with self.speaking_to(session):  # nobody pressed: all of it is public
+                    return await self._close_lobby(session)
             adapter = self.adapters[session.kind]
             settings = await self.settings_of(session)
             work = session.working()  # the lobby is not changed here

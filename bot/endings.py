@@ -11,6 +11,7 @@ import discord
 
 from bot.components import button
 from bot.errors import CorruptSession, NoSession, UserError
+from bot.i18n import _
 from bot.mentions import mention
 from bot.pictures.story import story_of, story_picture
 from bot.replies import Actor, Reply
@@ -40,49 +41,77 @@ class Endings:
                     raise
                 await self._set_aside(channel_id, damaged, actor)
                 return Reply(
-                    content=f"{actor.name} cleared the saved game in this channel, which could "
-                    f"not be loaded; it is kept aside. Start a new one with {mention(kind + ' start')}."
+                    content=_(
+                        "{name} cleared the saved game in this channel, which could not be "
+                        "loaded; it is kept aside. Start a new one with {command}.",
+                        name=actor.name,
+                        command=mention(kind + " start"),
+                    )
                 )
             if session is None:
-                raise NoSession("There is no game running in this channel.")
+                raise NoSession(_("There is no game running in this channel."))
             if session.kind != kind:
                 raise UserError(
-                    f"The game here is {self.adapters[session.kind].title}: use "
-                    f"{mention(session.kind + ' end')}."
+                    _(
+                        "The game here is {title}: use {command}.",
+                        title=_(self.adapters[session.kind].title),
+                        command=mention(session.kind + " end"),
+                    )
                 )
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
-                raise UserError("Only the host of this game (or a server manager) can end it.")
-            if not session.started:
-                await self.sessions.delete(channel_id)
-                return self._with_table(
-                    Reply(content=f"{actor.name} cancelled the {adapter.title} lobby."),
-                    session,
-                    Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby cancelled")),
-                )
-            # Everything that could fail is done before the commit: once the game is recorded
-            # as ended, the answer says so.
-            result = adapter.outcome(session.state)
-            record = self._record(session, adapter, ended_by=actor.name)
-            final = adapter.render(session)
-            game_id = await self.sessions.finish(session, record)
-            final.picture = await self._story(session)
-            final.items, final.content = [], None
-            session.ping = []  # nobody is waited on in an ended game
-            final.embed.description = f"**Game ended early by {actor.name}.**"
-            final.embed.set_footer(text=adapter.finished_footer())
-            revealed(final, session, game_id)
-            self._add_rematch(final, session, game_id)
-            return self._with_table(
-                Reply(
-                    content=f"{actor.name} ended the {adapter.title} game. Standings: "
-                    + ", ".join(
-                        f"{p['name']} {result.scores[str(p['id'])]}" for p in result.players
+                raise UserError(_("Only the host of this game (or a server manager) can end it."))
+            with self.speaking_to(session):  # the table and the news are public
+                if not session.started:
+                    await self.sessions.delete(channel_id)
+                    return self._with_table(
+                        Reply(
+                            content=_(
+                                "{name} cancelled the {title} lobby.",
+                                name=actor.name,
+                                title=_(adapter.title),
+                            )
+                        ),
+                        session,
+                        Rendered(
+                            embed=discord.Embed(
+                                title=_("{title}: lobby cancelled", title=_(adapter.title))
+                            )
+                        ),
                     )
-                ),
-                session,
-                final,
-            )
+                # Everything that could fail is done before the commit: once the game is recorded
+                # as ended, the answer says so.
+                result = adapter.outcome(session.state)
+                record = self._record(session, adapter, ended_by=actor.name)
+                final = adapter.render(session)
+                game_id = await self.sessions.finish(session, record)
+                final.picture = await self._story(session)
+                final.items, final.content = [], None
+                session.ping = []  # nobody is waited on in an ended game
+                final.embed.description = _("**Game ended early by {name}.**", name=actor.name)
+                final.embed.set_footer(text=adapter.finished_footer())
+                revealed(final, session, game_id)
+                self._add_rematch(final, session, game_id)
+                return self._with_table(
+                    Reply(
+                        content=_(
+                            "{name} ended the {title} game. Standings: {standings}",
+                            name=actor.name,
+                            title=_(adapter.title),
+                            standings=[
+                                # Translators: one player's standing when a game is ended early.
+                                _(
+                                    "{player} {score}",
+                                    player=p["name"],
+                                    score=result.scores[str(p["id"])],
+                                )
+                                for p in result.players
+                            ],
+                        )
+                    ),
+                    session,
+                    final,
+                )
 
     async def _story(self, session: Session) -> bytes | None:
         """The finished game's picture, drawn in a thread (never on the event loop, which
@@ -134,7 +163,7 @@ class Endings:
                 session.channel_id,
                 session.game_id,
                 0,
-                "Rematch",
+                _("Rematch"),
                 arg=game_id,
                 style=discord.ButtonStyle.success,
             )

@@ -8,14 +8,15 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.i18n import render, speak
+from bot.i18n import N_, _, render, speak
 from bot.mentions import mention
 from bot.reach import answered
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
 
-APOLOGY = "Sorry, something went wrong on my side. Nothing in the game was changed."
+#: Said (translated, `_(APOLOGY)`) when the bot itself failed.
+APOLOGY = N_("Sorry, something went wrong on my side. Nothing in the game was changed.")
 
 
 class UserError(Exception):
@@ -30,13 +31,13 @@ class StaleTable(UserError):
 
     def __init__(self, private: bool = False, where: str = "elsewhere") -> None:
         if private:
-            text = "That moment has passed: open a fresh reply from the table."
+            text = _("That moment has passed: open a fresh reply from the table.")
         elif where == "live":
-            text = "That moment has passed: the table changed as you pressed. Look at it again."
+            text = _("That moment has passed: the table changed as you pressed. Look at it again.")
         elif where == "old":
-            text = "That table is old: the live one is below."
+            text = _("That table is old: the live one is below.")
         else:
-            text = "That moment has passed: use the buttons on the latest table message."
+            text = _("That moment has passed: use the buttons on the latest table message.")
         super().__init__(text)
 
 
@@ -54,17 +55,30 @@ class MovedMeanwhile(UserError):
 
     def __init__(self) -> None:
         super().__init__(
-            "The game moved on at the same moment: nothing was changed. Look at the table "
-            "and press again."
+            _(
+                "The game moved on at the same moment: nothing was changed. Look at the table "
+                "and press again."
+            )
         )
 
 
-#: Why a stored game cannot be loaded, as the channel is told (never the row's contents).
+#: Why a stored game cannot be loaded, as the channel is told (never the row's contents):
+#: translated where it is said, `_(DAMAGE[reason], kind=...)`.
 DAMAGE = {
-    "unknown": "is a game this version of the bot does not know ({kind})",
-    "unreadable": "is damaged (unreadable data)",
-    "incompatible": "was saved by an incompatible version of the bot",
-    "absurd": "is damaged (impossible values)",
+    "unknown": N_(
+        "The saved game in this channel is a game this version of the bot does not know "
+        "({kind}), so it cannot be played."
+    ),
+    "unreadable": N_(
+        "The saved game in this channel is damaged (unreadable data), so it cannot be played."
+    ),
+    "incompatible": N_(
+        "The saved game in this channel was saved by an incompatible version of the bot, so it "
+        "cannot be played."
+    ),
+    "absurd": N_(
+        "The saved game in this channel is damaged (impossible values), so it cannot be played."
+    ),
 }
 
 
@@ -76,15 +90,27 @@ class CorruptSession(UserError):
     def __init__(self, reason: str, kind: str, starter: int | None = None) -> None:
         self.reason, self.kind, self.starter = reason, kind, starter
         shown = kind if kind.isascii() and kind.isalnum() and len(kind) <= 20 else "?"
-        what = DAMAGE[reason].format(kind=shown)
-        who = "its host or a server manager" if starter is not None else "a server manager"
-        super().__init__(
-            f"The saved game in this channel {what}, so it cannot be played. "
-            f"To clear it, {who} can use {mention('farkle end')}, {mention('kuriki end')} or "
-            f"{mention('crap end')} "
-            "(a server manager can also just start a new game); the old game is kept aside "
-            "for the bot's operator."
-        )
+        what = _(DAMAGE[reason], kind=shown) if reason == "unknown" else _(DAMAGE[reason])
+        commands = {
+            "farkle": mention("farkle end"),
+            "kuriki": mention("kuriki end"),
+            "crap": mention("crap end"),
+        }
+        if starter is not None:
+            how = _(
+                "To clear it, its host or a server manager can use {farkle}, {kuriki} or "
+                "{crap} (a server manager can also just start a new game); the old game is "
+                "kept aside for the bot's operator.",
+                **commands,
+            )
+        else:
+            how = _(
+                "To clear it, a server manager can use {farkle}, {kuriki} or {crap} (a server "
+                "manager can also just start a new game); the old game is kept aside for the "
+                "bot's operator.",
+                **commands,
+            )
+        super().__init__(f"{what} {how}")
 
 
 def said(error: BaseException) -> str:
@@ -110,20 +136,22 @@ def message_for(error: BaseException) -> tuple[str, bool]:
                 discord.AppCommandOptionType.user,
                 discord.AppCommandOptionType.mentionable,
             ):
-                return "That is not a member of this server: choose a player from the list.", True
-            return "That option is not one I can use: choose one of those offered.", True
+                return _(
+                    "That is not a member of this server: choose a player from the list."
+                ), True
+            return _("That option is not one I can use: choose one of those offered."), True
         error = cause or error
     if isinstance(error, GameError | UserError):
         return said(error), True
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
-        return "That command has changed: reload Discord and try again.", True
+        return _("That command has changed: reload Discord and try again."), True
     if isinstance(error, app_commands.MissingPermissions):
-        return "You need the Manage Server permission for that.", True
+        return _("You need the Manage Server permission for that."), True
     if isinstance(error, app_commands.NoPrivateMessage):
-        return "That command works only in a server that added the bot.", True
+        return _("That command works only in a server that added the bot."), True
     if isinstance(error, app_commands.CheckFailure):
-        return "You can't use that here.", True
-    return APOLOGY, False
+        return _("You can't use that here."), True
+    return _(APOLOGY), False
 
 
 async def answer_error(interaction: discord.Interaction, error: BaseException) -> None:

@@ -22,10 +22,12 @@ import discord
 
 from bot.components import Click, TableItem, button, select
 from bot.errors import UserError
+from bot.i18n import render
 from bot.records import GAME_TITLES, place_of
 from bot.store import PlayedGame, Store
 from bot.tables.base import EMBED_COLOUR
 from games.numbers import number
+from games.text import line_from_json
 
 HISTORY_KIND = "hist"  # the custom_id "game" of the history's buttons
 PAGE_SIZE = 10  # games per page of the list (a select shows them all)
@@ -203,8 +205,9 @@ def game_view(
     """One finished game: its result, players and scores, and one page of its log, with
     page buttons and, shown privately, Share. Raises UserError for a page that is not
     there."""
-    log: list[str] | None = game.get("log")
-    pages = [NO_LOG] if log is None else log_pages(log) if log else [EMPTY_LOG]
+    log: list[object] | None = game.get("log")
+    lines = [render(line_from_json(line)) for line in log or ()]
+    pages = [NO_LOG] if log is None else log_pages(lines) if lines else [EMPTY_LOG]
     if page >= len(pages):
         raise UserError("That page is not in this game's log: open the game again.")
     kind = game["kind"]

@@ -9,6 +9,7 @@ import discord
 
 from bot.components import view_of
 from bot.display import show_on_interaction, show_table
+from bot.i18n import language_of
 from bot.reach import window_of
 from bot.replies import Actor, Rematch, Reply
 from bot.respond import update_message
@@ -22,7 +23,13 @@ log = logging.getLogger(__name__)
 def actor_of(interaction: discord.Interaction) -> Actor:
     user = interaction.user
     perms = interaction.permissions
-    return Actor(id=user.id, name=user.display_name, is_admin=bool(perms and perms.manage_guild))
+    return Actor(
+        id=user.id,
+        name=user.display_name,
+        is_admin=bool(perms and perms.manage_guild),
+        locale=language_of(interaction.locale),
+        guild_locale=language_of(interaction.guild_locale) if interaction.guild_id else None,
+    )
 
 
 def ephemeral_owner(message: discord.Message) -> int:

@@ -21,6 +21,7 @@ from bot.replies import Actor, Rematch, Reply, duration
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
+from bot.table_updates import LANGUAGE
 from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
 from games.draws import Draws
 from games.lobby import Lobby, Seat
@@ -71,7 +72,9 @@ class Lobbies:
             session = await self._save_lobby(
                 actor, guild_id, channel_id, adapter, chosen, settings, bots=bots
             )
-            return self._on_table(session, adapter.render_lobby(session, settings), fresh=True)
+            with self.speaking_to(session):
+                lobby = adapter.render_lobby(session, settings)
+            return self._on_table(session, lobby, fresh=True)
 
     async def rematch(self, actor: Actor, click: Click) -> Rematch | Reply:
         """The Rematch button of a finished table: a new lobby of the same game with the same
@@ -117,6 +120,20 @@ class Lobbies:
                 actor, guild_id, click.channel_id, adapter, options, settings, bots=bots
             )
         invited = [i for i in dict.fromkeys(people(previous)) if i != actor.id]
+        with self.speaking_to(session):
+            return self._rematch_lobby(session, adapter, settings, actor, invited, click)
+
+    def _rematch_lobby(
+        self,
+        session: Session,
+        adapter: TableAdapter,
+        settings: GuildSettings,
+        actor: Actor,
+        invited: list[int],
+        click: Click,
+    ) -> Rematch:
+        """The rematch's lobby, inviting the previous game's players (in the channel's
+        language)."""
         lobby = adapter.render_lobby(session, settings)
         ping = "".join(f"<@{i}> " for i in invited).rstrip()
         lobby.content = (
@@ -161,11 +178,9 @@ class Lobbies:
         joined = Reply.private("The rematch lobby was already open: you joined it below.")
         if work.message_id is None:
             return joined  # being posted right now: its poster brings it up to date
-        return self._with_table(
-            joined,
-            work,
-            adapter.render_lobby(work, settings),
-        )
+        with self.speaking_to(work):
+            lobby = adapter.render_lobby(work, settings)
+        return self._with_table(joined, work, lobby)
 
     async def _refuse_busy(self, channel_id: int, actor: Actor) -> None:
         """One game per channel: a private refusal naming the one already there. A stored
@@ -198,6 +213,8 @@ class Lobbies:
         """A new lobby with `actor` in it (the host) and `bots` bots; it closes by itself
         when nobody has started it `lobby_timeout` seconds after it opened (see `expire`)."""
         now = self.clock()
+        if LANGUAGE not in options:  # (a rematch keeps its game's)
+            options = {**options, LANGUAGE: actor.guild_locale or actor.locale}
         lobby = Lobby(
             starter=actor.id,
             players=[Seat(id=actor.id, name=actor.name)],

@@ -17,6 +17,7 @@ import discord
 
 from bot.components import Click
 from bot.errors import GameOver, StaleTable, UserError, said
+from bot.i18n import N_, _
 from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
@@ -27,9 +28,12 @@ from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
 from games.bots import bot_seats
 from games.errors import GameError, NotInGame
+from games.text import M
 
-#: Why a game ends when the last person leaves it: bots never play on their own.
-ONLY_BOTS = "no person is left at the table"
+#: Why a game ends when the last person leaves it: bots never play on their own. The
+#: engines keep it in their state (`ended_by_departure`); once they keep a `Line` there,
+#: pass `M(ONLY_BOTS)` so each reader sees it in their language.
+ONLY_BOTS = N_("no person is left at the table")
 
 
 class Moves:
@@ -63,7 +67,7 @@ class Moves:
             session = await self._session(click.channel_id, click.kind)
             adapter = self.adapters[session.kind]
             if session.kind != click.kind or session.game_id != click.game:
-                raise GameOver("That button belongs to a game that is over.")
+                raise GameOver(_("That button belongs to a game that is over."))
             on_table = not ephemeral and click.action not in adapter.off_table_actions
             # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
             lobby_click = click.action in LOBBY_ACTIONS
@@ -75,25 +79,28 @@ class Moves:
                 if session.started:
                     if actor.id in adapter.player_ids(session.state):
                         raise UserError(
-                            "The game has already started: use the buttons on the table."
+                            _("The game has already started: use the buttons on the table.")
                         )
                     raise UserError(
-                        "The game has already started without you. Wait for the next one, "
-                        "or start one elsewhere."
+                        _(
+                            "The game has already started without you. Wait for the next one, "
+                            "or start one elsewhere."
+                        )
                     )
-                return await self._lobby_click(
-                    actor, work, adapter, settings, click.action, message_id
-                )
+                with self.speaking_to(work):  # the lobby's message is public
+                    return await self._lobby_click(
+                        actor, work, adapter, settings, click.action, message_id
+                    )
             if not session.started:
-                raise UserError("The game has not started yet.")
+                raise UserError(_("The game has not started yet."))
             if actor.id not in adapter.player_ids(session.state):
                 if click.action in adapter.public_actions:  # what anyone may see (CRAP's Log)
                     shown = adapter.public(session, click.action)
                     if shown is None:
-                        raise UserError("There is nothing to show you right now.")
+                        raise UserError(_("There is nothing to show you right now."))
                     return Reply.of_table(shown, ephemeral=True)
                 raise NotInGame(
-                    "You are not in this game. Wait for the next one, or start one elsewhere."
+                    M("You are not in this game. Wait for the next one, or start one elsewhere.")
                 )
             move = Move(
                 user_id=actor.id,
@@ -133,7 +140,7 @@ class Moves:
             if click.action in adapter.read_only_actions:
                 shown = adapter.private(session, actor.id, click.action, click.arg, click.values)
                 if shown is None:
-                    raise UserError("There is nothing to show you right now.")
+                    raise UserError(_("There is nothing to show you right now."))
                 # From the clicker's ephemeral: update it in place; else a new one.
                 return Reply.of_table(shown, ephemeral=True, edit=edit_private)
             work.state = adapter.apply(
@@ -184,10 +191,10 @@ class Moves:
         summary = adapter.summary(session, rendered)
         if session.shown_revision < session.revision or summary is None:
             reply = self._on_table(session, rendered, clicked=clicked)
-            note = why or "The game had moved on since that table was shown: here it is now."
+            note = why or _("The game had moved on since that table was shown: here it is now.")
         else:
             reply = Reply.of_table(summary, edit=True)
-            note = "That table is old: the live one is below."
+            note = _("That table is old: the live one is below.")
         reply.followups.append(Reply.private(note))
         return reply
 
@@ -201,13 +208,16 @@ class Moves:
             adapter = self.adapters[session.kind]
             if session.kind != kind:
                 raise UserError(
-                    f"The game here is {adapter.title}: its table is at "
-                    f"{mention(session.kind + ' status')}."
+                    _(
+                        "The game here is {title}: its table is at {command}.",
+                        title=_(adapter.title),
+                        command=mention(session.kind + " status"),
+                    )
                 )
             if not session.started:
-                raise UserError("The game has not started yet.")
+                raise UserError(_("The game has not started yet."))
             if actor.id not in adapter.player_ids(session.state) and not actor.is_admin:
-                raise NotInGame("You are not in this game.")
+                raise NotInGame(M("You are not in this game."))
             settings = await self.settings_of(session)
             work = session.working()  # the lobby is not changed here
             move = Move(
@@ -224,30 +234,46 @@ class Moves:
             adapter = self.adapters[session.kind]
             settings = await self.settings_of(session)
             work = replace(session, lobby=session.lobby.model_copy(deep=True))
-            if not session.started:
-                host = work.lobby.leave(actor.id)
-                if not work.lobby.players:
-                    await self.sessions.delete(channel_id)
-                    return self._with_table(
-                        Reply(content=f"{actor.name} left; the lobby is closed."),
-                        session,
-                        Rendered(embed=discord.Embed(title=f"{adapter.title}: lobby closed")),
+            with self.speaking_to(work):  # the lobby and the news are public
+                if not session.started:
+                    host = work.lobby.leave(actor.id)
+                    if not work.lobby.players:
+                        await self.sessions.delete(channel_id)
+                        return self._with_table(
+                            Reply(content=_("{name} left; the lobby is closed.", name=actor.name)),
+                            session,
+                            Rendered(
+                                embed=discord.Embed(
+                                    title=_("{title}: lobby closed", title=_(adapter.title))
+                                )
+                            ),
+                        )
+                    await self.sessions.save(work)
+                    left = (
+                        _(
+                            "{name} left the lobby. {host} is the host now.",
+                            name=actor.name,
+                            host=host.name,
+                        )
+                        if host is not None
+                        else _("{name} left the lobby.", name=actor.name)
                     )
-                await self.sessions.save(work)
-                handed = f" {host.name} is the host now." if host is not None else ""
-                return self._with_table(
-                    Reply(content=f"{actor.name} left the lobby.{handed}"),
-                    work,
-                    adapter.render_lobby(work, settings),
-                )
+                    return self._with_table(
+                        Reply(content=left),
+                        work,
+                        adapter.render_lobby(work, settings),
+                    )
             if actor.id not in adapter.player_ids(session.state):
-                raise NotInGame("You are not in this game.")
+                raise NotInGame(M("You are not in this game."))
             work.state = adapter.remove_player(session.state, actor.id)
             rendered = await self._commit(work, adapter, settings, actor.id, session.state)
             # Only to the one who left: the table says it to everyone (its log and, when the
             # game ends, its headline), so a public line would be the third time.
             return self._with_table(
-                Reply(content=f"You left the {adapter.title} game.", ephemeral=True),
+                Reply(
+                    content=_("You left the {title} game.", title=_(adapter.title)),
+                    ephemeral=True,
+                ),
                 work,
                 rendered,
             )
@@ -284,9 +310,10 @@ class Moves:
             # nor whoever's move ended it.
             work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
             game_id = await self.sessions.finish(work, self._record(work, adapter))
-            final = revealed(adapter.render(work), work, game_id)
-            final.picture = await self._story(work)
-            return self._add_rematch(final, work, game_id)
+            with self.speaking_to(work):
+                final = revealed(adapter.render(work), work, game_id)
+                final.picture = await self._story(work)
+                return self._add_rematch(final, work, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         if not timer or on_clock is None:

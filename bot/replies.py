@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.components import TableItem, view_of
+from bot.i18n import _n
 from bot.reach import Reach
 
 if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
@@ -25,6 +26,10 @@ class Actor:
     id: int
     name: str
     is_admin: bool = False
+    #: Their language (a catalogue of bot/i18n.py), and their server's preferred one (None
+    #: outside servers): a lobby's public language when it opens (`Tables.language`).
+    locale: str = "en"
+    guild_locale: str | None = None
 
 
 @dataclass
@@ -126,10 +131,9 @@ def only_mentioning(users: Iterable[int]) -> discord.AllowedMentions:
 
 
 def duration(seconds: int) -> str:
-    """'15 minutes', '1 minute', '2 hours', '90 seconds'."""
+    """'15 minutes', '1 minute', '2 hours', '90 seconds', in the current language."""
     if seconds >= 7200 and seconds % 3600 == 0:
-        return f"{seconds // 3600} hours"
+        return _n("{n} hour", "{n} hours", seconds // 3600)
     if seconds % 60 == 0:
-        minutes = seconds // 60
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{seconds} seconds"
+        return _n("{n} minute", "{n} minutes", seconds // 60)
+    return _n("{n} second", "{n} seconds", seconds)

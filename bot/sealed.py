@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.i18n import _
 from bot.sessions import Session
 from bot.tables.base import Rendered, TableAdapter
 from games.kuriki.engine import CUP
@@ -30,7 +31,14 @@ def sealed(rendered: Rendered, session: Session, adapter: TableAdapter) -> Rende
     if session.draws is None or adapter.is_finished(session.state):
         return rendered
     short = session.draws.commitment[:SHORT]
-    return _footer(rendered, f"🔒 {adapter.sealed_what} sealed: {short} · /verify")
+    # Translators: {what} is what the game draws ("Dice", "Cards and dice"), {commitment} the
+    # first hex digits of its seed's hash; /verify is a command, keep it.
+    line = _(
+        "🔒 {what} sealed: {commitment} · /verify",
+        what=_(adapter.sealed_what),
+        commitment=short,
+    )
+    return _footer(rendered, line)
 
 
 def revealed(rendered: Rendered, session: Session, game_id: int) -> Rendered:
@@ -38,7 +46,9 @@ def revealed(rendered: Rendered, session: Session, game_id: int) -> Rendered:
     if session.draws is None:
         return rendered
     seed = session.draws.revealed_seed()
-    return _footer(rendered, f"🔓 Seed {seed} · check the draws: /verify {game_id}")
+    # Translators: /verify is a command, keep it; {game} is the game's number.
+    line = _("🔓 Seed {seed} · check the draws: /verify {game}", seed=seed, game=str(game_id))
+    return _footer(rendered, line)
 
 
 def dice_record(session: Session) -> dict[str, Any] | None:

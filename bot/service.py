@@ -70,6 +70,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
             self.store, self.adapters, limit=self.cached_games, on_evict=self._evicted
         )
         self._settings: dict[int, GuildSettings] = {}
+        self._languages = {}
         self._display_locks: dict[int, asyncio.Lock] = {}
         self._seq = 0
         self._latest: dict[int, int] = {}  # channel -> seq of its newest TableUpdate
@@ -107,6 +108,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
                 log.error("Settings row for guild %s is damaged; using the defaults", guild_id)
         if self.store.serves(guild_id):  # another process's guild: read afresh each time
             self._settings[guild_id] = settings
+        self._languages[guild_id] = settings.language
         return settings
 
     async def settings_of(self, session: Session) -> GuildSettings:
@@ -122,6 +124,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         await self.store.save_settings(guild_id, settings.model_dump_json())
         if self.store.serves(guild_id):
             self._settings[guild_id] = settings
+        self._languages[guild_id] = settings.language
 
     async def rules(
         self, guild_id: int | None, channel_id: int, kind: str, preset: str | None

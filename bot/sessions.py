@@ -22,6 +22,7 @@ from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.draws import Draws
 from games.gamelog import take_log
 from games.lobby import Lobby
+from games.text import line_json
 
 if TYPE_CHECKING:
     from bot.tables.base import TableAdapter
@@ -53,7 +54,7 @@ class Session:
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
     #: Log lines taken from the state (`take_lines`), stored with the next save.
-    new_lines: list[str] = field(default_factory=list, repr=False, compare=False)
+    new_lines: list[dict[str, object] | str] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -98,7 +99,7 @@ def take_lines(session: Session) -> None:
         state, lines = take_log(session.state)
         if lines:
             session.state = state
-            session.new_lines = [*session.new_lines, *lines]
+            session.new_lines = [*session.new_lines, *map(line_json, lines)]
 
 
 def session_json(session: Session, via: Reach | None = None) -> str:

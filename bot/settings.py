@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.config_errors import located, problems
 from bot.errors import UserError
+from bot.i18n import LANGUAGES
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
 
@@ -49,6 +50,18 @@ class GuildSettings(BaseModel):
     crap_jokers: bool = Field(False, description="Play CRAP with the four jokers.")
     crap_force_recycle: bool = Field(False, description="The optional Force Recycle action.")
     crap_bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
+    language: str | None = Field(
+        None,
+        description="Language of the public tables and logs (bot/i18n.py LANGUAGES); "
+        "None: the server's preferred locale.",
+    )
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, code: str | None) -> str | None:
+        if code is not None and code not in LANGUAGES:
+            raise ValueError(f"must be one of {', '.join(LANGUAGES)}")
+        return code
 
     @field_validator("farkle_preset")
     @classmethod

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import replace
 
 import discord
 
 from bot.errors import CorruptSession
+from bot.i18n import SOURCE, speaking
+from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.reach import Reach
 from bot.replies import Reply, TableUpdate
@@ -25,6 +28,8 @@ from bot.tables.base import Rendered, TableAdapter
 #: Discord allows only a few edits of a message older than an hour (error 30046): a table
 #: message older than this is never edited again; the table is posted afresh instead.
 EDIT_WINDOW = 50 * 60
+#: The lobby option that keeps the language a game's lobby was opened in (`language`).
+LANGUAGE = "language"
 
 
 def message_age(message_id: int, now: float) -> float:
@@ -38,6 +43,8 @@ class TableUpdates:
     `_with_table` (the answer, then the table)."""
 
     adapters: dict[str, TableAdapter]
+    #: Each server's /config language as last read (None: its preferred locale).
+    _languages: dict[int, str | None]
     sessions: Sessions
     clock: Callable[[], float]
     repost_after: int
@@ -117,6 +124,20 @@ class TableUpdates:
             # After the write: the new table's own MESSAGE_CREATE may arrive meanwhile.
             self._chatter.pop(update.channel_id, None)
 
+    def language(self, session: Session) -> str:
+        """The language of a channel's public table, log and announcements: its server's
+        choice (/config language), else what the lobby was opened in (the server's
+        preferred locale; outside servers, the host's)."""
+        if session.guild_id is not None and OWN_SETTINGS not in session.lobby.options:
+            chosen = self._languages.get(session.guild_id)
+            if chosen:
+                return chosen
+        return str(session.lobby.options.get(LANGUAGE) or SOURCE)
+
+    def speaking_to(self, session: Session) -> AbstractContextManager[object]:
+        """Make the text of this block in the channel's public language."""
+        return speaking(self.language(session))
+
     def _update(
         self,
         session: Session,
@@ -128,6 +149,12 @@ class TableUpdates:
         """How to show `rendered`: a fresh post when someone must be told it is their move,
         when chatter pushed the table up, when the table may no longer be edited, or when
         the click came from another message than the table."""
+        with self.speaking_to(session):
+            return self._public_update(session, rendered, clicked, fresh)
+
+    def _public_update(
+        self, session: Session, rendered: Rendered, clicked: int | None, fresh: bool
+    ) -> TableUpdate:
         adapter = self.adapters[session.kind]
         over = session.started and adapter.is_finished(session.state)  # its one and last table
         ping = tuple(session.ping) if over or session.shown_revision < session.revision else ()
@@ -187,12 +214,16 @@ class TableUpdates:
         if session.started:
             return self._table(session)
         adapter = self.adapters[session.kind]
-        return adapter.render_lobby(session, await self.settings_of(session))
+        settings = await self.settings_of(session)
+        with self.speaking_to(session):
+            return adapter.render_lobby(session, settings)
 
     def _table(self, session: Session) -> Rendered:
-        """A started game's table: the adapter's, with the commitment of its sealed draws."""
+        """A started game's table: the adapter's, with the commitment of its sealed draws,
+        in the channel's language."""
         adapter = self.adapters[session.kind]
-        return sealed(adapter.render(session), session, adapter)
+        with self.speaking_to(session):
+            return sealed(adapter.render(session), session, adapter)
 
     def _on_table(
         self,

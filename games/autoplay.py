@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from games.bots import is_bot
 from games.errors import GameError
+from games.text import Line, Mn, Msg
 
 S = TypeVar("S")
 
@@ -26,6 +27,7 @@ MOVE_LIMIT = 60
 #: win, however well the bot policy played their turns.
 IDLE_TURNS = 2
 _IDLE = "nobody played for "
+_IDLE_KEY = "nobody played for {n} turn"
 
 
 def play_part(
@@ -66,10 +68,22 @@ def idle_turns(timeouts: Iterable[tuple[int, int]]) -> int | None:
 
 
 def idle_reason(turns: int) -> str:
-    """Why a game nobody played ended (an engine's `ended_by_departure`)."""
+    """Why a game nobody played ended (an engine's `ended_by_departure`), in English: what
+    an engine whose state keeps the reason as `str` stores (see `idle_message`)."""
     return f"{_IDLE}{turns} turns"
 
 
-def is_idle(why: str | None) -> bool:
-    """Whether a game ended because nobody played (see `idle_reason`)."""
-    return why is not None and why.startswith(_IDLE)
+def idle_message(turns: int) -> Msg:
+    """Why a game nobody played ended, as a message (for an engine whose state keeps the
+    reason as a `Line`): `idle_reason` in the reader's language."""
+    return Mn("nobody played for {n} turn", "nobody played for {n} turns", turns)
+
+
+def is_idle(why: Line | None) -> bool:
+    """Whether a game ended because nobody played (see `idle_reason`): by its message key,
+    or the English text an engine keeping `str` wrote."""
+    if why is None:
+        return False
+    if isinstance(why, str):
+        return why.startswith(_IDLE)
+    return why.k == _IDLE_KEY

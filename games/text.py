@@ -63,4 +63,21 @@ def Mn(one: str, many: str, n: int, /, **args: Arg) -> Msg:
 #: earlier version wrote (still shown as it was written).
 Line = Msg | str
 
+
+def line_json(line: Line) -> dict[str, object] | str:
+    """A line as the stored whole log keeps it (JSON): a message as its fields, text as
+    text."""
+    return line.model_dump(exclude_defaults=True) if isinstance(line, Msg) else line
+
+
+def line_from_json(value: object) -> Line:
+    """A stored log line back: a message, or the text a game logged before messages had
+    keys (or anything unreadable, shown as the text it is)."""
+    if isinstance(value, dict):
+        try:
+            return Msg.model_validate(value)
+        except ValueError:
+            return str(value)
+    return value if isinstance(value, str) else str(value)
+
 Msg.model_rebuild()

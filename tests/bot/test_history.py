@@ -19,6 +19,7 @@ from bot.records import place_of
 from bot.service import Actor, Tables
 from bot.store import FinishedGame, SessionRow, Store
 from games.gamelog import EARLIER_NOT_KEPT
+from games.text import line_from_json
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -124,12 +125,13 @@ async def test_a_game_saved_before_whole_logs_says_its_earlier_lines_were_not_ke
     # What was kept: the marker, then the table's window as the first save after the
     # upgrade left it (the older lines it still showed, and that move's own).
     after = (await tables.sessions.get(CHANNEL)).state.log
+    log = [line_from_json(line) for line in log]
     assert log[0] == EARLIER_NOT_KEPT and log[1:] == after
     assert window[-1] in after  # the window of the old version's last move is in it
-    assert any("ran out of time" in line for line in log)
+    assert any("ran out of time" in str(line) for line in log)
     await tables.end(ALICE, CHANNEL, "farkle")
     (game,) = await tables.store.finished_games(CHANNEL)
-    assert game["log"] == log
+    assert [line_from_json(line) for line in game["log"]] == log
 
 
 async def test_a_move_refused_by_the_store_keeps_no_line(db_path: Path, clock: Clock) -> None:

@@ -186,6 +186,8 @@ class FakeUser:
     name: str
     manage_server: bool = False
     bot: bool = False
+    #: The language the user's client is set to (the interaction's `locale`).
+    locale: str = "en-US"
 
     @property
     def permissions(self) -> int:
@@ -282,6 +284,8 @@ class FakeGuild:
     bot_member: bool = True
     #: The @everyone "Use External Apps" permission (on by default, as Discord sets it).
     use_external_apps: bool = True
+    #: The server's preferred locale (Server Settings > Community), `guild_locale`.
+    preferred_locale: str = "en-US"
 
     def payload(self, bot: FakeUser) -> JSON:
         everyone = {
@@ -317,7 +321,7 @@ class FakeGuild:
             "premium_tier": 0,
             "premium_subscription_count": 0,
             "premium_progress_bar_enabled": False,
-            "preferred_locale": "en-US",
+            "preferred_locale": self.preferred_locale,
             "system_channel_id": None,
             "system_channel_flags": 0,
             "rules_channel_id": None,
@@ -875,11 +879,30 @@ def callback_limits(body: JSON) -> list[str]:
     return []
 
 
+#: The locales Discord takes in `name_localizations` and `description_localizations`
+#: (Reference, "Locales").
+DISCORD_LOCALES = frozenset(
+    ["id", "da", "de", "en-GB", "en-US", "es-ES", "es-419", "fr", "hr", "it", "lt", "hu", "nl", "no", "pl", "pt-BR", "ro", "fi", "sv-SE", "vi", "tr", "cs", "el", "bg", "ru", "uk", "hi", "th", "zh-CN", "ja", "zh-TW", "ko"]
+)
+
+
 def command_limits(commands: Any) -> list[str]:
-    """Name and description rules of application commands (the description misses them)."""
+    """Name and description rules of application commands (the description misses them),
+    their localizations' too."""
     problems: list[str] = []
     if not isinstance(commands, list):
         return problems
+
+    def check_localized(node: JSON, here: str, command_name: bool, name_limit: int) -> None:
+        for key, limit in (("name_localizations", name_limit), ("description_localizations", 100)):
+            for locale, text in (node.get(key) or {}).items():
+                if locale not in DISCORD_LOCALES:
+                    problems.append(f"{here}: {key} has an unknown locale {locale!r}")
+                text = str(text)
+                if not 1 <= len(text) <= limit:
+                    problems.append(f"{here}: {key}[{locale}] is {len(text)} chars (1-{limit})")
+                if key == "name_localizations" and command_name and not _is_command_name(text):
+                    problems.append(f"{here}: {key}[{locale}] {text!r} is no command name")
 
     def check_options(options: list[JSON], path: str, depth: int) -> None:
         if len(options) > 25:
@@ -889,6 +912,7 @@ def command_limits(commands: Any) -> list[str]:
         for o in options:
             name = str(o.get("name", ""))
             here = f"{path} {name}"
+            check_localized(o, here, True, 32)
             if not _is_command_name(name):
                 problems.append(
                     f"{here}: option name must match ^[-_\\p{{L}}\\p{{N}}]{{1,32}}$ in lower case"
@@ -919,6 +943,7 @@ def command_limits(commands: Any) -> list[str]:
             if len(choices) > 25:
                 problems.append(f"{here}: {len(choices)} choices (max 25)")
             for ch in choices:
+                check_localized(ch, f"{here} choice", False, 100)
                 cname = str(ch.get("name", ""))
                 if not 1 <= len(cname) <= 100:
                     problems.append(f"{here}: choice name {cname!r} is {len(cname)} chars (1-100)")
@@ -934,6 +959,7 @@ def command_limits(commands: Any) -> list[str]:
         names.add((kind, name))
         if kind != 1:
             continue
+        check_localized(cmd, f"/{name}", True, 32)
         if not _is_command_name(name):
             problems.append(
                 f"/{name}: name must match ^[-_\\p{{L}}\\p{{N}}]{{1,32}}$ in lower case"
@@ -947,10 +973,17 @@ def command_limits(commands: Any) -> list[str]:
     return problems
 
 
+def _longest(node: JSON, key: str) -> int:
+    """A field's length as the 8,000-character limit counts it: its longest localization,
+    the default included."""
+    texts = [str(node.get(key) or ""), *map(str, (node.get(f"{key}_localizations") or {}).values())]
+    return max(map(len, texts))
+
+
 def _command_chars(node: JSON) -> int:
-    n = len(node.get("name") or "") + len(node.get("description") or "")
+    n = _longest(node, "name") + _longest(node, "description")
     for ch in node.get("choices") or []:
-        n += len(str(ch.get("name", ""))) + len(str(ch.get("value", "")))
+        n += _longest(ch, "name") + len(str(ch.get("value", "")))
     return n + sum(_command_chars(o) for o in node.get("options") or [])
 
 
@@ -1519,7 +1552,7 @@ class FakeDiscord:
             "token": token,
             "version": 1,
             "app_permissions": str(self._app_permissions(channel_id)),
-            "locale": "en-US",
+            "locale": user.locale,
             "entitlements": [],
             "entitlement_sku_ids": [],
             "authorizing_integration_owners": owners,
@@ -1531,11 +1564,11 @@ class FakeDiscord:
             if not guild.bot_member and guild.use_external_apps:
                 perms |= USE_EXTERNAL_APPS  # how the app can tell its answers may be public
             payload.update(
-                guild={"id": str(guild.id), "locale": "en-US", "features": []},
+                guild={"id": str(guild.id), "locale": guild.preferred_locale, "features": []},
                 guild_id=str(guild.id),
                 channel={**channel.payload(), "permissions": str(perms)},
                 member=user.member_payload(perms),
-                guild_locale="en-US",
+                guild_locale=guild.preferred_locale,
             )
         else:
             payload.update(channel=channel.payload(), user=user.payload())

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.autoplay import IDLE_TURNS, idle_reason, idle_turns, is_idle
+from games.autoplay import IDLE_TURNS, idle_message, idle_reason, idle_turns, is_idle
 from games.bots import FIRST_BOT_ID
 from games.farkle import engine as farkle
 from games.farkle import policy as farkle_policy
@@ -33,6 +33,9 @@ def test_idle_turns_counts_people_only() -> None:
     assert idle_turns([]) is None
     assert is_idle(idle_reason(4)) and idle_reason(4) == "nobody played for 4 turns"
     assert not is_idle("Ann left") and not is_idle(None)
+    # As a message (the engines' states keep a Line): read by its key, whatever the count.
+    assert is_idle(idle_message(4)) and str(idle_message(4)) == idle_reason(4)
+    assert str(idle_message(1)) == "nobody played for 1 turn"
 
 
 def test_farkle_a_person_who_never_plays_against_a_bot_abandons_the_game() -> None:
