@@ -281,7 +281,7 @@ class CrapTable(CrapHand, TableAdapter):
             winners=list(state.winners),
             places=placed(engine.finishing_order(state)),
             summary=(
-                self.departure_summary(render(state.ended_by_departure))
+                self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
                 else _n("{names} wins.", "{names} win.", len(names), names=names)
                 if names
@@ -338,7 +338,7 @@ class CrapTable(CrapHand, TableAdapter):
     def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
         """One line: what the table waits for, and until when."""
         if state.finished and state.ended_by_departure:
-            return [self.departure_line(render(state.ended_by_departure))], None
+            return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
             if not state.winners:
                 return [_("**Game over.**")], None

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_reason, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part
 from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
@@ -504,7 +504,7 @@ def timeout(
             s.player(pid).timeouts = count
     idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
     if idle is not None:
-        _end_by_departure(s, idle_reason(idle), events)
+        _end_by_departure(s, idle_message(idle), events)
     for p in list(s.players):
         if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
             events.append(

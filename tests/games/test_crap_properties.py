@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from games.autoplay import IDLE_TURNS, idle_reason, is_idle
+from games.autoplay import IDLE_TURNS, idle_message, is_idle
 from games.crap.cards import RANKS, SUITS, full_deck, is_joker, rank
 from games.crap.engine import (
     LOG_LENGTH,
@@ -138,7 +138,7 @@ def check_invariants(state: CrapState, rng: random.Random) -> None:
     if state.finished and state.ended_by_departure is not None:
         # Players left, one is at the table, or nobody played: nobody won.
         assert state.winners == [] and on_clock(state) is None
-        assert len(state.players) == 1 or is_idle(str(state.ended_by_departure))
+        assert len(state.players) == 1 or is_idle(state.ended_by_departure)
         assert (state.acquire, state.challenge, state.force) == (None, None, None)
         return
     if state.finished:
@@ -349,7 +349,7 @@ def test_departures_keep_every_card(seed: int, players: int, rules: CrapRules) -
     state, _ = new_game(seat_list(players), rules, dice)
     state, steps = play(state, dice, ch, cap=1500, check=False, departures=True)
     assert state.finished, f"not finished after {steps} steps"
-    if is_idle(str(state.ended_by_departure)):  # everyone left let their turns run out
+    if is_idle(state.ended_by_departure):  # everyone left let their turns run out
         assert state.winners == [] and len(state.players) > 1
     elif len(state.players) > 1:
         assert max(p.score for p in state.players) >= rules.threshold
@@ -402,7 +402,7 @@ def test_a_table_of_absent_players_ends(seed: int, players: int, rules: CrapRule
         for p in state.players:
             assert p.hand == hands[p.id]  # a skipped turn moves no card
     assert state.finished and len(state.players) == players
-    assert state.winners == [] and state.ended_by_departure == idle_reason(2 * players)
+    assert state.winners == [] and state.ended_by_departure == idle_message(2 * players)
     check_invariants(state, random.Random(seed))
 
 
