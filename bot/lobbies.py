@@ -14,11 +14,11 @@ import discord
 
 from bot.components import Click, button
 from bot.errors import CorruptSession, UserError
-from bot.i18n import _, _n, duration
+from bot.i18n import _, _n
 from bot.lobby_settings import OWN_SETTINGS, kept_settings, lobby_settings
 from bot.mentions import mention
 from bot.players import people
-from bot.replies import Actor, Rematch, Reply
+from bot.replies import Actor, Rematch, Reply, duration
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store

@@ -11,10 +11,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
-from bot.i18n import _, _n, duration, number
+from bot.i18n import _, _n, number
 from bot.interactions import send_reply
 from bot.records import place_of
-from bot.replies import Reply
+from bot.replies import Reply, duration
 from bot.settings import GuildSettings, house_rule_words
 from bot.tables.base import EMBED_COLOUR
 from games.farkle.rules import PRESETS

@@ -14,9 +14,10 @@ import discord
 from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
-from bot.i18n import N_, _, _n, duration, listed, render
+from bot.i18n import N_, _, _n, listed, render
 from bot.pictures.emojis import Faces
 from bot.players import who
+from bot.replies import duration
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.autoplay import Chooser, is_idle
@@ -394,7 +395,7 @@ class TableAdapter(ABC):
     def departure_line(why: Line) -> str:
         """The finished table's headline when players left (or nobody played) and nobody won:
         `why` is the engine's reason (a message, or the English a game saved earlier kept)."""
-        if is_idle(str(why)):
+        if is_idle(why):
             return _("**Abandoned:** {why}, so nobody wins.", why=why)
         return _("**Game over:** {why}, so nobody wins.", why=why)
 

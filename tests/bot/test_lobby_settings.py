@@ -203,7 +203,7 @@ async def test_the_rematch_keeps_the_hosts_settings(tables: Tables, clock: Clock
     rematch = await tables.rematch(BOB, find(Reply.of_table(ended.table), "rematch"))
     session = await tables.sessions.get(GROUP)
     assert session.lobby.options == record["lobby"]
-    assert "⏳ **1 minute and 15 seconds** for each move." in rematch.lobby.embed.description
+    assert "⏳ **75 seconds** for each move." in rematch.lobby.embed.description
     assert "Piggyback: on" in rematch.lobby.embed.description
     await tables.table_posted(GROUP, 556)
     lobby = Reply.of_table(rematch.lobby)
