@@ -14,6 +14,7 @@ import discord
 
 from bot.components import Click, button
 from bot.errors import CorruptSession, UserError
+from bot.i18n import _, _n
 from bot.lobby_settings import OWN_SETTINGS, kept_settings, lobby_settings
 from bot.mentions import mention
 from bot.players import people
@@ -68,7 +69,14 @@ class Lobbies:
                 chosen[OWN_SETTINGS] = changed
             most = adapter.lobby_max_players(chosen) - 1
             if not isinstance(bots, int) or not 0 <= bots <= most:
-                raise UserError(f"A {adapter.title} table takes 0 to {most} bots besides you.")
+                raise UserError(
+                    _n(
+                        "A {game} table takes 0 to {n} bot besides you.",
+                        "A {game} table takes 0 to {n} bots besides you.",
+                        most,
+                        game=_(adapter.title),
+                    )
+                )
             session = await self._save_lobby(
                 actor, guild_id, channel_id, adapter, chosen, settings, bots=bots
             )
@@ -91,16 +99,21 @@ class Lobbies:
             or click.kind not in self.adapters
         ):
             raise UserError(
-                f"I have no record of that game: start a new one with "
-                f"{mention(click.kind + ' start')}."
+                _(
+                    "I have no record of that game: start a new one with {command}.",
+                    command=mention(click.kind + " start"),
+                )
             )
         adapter = self.adapters[click.kind]
         previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
         bots = len(record["bots"])  # type: ignore[arg-type]
         if actor.id not in previous and not actor.is_admin:
             raise UserError(
-                "Only the players of that game (or a server manager) can ask for a rematch. "
-                f"Start a game of your own with {mention(click.kind + ' start')}."
+                _(
+                    "Only the players of that game (or a server manager) can ask for a "
+                    "rematch. Start a game of your own with {command}.",
+                    command=mention(click.kind + " start"),
+                )
             )
         guild_id = record["guild_id"]
         assert guild_id is None or isinstance(guild_id, int)
@@ -137,8 +150,18 @@ class Lobbies:
         lobby = adapter.render_lobby(session, settings)
         ping = "".join(f"<@{i}> " for i in invited).rstrip()
         lobby.content = (
-            f"{ping + ': ' if ping else ''}{actor.name} wants a rematch of {adapter.title}: "
-            "join below."
+            _(
+                "{mentions}: {name} wants a rematch of {game}: join below.",
+                mentions=ping,
+                name=actor.name,
+                game=_(adapter.title),
+            )
+            if ping
+            else _(
+                "{name} wants a rematch of {game}: join below.",
+                name=actor.name,
+                game=_(adapter.title),
+            )
         )
         spent = button(
             click.kind,
@@ -146,7 +169,7 @@ class Lobbies:
             click.channel_id,
             click.game,
             click.stamp,
-            "Rematch opened below",
+            _("Rematch opened below"),
             arg=click.arg,
             disabled=True,
         )
@@ -172,10 +195,10 @@ class Lobbies:
             return None
         work = replace(running, lobby=running.lobby.model_copy(deep=True))
         if any(seat.id == actor.id for seat in work.lobby.players):
-            return Reply.private("You are in the rematch lobby below: it starts from there.")
+            return Reply.private(_("You are in the rematch lobby below: it starts from there."))
         work.lobby.join(Seat(id=actor.id, name=actor.name))
         await self.sessions.save(work)
-        joined = Reply.private("The rematch lobby was already open: you joined it below.")
+        joined = Reply.private(_("The rematch lobby was already open: you joined it below."))
         if work.message_id is None:
             return joined  # being posted right now: its poster brings it up to date
         with self.speaking_to(work):
@@ -195,8 +218,12 @@ class Lobbies:
             return
         if running is not None:  # loaded, so its kind is one of ours
             raise UserError(
-                f"A game of {self.adapters[running.kind].title} is already running in this "
-                f"channel. Finish it, or end it with {mention(running.kind + ' end')}."
+                _(
+                    "A game of {game} is already running in this channel. Finish it, or end "
+                    "it with {command}.",
+                    game=_(self.adapters[running.kind].title),
+                    command=mention(running.kind + " end"),
+                )
             )
 
     async def _save_lobby(
@@ -222,7 +249,7 @@ class Lobbies:
             max_players=adapter.lobby_max_players(options),
             options=options,
         )
-        for _ in range(bots):
+        for _seat in range(bots):
             lobby.add_bot()
         session = Session(
             channel_id=channel_id,
@@ -259,13 +286,18 @@ class Lobbies:
             if not lobby.players:
                 await self.sessions.delete(work.channel_id)
                 return Reply(
-                    content="Everyone left: the lobby is closed.", embed=None, items=[], edit=True
+                    content=_("Everyone left: the lobby is closed."),
+                    embed=None,
+                    items=[],
+                    edit=True,
                 )
         elif action == "cancel":
             lobby.check_cancel(actor.id, actor.is_admin)
             await self.sessions.delete(work.channel_id)
             return Reply(
-                content=f"{actor.name} cancelled the {adapter.title} lobby.",
+                content=_(
+                    "{name} cancelled the {game} lobby.", name=actor.name, game=_(adapter.title)
+                ),
                 embed=None,
                 items=[],
                 edit=True,
@@ -288,9 +320,13 @@ class Lobbies:
         await self.sessions.delete(session.channel_id)
         waited = duration(round((session.deadline or session.created_at) - session.created_at))
         embed = discord.Embed(
-            title=f"{adapter.title}: lobby closed",
-            description=f"This lobby closed after {waited} with nobody starting it. "
-            f"Open a new one with {mention(session.kind + ' start')}.",
+            title=_("{game}: lobby closed", game=_(adapter.title)),
+            description=_(
+                "This lobby closed after {time} with nobody starting it. Open a new one with "
+                "{command}.",
+                time=waited,
+                command=mention(session.kind + " start"),
+            ),
             colour=EMBED_COLOUR,
         )
         session.ping = []  # nobody is waited on in a closed lobby

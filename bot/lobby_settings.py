@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import UserError
+from bot.i18n import N_, _
 from bot.mentions import mention
 from bot.settings import GuildSettings
 
@@ -34,7 +35,7 @@ class StandIn:
     #: The `GuildSettings` field it sets; None for Farkle's target and house rule, which
     #: change the chosen rule set's fields (as /config farkle and /config farkle-rule do).
     setting: str | None
-    #: The setting in words, as a refusal in a server names it.
+    #: The setting in words, as a refusal in a server names it (translated there).
     words: str
     #: The /config command that sets it in a server that added the bot.
     config: str
@@ -43,22 +44,24 @@ class StandIn:
 
 
 STAND_INS: dict[str, StandIn] = {
-    "rules": StandIn("farkle_preset", "the rule set", "config farkle", in_servers=True),
-    "target": StandIn(None, "the target", "config farkle", in_servers=True),
-    "lives": StandIn("kuriki_lives", "Kuriki lives", "config kuriki", in_servers=True),
-    "threshold": StandIn("crap_threshold", "the CRAP threshold", "config crap", in_servers=True),
-    "jokers": StandIn("crap_jokers", "jokers", "config crap", in_servers=True),
-    "timer": StandIn("turn_timer", "the turn timer", "config timer"),
-    "house_rule": StandIn(None, "house rules", "config farkle-rule"),
-    "value": StandIn(None, "house rules", "config farkle-rule"),
-    "two_digit": StandIn("kuriki_two_digit", "two-digit declarations", "config kuriki"),
-    "reverse_after_kuriki": StandIn(
-        "kuriki_reverse_after_kuriki", "reversing after a Kuriki", "config kuriki"
+    "rules": StandIn("farkle_preset", N_("the rule set"), "config farkle", in_servers=True),
+    "target": StandIn(None, N_("the target"), "config farkle", in_servers=True),
+    "lives": StandIn("kuriki_lives", N_("Kuriki lives"), "config kuriki", in_servers=True),
+    "threshold": StandIn(
+        "crap_threshold", N_("the CRAP threshold"), "config crap", in_servers=True
     ),
-    "stake": StandIn("kuriki_stake", "the Kuriki stake", "config kuriki"),
-    "foul_price": StandIn("kuriki_foul_price", "the foul price", "config kuriki"),
-    "force_recycle": StandIn("crap_force_recycle", "Force Recycle", "config crap"),
-    "bluff_window": StandIn("crap_bluff_window", "the bluff window", "config crap"),
+    "jokers": StandIn("crap_jokers", N_("jokers"), "config crap", in_servers=True),
+    "timer": StandIn("turn_timer", N_("the turn timer"), "config timer"),
+    "house_rule": StandIn(None, N_("house rules"), "config farkle-rule"),
+    "value": StandIn(None, N_("house rules"), "config farkle-rule"),
+    "two_digit": StandIn("kuriki_two_digit", N_("two-digit declarations"), "config kuriki"),
+    "reverse_after_kuriki": StandIn(
+        "kuriki_reverse_after_kuriki", N_("reversing after a Kuriki"), "config kuriki"
+    ),
+    "stake": StandIn("kuriki_stake", N_("the Kuriki stake"), "config kuriki"),
+    "foul_price": StandIn("kuriki_foul_price", N_("the foul price"), "config kuriki"),
+    "force_recycle": StandIn("crap_force_recycle", N_("Force Recycle"), "config crap"),
+    "bluff_window": StandIn("crap_bluff_window", N_("the bluff window"), "config crap"),
 }
 
 
@@ -79,14 +82,20 @@ def lobby_settings(
             stand_in = STAND_INS[name]
             if not stand_in.in_servers:
                 raise UserError(
-                    "This server's settings rule here: a server manager sets "
-                    f"{stand_in.words} with {mention(stand_in.config)}."
+                    _(
+                        "This server's settings rule here: a server manager sets {setting} "
+                        "with {command}.",
+                        setting=_(stand_in.words),
+                        command=mention(stand_in.config),
+                    )
                 )
     rule, value = given.get("house_rule"), given.get("value")
     if (rule is None) != (value is None):
         raise UserError(
-            "A house rule takes both options: `house_rule` (which rule) and `value` "
-            "(its new value, e.g. 300 or yes)."
+            _(
+                "A house rule takes both options: `house_rule` (which rule) and `value` "
+                "(its new value, e.g. 300 or yes)."
+            )
         )
     settings = base.updated(
         **{STAND_INS[k].setting: v for k, v in given.items() if STAND_INS[k].setting}  # type: ignore[misc]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bot.config_errors import located, problems
 from bot.errors import UserError
-from bot.i18n import LANGUAGES
+from bot.i18n import LANGUAGES, N_, _, listed, number
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
 
@@ -101,7 +101,7 @@ class GuildSettings(BaseModel):
     def with_house_rule(self, preset: str, field: str, raw: str) -> GuildSettings:
         """A copy with one Farkle rule changed; raises SettingsError with a clear reason."""
         if field not in rule_fields():
-            raise SettingsError(f"There is no Farkle rule called {field!r}.")
+            raise SettingsError(_("There is no Farkle rule called {rule}.", rule=repr(field)))
         value = parse_rule_value(field, raw)
         rules = dict(self.farkle_house_rules.get(preset, {}))
         rules[field] = value
@@ -117,9 +117,13 @@ class GuildSettings(BaseModel):
 
 
 def unknown_preset(name: str) -> str:
-    """What is said wherever a preset name is typed that is none (config, lobby, /config)."""
-    *others, last = PRESETS
-    return f"there is no Farkle rule set called {name!r}; choose {', '.join(others)} or {last}"
+    """What is said wherever a preset name is typed that is none (config, lobby, /config),
+    in the current language (English in a config file's report)."""
+    return _(
+        "there is no Farkle rule set called {name}; choose {presets}",
+        name=repr(name),
+        presets=listed(PRESETS, style="or"),
+    )
 
 
 def sentence(text: str) -> str:
@@ -152,11 +156,15 @@ def parse_rule_value(field: str, raw: str) -> Any:
             return True
         if text in _FALSE_WORDS:
             return False
-        raise SettingsError(f"{rule_label(field)} takes yes or no, not {raw!r}.")
+        raise SettingsError(
+            _("{rule} takes yes or no, not {raw}.", rule=rule_label(field), raw=repr(raw))
+        )
     if "tuple" in annotation:
         parts = [p for p in text.replace(" ", ",").split(",") if p]
         if len(parts) != 3 or not all(is_number(p) for p in parts):
-            raise SettingsError(f"{rule_label(field)} takes three numbers, e.g. 1000,2000,3000.")
+            raise SettingsError(
+                _("{rule} takes three numbers, e.g. 1000,2000,3000.", rule=rule_label(field))
+            )
         return tuple(int(p) for p in parts)
     if "int" in annotation:
         if "None" in annotation and text in _NONE_WORDS:
@@ -166,57 +174,68 @@ def parse_rule_value(field: str, raw: str) -> Any:
                 raise ValueError(text)
             return int(text.replace("_", ""))
         except ValueError:
-            extra = " (or none)" if "None" in annotation else ""
+            label, given = rule_label(field), repr(raw)
             raise SettingsError(
-                f"{rule_label(field)} takes a whole number{extra}, not {raw!r}."
+                _("{rule} takes a whole number (or none), not {raw}.", rule=label, raw=given)
+                if "None" in annotation
+                else _("{rule} takes a whole number, not {raw}.", rule=label, raw=given)
             ) from None
     return text
 
 
-#: Each Farkle rule field in a player's words: its name, and what the value means.
+#: Each Farkle rule field in a player's words: its name (translated where it is shown, see
+#: `rule_label`), and what the value means. Both make the `/config farkle-rule` choices,
+#: which the command tree's translator translates whole (bot/translator.py), so the hints
+#: are no messages of their own.
 RULE_WORDS: dict[str, tuple[str, str]] = {
-    "target": ("Target", "the score that ends the game"),
-    "target_inclusive": ("Reaching the target exactly", "counts (on) or must be passed (off)"),
-    "single_one": ("Single 1", "points for a single 1"),
-    "single_five": ("Single 5", "points for a single 5"),
-    "triple_ones": ("Three 1s", "points for three 1s (others: face x 100)"),
-    "kind_scoring": ("Four or more of a kind", "singles, double, add or flat"),
-    "flat_kind": ("Flat 4/5/6 of a kind", "three numbers, e.g. 1000,2000,3000"),
-    "three_pairs": ("Three pairs", "points, or none: not scored"),
-    "four_and_pair_is_three_pairs": ("Four of a kind + a pair", "counts as three pairs"),
-    "straight": ("Straight 1-6", "points, or none: not scored"),
-    "two_triplets": ("Two triples", "points, or none: the two triples added"),
-    "extend_triple_across_throws": ("Triples extend", "later dice of a triple's face score it"),
-    "min_bank": ("Bank minimum", "turn score needed to bank"),
-    "min_bank_after_hot_dice": ("Bank minimum after hot dice", "counted afresh"),
-    "opening": ("Opening", "turn score needed to get on the table"),
-    "one_die_throws": ("Throws with the last die", "to roll a 1 or a 5 (1-6)"),
-    "farkle_penalty_every": ("Farkle penalty", "every Nth farkle costs points; 0: off"),
-    "farkle_penalty": ("Farkle penalty points", "what that farkle costs"),
-    "crappy_malappy_wins": ("Crappy malappys to win", "0: off"),
-    "piggyback": ("Piggyback", "take over the last player's unrolled dice"),
-    "seating": ("Seating", "highest_first or highest_last"),
-    "end_rule": ("End of the game", "finish_round or one_more_turn"),
+    "target": (N_("Target"), "the score that ends the game"),
+    "target_inclusive": (N_("Reaching the target exactly"), "counts (on) or must be passed (off)"),
+    "single_one": (N_("Single 1"), "points for a single 1"),
+    "single_five": (N_("Single 5"), "points for a single 5"),
+    "triple_ones": (N_("Three 1s"), "points for three 1s (others: face x 100)"),
+    "kind_scoring": (N_("Four or more of a kind"), "singles, double, add or flat"),
+    "flat_kind": (N_("Flat 4/5/6 of a kind"), "three numbers, e.g. 1000,2000,3000"),
+    "three_pairs": (N_("Three pairs"), "points, or none: not scored"),
+    "four_and_pair_is_three_pairs": (N_("Four of a kind + a pair"), "counts as three pairs"),
+    "straight": (N_("Straight 1-6"), "points, or none: not scored"),
+    "two_triplets": (N_("Two triples"), "points, or none: the two triples added"),
+    "extend_triple_across_throws": (N_("Triples extend"), "later dice of a triple's face score it"),
+    "min_bank": (N_("Bank minimum"), "turn score needed to bank"),
+    "min_bank_after_hot_dice": (N_("Bank minimum after hot dice"), "counted afresh"),
+    "opening": (N_("Opening"), "turn score needed to get on the table"),
+    "one_die_throws": (N_("Throws with the last die"), "to roll a 1 or a 5 (1-6)"),
+    "farkle_penalty_every": (N_("Farkle penalty"), "every Nth farkle costs points; 0: off"),
+    "farkle_penalty": (N_("Farkle penalty points"), "what that farkle costs"),
+    # Translators: "crappy malappy" is the game's name for a roll; keep it unless your
+    # players call it otherwise.
+    "crappy_malappy_wins": (N_("Crappy malappys to win"), "0: off"),
+    "piggyback": (N_("Piggyback"), "take over the last player's unrolled dice"),
+    "seating": (N_("Seating"), "highest_first or highest_last"),
+    "end_rule": (N_("End of the game"), "finish_round or one_more_turn"),
 }
 
 _VALUE_WORDS: dict[str, dict[object, str]] = {
     "kind_scoring": {
-        "singles": "only as a triple plus singles",
-        "double": "doubled per extra die",
-        "add": "the triple added per extra die",
-        "flat": "flat",
+        "singles": N_("only as a triple plus singles"),
+        "double": N_("doubled per extra die"),
+        "add": N_("the triple added per extra die"),
+        "flat": N_("flat"),
     },
-    "seating": {"highest_first": "highest roll goes first", "highest_last": "highest goes last"},
+    "seating": {
+        "highest_first": N_("highest roll goes first"),
+        "highest_last": N_("highest goes last"),
+    },
     "end_rule": {
-        "finish_round": "the round is finished",
-        "one_more_turn": "everyone else gets one more turn",
+        "finish_round": N_("the round is finished"),
+        "one_more_turn": N_("everyone else gets one more turn"),
     },
 }
-_NONE_MEANS = {"two_triplets": "the two triples added"}
+_NONE_MEANS = {"two_triplets": N_("the two triples added")}
 
 
 def rule_label(field: str) -> str:
-    return RULE_WORDS.get(field, (field, ""))[0]
+    """The rule's name in the current language (the field itself for an unknown one)."""
+    return _(RULE_WORDS[field][0]) if field in RULE_WORDS else field
 
 
 def rule_choice_name(field: str) -> str:
@@ -232,50 +251,81 @@ def rule_choice_name(field: str) -> str:
 def rule_value_words(field: str, value: object) -> str:
     """A rule's value as a player reads it: "not scored", "on", "1000 / 2000 / 3000"."""
     if value is None:
-        return _NONE_MEANS.get(field, "not scored")
+        return _(_NONE_MEANS.get(field, N_("not scored")))
     if isinstance(value, bool):
-        return "on" if value else "off"
+        return _("on") if value else _("off")
     if isinstance(value, (tuple, list)):
-        return " / ".join(str(v) for v in value)
-    return _VALUE_WORDS.get(field, {}).get(value, str(value))
+        return " / ".join(_shown(v) for v in value)
+    words = _VALUE_WORDS.get(field, {}).get(value)
+    return _(words) if words is not None else _shown(value)
+
+
+def _shown(value: object) -> str:
+    """A rule's number as the language writes it; any other value as it is."""
+    return number(value) if isinstance(value, int) and not isinstance(value, bool) else str(value)
 
 
 def house_rule_words(field: str, value: object) -> str:
     """ "Straight 1-6: not scored", "Piggyback: on"."""
-    return f"{rule_label(field)}: {rule_value_words(field, value)}"
+    # Translators: a Farkle house rule and its value, e.g. "Piggyback: on".
+    return _("{rule}: {value}", rule=rule_label(field), value=rule_value_words(field, value))
 
 
 _SETTING_WORDS = {
-    "turn_timer": "The turn timer",
-    "lobby_timeout": "The lobby timeout",
-    "bot_delay": "The bots' pause",
-    "kuriki_lives": "Kuriki lives",
-    "kuriki_stake": "The Kuriki stake",
-    "kuriki_foul_price": "The foul price",
-    "crap_threshold": "The CRAP threshold",
-    "crap_bluff_window": "The bluff window",
-    "farkle_preset": "The rule set",
+    "turn_timer": N_("The turn timer"),
+    "lobby_timeout": N_("The lobby timeout"),
+    "bot_delay": N_("The bots' pause"),
+    "kuriki_lives": N_("Kuriki lives"),
+    "kuriki_stake": N_("The Kuriki stake"),
+    "kuriki_foul_price": N_("The foul price"),
+    "crap_threshold": N_("The CRAP threshold"),
+    "crap_bluff_window": N_("The bluff window"),
+    "farkle_preset": N_("The rule set"),
 }
 
 
 def explain(exc: ValidationError) -> str:
-    """The first validation problem as one sentence an admin of /config understands."""
+    """The first validation problem as one sentence an admin of /config understands, in
+    the current language."""
     problem = problems(exc)[0]
     field = str(problem.loc[-1]) if problem.loc else ""
     what = (
         rule_label(field)
         if field in RULE_WORDS
-        else _SETTING_WORDS.get(field, field.replace("_", " ").capitalize())
+        else _(_SETTING_WORDS[field])
+        if field in _SETTING_WORDS
+        else field.replace("_", " ").capitalize()
     )
     ctx, kind = problem.ctx, problem.kind
     if kind in ("greater_than_equal", "greater_than") and what:
-        return f"{what} must be at least {ctx.get('ge', ctx.get('gt'))}."
+        return _("{setting} must be at least {low}.", setting=what, low=_bound(ctx, "ge", "gt"))
     if kind in ("less_than_equal", "less_than") and what:
-        return f"{what} must be at most {ctx.get('le', ctx.get('lt'))}."
+        return _("{setting} must be at most {high}.", setting=what, high=_bound(ctx, "le", "lt"))
     if kind == "literal_error" and what:
-        return f"{what} must be {ctx.get('expected', 'one of the listed values')}."
+        choices = _literal_choices(problem.model, field)
+        if choices:
+            return _("{setting} must be {choices}.", setting=what, choices=choices)
+        return _("{setting} must be one of the listed values.", setting=what)
     if kind in ("int_parsing", "int_type", "int_from_float") and what:
-        return f"{what} must be a whole number."
+        return _("{setting} must be a whole number.", setting=what)
     msg = sentence(problem.msg)
     # A validator's own message says what is wrong in full (an unknown preset, listing them).
-    return f"{what}: {msg}" if what and kind != "value_error" else msg
+    if what and kind != "value_error":
+        # Translators: a setting and what is wrong with it (pydantic's English words).
+        return _("{setting}: {problem}", setting=what, problem=msg)
+    return msg
+
+
+def _bound(ctx: dict[str, Any], inclusive: str, exclusive: str) -> str:
+    """A range's bound from a validation error, as the language writes numbers."""
+    value = ctx.get(inclusive, ctx.get(exclusive))
+    return number(value) if isinstance(value, (int, float)) else str(value)
+
+
+def _literal_choices(model: type[BaseModel] | None, field: str) -> str:
+    """ "'singles', 'double', 'add' or 'flat'": the values a Literal field takes, as
+    alternatives in the current language ("" when the field takes no Literal)."""
+    info = model.model_fields.get(field) if model is not None else None
+    if info is None or get_origin(info.annotation) is not Literal:
+        return ""
+    return listed((repr(v) for v in get_args(info.annotation)), style="or")

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from games.bots import bot_name, is_bot, next_bot_id
 from games.errors import LobbyError, NotInGame
+from games.text import M, Mn
 
 
 class HasId(Protocol):
@@ -23,7 +24,7 @@ def seated(players: Iterable[P], user_id: int) -> P:
     for p in players:
         if p.id == user_id:
             return p
-    raise NotInGame("You are not in this game.")
+    raise NotInGame(M("You are not in this game."))
 
 
 class Seat(BaseModel):
@@ -52,10 +53,10 @@ class Lobby(BaseModel):
     def join(self, seat: Seat) -> None:
         """Seat a person; on a full table a bot (the last one added) gives up its seat."""
         if self.has(seat.id):
-            raise LobbyError("You have already joined this game.")
+            raise LobbyError(M("You have already joined this game."))
         if len(self.players) >= self.max_players:
             if not self.bots():
-                raise LobbyError(f"The table is full ({self.max_players} players).")
+                raise self._full()
             self.remove_bot()
         self.players.append(seat)
 
@@ -64,7 +65,7 @@ class Lobby(BaseModel):
         the host, and is returned (None: the host did not change, or nobody is left). A bot
         never hosts: when the last person leaves, the bots go too."""
         if not self.has(user_id):
-            raise LobbyError("You are not in this lobby.")
+            raise LobbyError(M("You are not in this lobby."))
         self.players = [p for p in self.players if p.id != user_id]
         if not self.humans():
             self.players = []
@@ -83,26 +84,35 @@ class Lobby(BaseModel):
     def add_bot(self) -> Seat:
         """Seat the next bot; refused when the table is full (a person always has a seat)."""
         if len(self.players) >= self.max_players:
-            raise LobbyError(f"The table is full ({self.max_players} players).")
+            raise self._full()
         bot_id = next_bot_id(p.id for p in self.players)
         if bot_id is None:  # pragma: no cover - more bots than any table seats
-            raise LobbyError("No more bots can join.")
+            raise LobbyError(M("No more bots can join."))
         seat = Seat(id=bot_id, name=bot_name(bot_id))
         self.players.append(seat)
         return seat
+
+    def _full(self) -> LobbyError:
+        return LobbyError(
+            Mn(
+                "The table is full ({n} player).",
+                "The table is full ({n} players).",
+                self.max_players,
+            )
+        )
 
     def remove_bot(self) -> Seat:
         """Take out the bot that joined last."""
         bots = self.bots()
         if not bots:
-            raise LobbyError("There is no bot in this lobby.")
+            raise LobbyError(M("There is no bot in this lobby."))
         self.players.remove(bots[-1])
         return bots[-1]
 
     def check_bots(self, user_id: int, is_admin: bool) -> None:
         if not self.has(user_id) and not is_admin:
             raise LobbyError(
-                "Only a player in the lobby (or a server manager) can add or remove bots."
+                M("Only a player in the lobby (or a server manager) can add or remove bots.")
             )
 
     def check_start(self, user_id: int, is_admin: bool) -> None:
@@ -111,12 +121,19 @@ class Lobby(BaseModel):
             # bot's place, but not in a person's).
             can_join = len(self.players) < self.max_players or bool(self.bots())
             raise LobbyError(
-                "Only a player in the lobby (or a server manager) can start it"
-                + (": join first." if can_join else ".")
+                M("Only a player in the lobby (or a server manager) can start it: join first.")
+                if can_join
+                else M("Only a player in the lobby (or a server manager) can start it.")
             )
         if len(self.players) < self.min_players:
-            raise LobbyError(f"At least {self.min_players} players are needed to start.")
+            raise LobbyError(
+                Mn(
+                    "At least {n} player is needed to start.",
+                    "At least {n} players are needed to start.",
+                    self.min_players,
+                )
+            )
 
     def check_cancel(self, user_id: int, is_admin: bool) -> None:
         if user_id != self.starter and not is_admin:
-            raise LobbyError("Only the host of the lobby (or a server manager) can cancel it.")
+            raise LobbyError(M("Only the host of the lobby (or a server manager) can cancel it."))

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
+from bot.i18n import _, _n, number
 from bot.interactions import send_reply
 from bot.records import place_of
 from bot.replies import Reply, duration
@@ -25,44 +26,63 @@ if TYPE_CHECKING:
 def pause_words(seconds: float) -> str:
     """'1.5 seconds', '1 second', 'no time'."""
     if seconds <= 0:
-        return "no time"
-    shown = f"{seconds:.2f}".rstrip("0").rstrip(".")
-    return f"{shown} second{'' if shown == '1' else 's'}"
+        return _("no time")
+    shown = round(seconds, 2)
+    if shown == int(shown):
+        return _n("{n} second", "{n} seconds", int(shown))
+    return _("{seconds} seconds", seconds=number(shown))
 
 
 def settings_embed(settings: GuildSettings) -> discord.Embed:
-    embed = discord.Embed(title="Server settings", colour=EMBED_COLOUR)
-    timer = f"{settings.turn_timer} s" if settings.turn_timer else "off"
-    lobby = duration(settings.lobby_timeout)
-    embed.add_field(
-        name="General",
-        value=f"Turn timer: **{timer}**\nAn unstarted lobby closes after **{lobby}**\n"
-        f"Bots wait **{pause_words(settings.bot_delay)}** before each move",
-        inline=False,
-    )
-    farkle = [f"Default rule set: **{PRESETS[settings.farkle_preset].name}**"]
+    """The server's settings in the current language, each field within Discord's limit."""
+    embed = discord.Embed(title=_("Server settings"), colour=EMBED_COLOUR)
+    timer = _("{seconds} s", seconds=settings.turn_timer) if settings.turn_timer else _("off")
+    general = [
+        _("Turn timer: **{timer}**", timer=timer),
+        _(
+            "An unstarted lobby closes after **{time}**",
+            time=duration(settings.lobby_timeout),
+        ),
+        _("Bots wait **{pause}** before each move", pause=pause_words(settings.bot_delay)),
+    ]
+    embed.add_field(name=_("General"), value="\n".join(general)[:1024], inline=False)
+    farkle = [_("Default rule set: **{preset}**", preset=_(PRESETS[settings.farkle_preset].name))]
     for preset, changes in settings.farkle_house_rules.items():
         if changes:
-            shown = "; ".join(house_rule_words(k, v) for k, v in changes.items())
-            farkle.append(f"House rules for {PRESETS[preset].name}: {shown}")
-    embed.add_field(name="Farkle", value="\n".join(farkle)[:1024], inline=False)
-    kuriki = [f"Lives: **{settings.kuriki_lives}**"]
+            farkle.append(
+                _(
+                    "House rules for {preset}: {rules}",
+                    preset=_(PRESETS[preset].name),
+                    rules="; ".join(house_rule_words(k, v) for k, v in changes.items()),
+                )
+            )
+    # Translators: a game's name; keep it unless your players call it otherwise.
+    embed.add_field(name=_("Farkle"), value="\n".join(farkle)[:1024], inline=False)
+    kuriki = [_("Lives: **{n}**", n=settings.kuriki_lives)]
     if settings.kuriki_two_digit:
-        kuriki.append("two-digit declarations")
+        kuriki.append(_("two-digit declarations"))
     if settings.kuriki_reverse_after_kuriki:
-        kuriki.append("may reverse after a Kuriki")
+        kuriki.append(_("may reverse after a Kuriki"))
     if settings.kuriki_stake:
-        kuriki.append(f"stakes {settings.kuriki_stake}, fouls {settings.kuriki_foul_price}")
-    embed.add_field(name="Kuriki", value=", ".join(kuriki), inline=True)
+        kuriki.append(
+            _(
+                "stakes {stake}, fouls {price}",
+                stake=settings.kuriki_stake,
+                price=settings.kuriki_foul_price,
+            )
+        )
+    # Translators: a game's name; keep it unless your players call it otherwise.
+    embed.add_field(name=_("Kuriki"), value=", ".join(kuriki)[:1024], inline=True)
     crap = [
-        f"Threshold: **{settings.crap_threshold}**",
-        f"bluff window {settings.crap_bluff_window} s",
+        _("Threshold: **{points}**", points=settings.crap_threshold),
+        _("bluff window {seconds} s", seconds=settings.crap_bluff_window),
     ]
     if settings.crap_jokers:
-        crap.append("jokers")
+        crap.append(_("jokers"))
     if settings.crap_force_recycle:
-        crap.append("force recycle")
-    embed.add_field(name="CRAP", value=", ".join(crap), inline=True)
+        crap.append(_("force recycle"))
+    # Translators: a game's name; keep it unless your players call it otherwise.
+    embed.add_field(name=_("CRAP"), value=", ".join(crap)[:1024], inline=True)
     return embed
 
 
@@ -83,7 +103,7 @@ class AdminCog(
         new = current.updated(**changes)
         await tables.save_settings(interaction.guild_id, new)
         await send_reply(
-            interaction, Reply(content="Saved.", embed=settings_embed(new), ephemeral=True)
+            interaction, Reply(content=_("Saved."), embed=settings_embed(new), ephemeral=True)
         )
 
     @app_commands.command(name="show")
@@ -216,18 +236,21 @@ class AdminCog(
         place = place_of(interaction.guild_id, interaction.channel_id)
         if not start:
             current = await store.current_season(place)
-            text = (
-                f"This server is in rating season **{current}**. `/config season start: True` "
-                f"starts season {current + 1}: every rating starts afresh, and season "
-                f"{current}'s standings stay readable with `/leaderboard by: Rating season: "
-                f"{current}`."
+            text = _(
+                "This server is in rating season **{season}**. `/config season start: True` "
+                "starts season {next}: every rating starts afresh, and season {season}'s "
+                "standings stay readable with `/leaderboard by: Rating season: {season}`.",
+                season=str(current),
+                next=str(current + 1),
             )
         else:
             new = await store.start_season(place, interaction.user.id, time.time())
-            text = (
-                f"Rating season **{new}** has started: every rating starts afresh with the "
-                f"next game. Season {new - 1}'s standings stay readable with `/leaderboard by: "
-                f"Rating season: {new - 1}`."
+            text = _(
+                "Rating season **{season}** has started: every rating starts afresh with the "
+                "next game. Season {previous}'s standings stay readable with `/leaderboard by: "
+                "Rating season: {previous}`.",
+                season=str(new),
+                previous=str(new - 1),
             )
         await send_reply(interaction, Reply(content=text, ephemeral=True))
 

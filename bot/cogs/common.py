@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import UserError
+from bot.i18n import N_, _
 from bot.interactions import actor_of, send_reply
 from bot.reach import seen_by_invoker_only
 from bot.settings import rule_choice_name
@@ -42,7 +43,8 @@ def server_only(command: T) -> T:
 
 
 #: Why a game cannot be opened where Discord shows the app's messages only to the invoker.
-INVOKER_ONLY = (
+#: Translated where it is said.
+INVOKER_ONLY = N_(
     "This server has turned off **Use External Apps** for its members, so Discord shows what "
     "this app posts here only to the person who used it: the others could neither see nor "
     "join a game. Ask a server admin to allow Use External Apps, or to add the bot to the "
@@ -67,7 +69,7 @@ async def start(interaction: discord.Interaction[GameBot], kind: str, **options:
     (bot/lobby_settings.py)."""
     assert interaction.channel_id is not None
     if seen_by_invoker_only(interaction):
-        raise UserError(INVOKER_ONLY)
+        raise UserError(_(INVOKER_ONLY))
     reply = await interaction.client.tables.open_lobby(
         actor_of(interaction),
         interaction.guild_id,

@@ -14,8 +14,9 @@ import discord
 from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
+from bot.i18n import N_, _, _n, listed, render
 from bot.pictures.emojis import Faces
-from bot.players import together, who
+from bot.players import who
 from bot.replies import duration
 from bot.sessions import Session
 from bot.settings import GuildSettings
@@ -23,6 +24,7 @@ from games.autoplay import Chooser, is_idle
 from games.bots import bot_seats, only_bots
 from games.lobby import Lobby
 from games.places import Order, places
+from games.text import Line
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +90,9 @@ class Rendered:
 
 def vote_tally(yes: Sequence[int], no: Sequence[int]) -> str:
     """A vote's count so far: '1 yes, 0 no', or 'no votes yet' (never '0 yes, 0 no')."""
-    return f"{len(yes)} yes, {len(no)} no" if yes or no else "no votes yet"
+    if not yes and not no:
+        return _("no votes yet")
+    return _("{yes} yes, {no} no", yes=len(yes), no=len(no))
 
 
 class TableAdapter(ABC):
@@ -113,8 +117,9 @@ class TableAdapter(ABC):
     policy: ClassVar[ModuleType]
     #: A bot's moves that show nothing worth a pause (picking dice): it moves on at once.
     quick_bot_actions: ClassVar[frozenset[str]] = frozenset()
-    #: What the game draws from its sealed seed, as the table's footer says it (bot/sealed.py).
-    sealed_what: ClassVar[str] = "Dice"
+    #: What the game draws from its sealed seed, as the table's footer says it (bot/sealed.py),
+    #: translated where it is shown.
+    sealed_what: ClassVar[str] = N_("Dice")
 
     def stamp(self, state: Any, action: str, arg: str | None) -> int:
         """The stamp of the decision `action` answers in `state` (this throw, this roll under
@@ -141,7 +146,7 @@ class TableAdapter(ABC):
     def players_text(self, settings: GuildSettings) -> str:
         """How many players this server's lobbies take, as /help says it ("2-12 players")."""
         most = self.lobby_max_players(self.lobby_options(settings))
-        return f"{self.min_players}-{most} players"
+        return _n("{low}-{n} player", "{low}-{n} players", most, low=self.min_players)
 
     def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
         """`stamp` as a custom_id carries it (10 digits): stamps are only compared, so a
@@ -205,7 +210,7 @@ class TableAdapter(ABC):
         or its move is refused (the caller falls back). The engine draws from `rng` (the
         game's dice and cards), the policy decides with `choices` (default: `rng` too)."""
         thinking = rng if choices is None else choices
-        for _ in range(50):
+        for _step in range(50):
             action = self.policy.choose(state, seat, thinking, now)
             if action is None:
                 return state
@@ -261,7 +266,7 @@ class TableAdapter(ABC):
         self, session: Session, user_id: int, action: str, arg: str | None
     ) -> Rendered:
         """What an off-table message (an ephemeral, a vote) shows after a click on it."""
-        return Rendered(embed=discord.Embed(description="Done."))
+        return Rendered(embed=discord.Embed(description=_("Done.")))
 
     @abstractmethod
     def remove_player(self, state: Any, user_id: int) -> Any:
@@ -279,7 +284,7 @@ class TableAdapter(ABC):
         """Who the game waits on, each with what for ("your turn"): a player who joins this
         set is mentioned in a freshly posted table, the only way Discord notifies anyone."""
         player = self.on_clock(state)
-        return {} if player is None else {player: "your move"}
+        return {} if player is None else {player: _("your move")}
 
     def thinking(self, state: Any) -> list[int]:
         """The bots the table waits on, when it waits on bots alone (empty: a person is
@@ -291,7 +296,12 @@ class TableAdapter(ABC):
     @staticmethod
     def thinking_line(bots: list[int]) -> str:
         """'🤖 Dicey is thinking…': what the table waits for while bots make their moves."""
-        return together([who(b) for b in bots], "is thinking…", "are thinking…")
+        return _n(
+            "{names} is thinking…",
+            "{names} are thinking…",
+            len(bots),
+            names=listed(who(b) for b in bots),
+        )
 
     def summary(self, session: Session, table: Rendered) -> Rendered | None:
         """What a table message says once a newer one is posted below it: its last moves,
@@ -300,10 +310,10 @@ class TableAdapter(ABC):
         cancelled or closes (the old message is deleted instead)."""
         if not session.started:
             return None
-        log = list(getattr(session.state, "log", None) or [])[-2:]
+        log = [render(line) for line in list(getattr(session.state, "log", None) or [])[-2:]]
         embed = discord.Embed(
             title=table.embed.title,
-            description="\n".join([*log, "⬇ The live table is below."]),
+            description="\n".join([*log, _("⬇ The live table is below.")]),
             colour=EMBED_COLOUR,
         )
         return Rendered(embed=embed)
@@ -379,63 +389,72 @@ class TableAdapter(ABC):
 
     def finished_footer(self) -> str:
         """A finished table's footer: what one can do next (the service adds the button)."""
-        return f"Rematch below, or /{self.kind} start for a new game"
+        return _("Rematch below, or {command} for a new game", command=f"/{self.kind} start")
 
     @staticmethod
-    def departure_line(why: str) -> str:
-        """The finished table's headline when players left (or nobody played) and nobody won."""
-        head = "Abandoned" if is_idle(why) else "Game over"
-        return f"**{head}:** {why}, so nobody wins."
+    def departure_line(why: Line) -> str:
+        """The finished table's headline when players left (or nobody played) and nobody won:
+        `why` is the engine's reason (a message, or the English a game saved earlier kept)."""
+        if is_idle(why):
+            return _("**Abandoned:** {why}, so nobody wins.", why=why)
+        return _("**Game over:** {why}, so nobody wins.", why=why)
 
     @staticmethod
-    def departure_summary(why: str) -> str:
+    def departure_summary(why: Line) -> str:
         """The finished-games outcome of a game that players left."""
-        return f"Nobody wins: {why}."
+        return _("Nobody wins: {why}.", why=why)
 
     # ------------------------------------------------------------------ lobby
 
     def render_lobby(self, session: Session, settings: GuildSettings) -> Rendered:
         lobby = session.lobby
-        names = (
-            "\n".join(
-                f"• {who(p.id)}" + (" (host)" if p.id == lobby.starter else "") for p in lobby.players
-            )
-            or "nobody yet"
-        )
+        names = "\n".join(
+            _("• {player} (host)", player=who(p.id)) if p.id == lobby.starter else f"• {who(p.id)}"
+            for p in lobby.players
+        ) or _("nobody yet")
         description = self.lobby_description(lobby, settings) + "\n" + timer_line(settings)
         if session.deadline is not None:
-            description += f"\n⏱ Closes <t:{int(session.deadline)}:R> unless someone starts it."
+            description += "\n" + _(
+                "⏱ Closes {when} unless someone starts it.", when=f"<t:{int(session.deadline)}:R>"
+            )
         embed = discord.Embed(
-            title=f"{self.title}: join the table",
-            description=description,
+            title=_("{game}: join the table", game=_(self.title)),
+            description=description[:4096],
             colour=EMBED_COLOUR,
         )
         embed.add_field(
-            name=f"Players ({len(lobby.players)}/{lobby.max_players})", value=names, inline=False
+            name=_("Players ({count}/{most})", count=len(lobby.players), most=lobby.max_players),
+            value=names[:1024],
+            inline=False,
         )
         embed.set_footer(
-            text=f"{lobby.min_players}-{lobby.max_players} players, bots included. Any player here "
-            "(or a server manager) can start and add bots; the host (or a server manager) can "
-            "cancel."
+            text=_n(
+                "{low}-{n} player, bots included. Any player here (or a server manager) can "
+                "start and add bots; the host (or a server manager) can cancel.",
+                "{low}-{n} players, bots included. Any player here (or a server manager) can "
+                "start and add bots; the host (or a server manager) can cancel.",
+                lobby.max_players,
+                low=lobby.min_players,
+            )
         )
         items = [
-            self.button(session, "join", "Join", style=discord.ButtonStyle.success),
-            self.button(session, "leave", "Leave"),
+            self.button(session, "join", _("Join"), style=discord.ButtonStyle.success),
+            self.button(session, "leave", _("Leave")),
             self.button(
                 session,
                 "start",
-                "Start",
+                _("Start"),
                 style=discord.ButtonStyle.primary,
                 disabled=len(lobby.players) < lobby.min_players,
             ),
-            self.button(session, "cancel", "Cancel", style=discord.ButtonStyle.danger),
+            self.button(session, "cancel", _("Cancel"), style=discord.ButtonStyle.danger),
             self.button(
                 session,
                 "addbot",
-                "Add bot",
+                _("Add bot"),
                 disabled=len(lobby.players) >= lobby.max_players,
             ),
-            self.button(session, "dropbot", "Remove bot", disabled=not lobby.bots()),
+            self.button(session, "dropbot", _("Remove bot"), disabled=not lobby.bots()),
         ]
         return Rendered(embed=embed, items=items)
 
@@ -443,5 +462,5 @@ class TableAdapter(ABC):
 def timer_line(settings: GuildSettings) -> str:
     """The lobby's line about the turn timer the game will have."""
     if not settings.turn_timer:
-        return "⏳ No turn timer."
-    return f"⏳ **{duration(settings.turn_timer)}** for each move."
+        return _("⏳ No turn timer.")
+    return _("⏳ **{time}** for each move.", time=duration(settings.turn_timer))

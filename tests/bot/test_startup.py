@@ -24,7 +24,7 @@ from tests.bot.conftest import ALICE, CHANNEL, GUILD
 from tests.postgres import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
-PRESETS_LISTED = "choose crappy-malappy, classic or on-the-table"
+PRESETS_LISTED = "choose crappy-malappy, classic, or on-the-table"
 
 
 #: The real entry point, with Discord's address on a closed local port: every case fails
