@@ -188,7 +188,8 @@ def choose(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) ->
         r, s = _guess(view, rng)
         return Action(kind="guess", rank=r, suit=s, now=now)
     if "vote" in acts:
-        return Action(kind="vote", value="yes" if _force_fair(view) else "no", now=now)
+        vote = "yes" if _force_fair(view) else "no"
+        return Action(kind="vote", value=vote, now=now)
     return _turn(view, acts, rng, now)
 
 
