@@ -59,7 +59,7 @@ async def play_out(tables: Tables, clock: Clock, kind: str, bots: int) -> list[s
         now = await tables.store.game_log(CHANNEL)
         assert now[: len(stored)] == stored  # appended to, never rewritten
         window = session.state.log
-        assert window and now[-len(window) :] == window
+        assert window and [line_from_json(x) for x in now[-len(window) :]] == window
         (row,) = await fetch_sql(tables.store, "SELECT data FROM sessions")
         assert json.loads(str(row[0]))["state"]["new_log"] == []  # kept beside it, not in it
         stored = now
@@ -88,7 +88,7 @@ async def test_the_log_goes_on_after_a_restart(db_path: Path, clock: Clock) -> N
     reply = await open_game(tables, ALICE, BOB)
     reply = await tables.click(await on_turn(tables), find(reply, "roll"), 555)
     first = await tables.store.game_log(CHANNEL)
-    assert first[-1] == (await tables.sessions.get(CHANNEL)).state.log[-1]
+    assert line_from_json(first[-1]) == (await tables.sessions.get(CHANNEL)).state.log[-1]
     await tables.store.close()
     tables = await make_tables(db_path, clock)  # a new process: nothing in memory
     try:
@@ -97,7 +97,7 @@ async def test_the_log_goes_on_after_a_restart(db_path: Path, clock: Clock) -> N
         await tables.expire(CHANNEL)  # the turn runs out
         again = await tables.store.game_log(CHANNEL)
         assert again[: len(first)] == first and len(again) > len(first)
-        assert any("ran out of time" in line for line in again[len(first) :])
+        assert any("ran out of time" in str(line_from_json(x)) for x in again[len(first) :])
         await tables.end(ALICE, CHANNEL, "farkle")
         (game,) = await tables.store.finished_games(CHANNEL)
         assert game["log"] == again and game["outcome"] == "Ended early by Alice."
