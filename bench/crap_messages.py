@@ -260,13 +260,14 @@ async def _play(
         session = await tables.sessions.get(CHANNEL)
         state: CrapState | None = None if session is None else session.state
         if state is not None:
-            new = appended(log, state.log)
+            lines = [str(line) for line in state.log]  # English, as the engine wrote it
+            new = appended(log, lines)
             tally.turns += snapshot_turns(new)
             tally.person_turns += sum(
                 1 for line in new for p in people.values() if line.startswith(f"{p.name}'s turn")
                 or line.startswith(f"{p.name} has the fewest")
             )
-            log = list(state.log)
+            log = lines
         if state is None:
             # A challenge's post also calls the next player, so its end posts nothing; a
             # game that ends in it has no next turn to save that post on.

@@ -31,8 +31,8 @@ from games.errors import GameError, NotInGame
 from games.text import M
 
 #: Why a game ends when the last person leaves it: bots never play on their own. The
-#: engines keep it in their state (`ended_by_departure`); once they keep a `Line` there,
-#: pass `M(ONLY_BOTS)` so each reader sees it in their language.
+#: engines keep it in their state (`ended_by_departure`) as a message, so each reader sees
+#: it in their language.
 ONLY_BOTS = N_("no person is left at the table")
 
 
@@ -296,7 +296,7 @@ class Moves:
         Bots that can move are due `bot_delay` seconds later (a deadline like the turn
         clock's, so a restart keeps it); a game with no person left ends with no winner."""
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
-            work.state = adapter.abandon(work.state, ONLY_BOTS)
+            work.state = adapter.abandon(work.state, M(ONLY_BOTS))
         # Whom the table now calls: who newly must act, never the actor (nobody is notified
         # of their own click). Nobody to call: the table can be edited in place.
         before_waiting = {} if before is None else adapter.waiting_on(before)

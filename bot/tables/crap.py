@@ -10,8 +10,10 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
+from bot.i18n import N_, _, _n, render
+from bot.i18n import number as in_words
 from bot.mentions import mention
-from bot.players import together, who
+from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed, vote_tally
@@ -21,41 +23,56 @@ from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy
 from games.crap.cards import (
-    grouped,
     is_joker,
     label,
     rank,
     rank_name,
     rank_words,
+    shown,
 )
 from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
 from games.numbers import is_number, number
-from games.words import counted
+from games.text import Line, M, Mn
 
+# Translators: the rules of CRAP (/crap rules). Score, Recycle, Acquire, Challenge, Protect
+# and Co-operate are its actions; keep them as the buttons and menus name them.
 RULES_TEXT = [
-    "On your turn do exactly one thing (press **My hand**):",
-    "**Score** four cards of one value (hand or protected; jokers stand in, -1 point each), or "
-    "a double set of eight. Aces take a card from the highest set on the table and are worth "
-    "its value + 10 (10 if there is none).",
-    "**Recycle**: show and discard your hand, roll off a die with the next player (if they roll "
-    "higher your protected cards go too), then roll two dice and draw that many.",
-    "**Acquire** a value: everyone else hands over their unprotected cards of it. You may bluff; "
-    "the first to press **Call bluff** in time calls it: a bluffer discards a random card, an "
-    "honest caller shows the card and the bluff-caller discards one. Nobody has to press "
-    "anything: the window closes by itself (**Let bluffs go** in My hand lets every Acquire go "
-    "for you at once). If nobody has any, an honest caller discards one of that value.",
-    "**Challenge** a player: you roll a die, both place that many cards face down, each names a "
-    "value and a suit, and draws one card per match (value and suit both: two). Jokers match "
-    "nothing.",
-    "**Protect** a card (safe from acquire, challenge, co-operate, random discards, and from a "
-    "recycle unless the roll-off is lost). **Co-operate**: you and another player see each "
-    "other's hands once (then they are returned), and each draws one.",
-    "When someone must draw from an empty deck, a scoring round: protected cards return to "
-    "hands, sets are banked (face value x 10; J 110, Q 120, K 130; a double set two sets of "
-    "(face + 1) x 10), everything but the hands is shuffled into a new deck, and the draw "
-    "completes. Reach the threshold in a scoring round to win: the highest total wins, ties share.",
+    N_("On your turn do exactly one thing (press **My hand**):"),
+    N_(
+        "**Score** four cards of one value (hand or protected; jokers stand in, -1 point each), or "
+        "a double set of eight. Aces take a card from the highest set on the table and are worth "
+        "its value + 10 (10 if there is none)."
+    ),
+    N_(
+        "**Recycle**: show and discard your hand, roll off a die with the next player (if they roll "
+        "higher your protected cards go too), then roll two dice and draw that many."
+    ),
+    N_(
+        "**Acquire** a value: everyone else hands over their unprotected cards of it. You may bluff; "
+        "the first to press **Call bluff** in time calls it: a bluffer discards a random card, an "
+        "honest caller shows the card and the bluff-caller discards one. Nobody has to press "
+        "anything: the window closes by itself (**Let bluffs go** in My hand lets every Acquire go "
+        "for you at once). If nobody has any, an honest caller discards one of that value."
+    ),
+    N_(
+        "**Challenge** a player: you roll a die, both place that many cards face down, each names a "
+        "value and a suit, and draws one card per match (value and suit both: two). Jokers match "
+        "nothing."
+    ),
+    N_(
+        "**Protect** a card (safe from acquire, challenge, co-operate, random discards, and from a "
+        "recycle unless the roll-off is lost). **Co-operate**: you and another player see each "
+        "other's hands once (then they are returned), and each draws one."
+    ),
+    N_(
+        "When someone must draw from an empty deck, a scoring round: protected cards return to "
+        "hands, sets are banked (face value x 10; J 110, Q 120, K 130; a double set two sets of "
+        "(face + 1) x 10), everything but the hands is shuffled into a new deck, and the draw "
+        "completes. Reach the threshold in a scoring round to win: the highest total wins, "
+        "ties share."
+    ),
 ]
 
 
@@ -63,7 +80,9 @@ class CrapTable(CrapHand, TableAdapter):
     """The public table; the private "My hand" is `CrapHand` (bot/tables/crap_hand.py)."""
 
     kind = "crap"
-    title = "CRAP"
+    # Translators: the game's name (Challenge, Recycle, Acquire, Protect); keep it unless
+    # your players know the game by another name
+    title = N_("CRAP")
     min_players = 3
     max_players = 6
     engine = engine
@@ -71,7 +90,7 @@ class CrapTable(CrapHand, TableAdapter):
     state_model = CrapState
     read_only_actions = frozenset({"hand", "pickrank", "log"})
     public_actions = frozenset({"log"})  # the log is public: spectators may read it too
-    sealed_what = "Cards and dice"
+    sealed_what = N_("Cards and dice")
 
     def drawn_text(self, what: str, item: Any) -> str:
         """The deck, a random discard and cards placed for a timed-out player are cards."""
@@ -102,7 +121,8 @@ class CrapTable(CrapHand, TableAdapter):
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         return (
             _describe(CrapRules.model_validate(lobby.options["rules"]))
-            + f"\nUse {mention('crap rules')} for the rules."
+            + "\n"
+            + _("Use {command} for the rules.", command=mention("crap rules"))
         )
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> CrapState:
@@ -123,7 +143,7 @@ class CrapTable(CrapHand, TableAdapter):
         if act == "score":
             r, _, size = (value or "").partition("-")
             if not is_number(r) or not (size == "" or is_number(size)):
-                raise IllegalMove("Choose what to score.")
+                raise IllegalMove(M("Choose what to score."))
             return Action(
                 kind="score",
                 cards=_pick_set(state.player(move.user_id), int(r), int(size or 4)),
@@ -131,16 +151,16 @@ class CrapTable(CrapHand, TableAdapter):
             )
         if act == "acquire":
             if not is_number(value):
-                raise IllegalMove("Choose a value to acquire.")
+                raise IllegalMove(M("Choose a value to acquire."))
             return Action(kind="acquire", rank=int(value or 0), now=now)
         if act == "protect":
             if not is_number(value):
-                raise IllegalMove("Choose a card to protect.")
+                raise IllegalMove(M("Choose a card to protect."))
             return Action(kind="protect", cards=[int(value or 0)], now=now)
         if act == "target":
             kind, _, target = (value or "").partition("-")
             if kind not in ("challenge", "cooperate", "force") or not is_number(target):
-                raise IllegalMove("Choose a player and what to do with them.")
+                raise IllegalMove(M("Choose a player and what to do with them."))
             return Action(kind=kind, target=int(target), now=now)  # type: ignore[arg-type]
         if act == "recycle":
             return Action(kind="recycle", now=now)
@@ -150,7 +170,7 @@ class CrapTable(CrapHand, TableAdapter):
             return Action(kind="no_call", now=now)
         if act == "commit":
             if not all(is_number(v) for v in move.values):
-                raise IllegalMove("Choose your cards.")
+                raise IllegalMove(M("Choose your cards."))
             return Action(kind="commit", cards=[int(v) for v in move.values], now=now)
         if act == "guess":
             r = number(move.arg)
@@ -159,9 +179,9 @@ class CrapTable(CrapHand, TableAdapter):
             return Action(kind="vote", value=move.arg, now=now)
         if act == "letgo":
             if move.arg not in ("on", "off"):
-                raise IllegalMove("Turn Let bluffs go on or off.")
+                raise IllegalMove(M("Turn Let bluffs go on or off."))
             return Action(kind="let_go_all", value=move.arg, now=now)
-        raise IllegalMove("That button does not belong to CRAP.")
+        raise IllegalMove(M("That button does not belong to CRAP."))
 
     def timeout(
         self, state: CrapState, rng: random.Random, now: float, chooser: Chooser | None = None
@@ -199,23 +219,30 @@ class CrapTable(CrapHand, TableAdapter):
             c = state.challenge
             after = state.next_after(c.challenger).id
             asks = {
-                c.challenger: "place your cards",
-                c.target: "you are challenged: place your cards",
+                c.challenger: _("place your cards"),
+                c.target: _("you are challenged: place your cards"),
             }
-            asks.setdefault(after, "your turn comes after this challenge")
+            asks.setdefault(after, _("your turn comes after this challenge"))
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             asks = {
-                p.id: "vote on the forced recycle"
+                p.id: _("vote on the forced recycle")
                 for p in state.players
                 if p.id not in (f.caller, f.target, *f.yes, *f.no)
             }
         elif state.phase == "turn":
-            asks = {state.current_player.id: "your turn"}
+            asks = {state.current_player.id: _("your turn")}
         partner = _partner(state)
         if partner is not None:
-            seen = f"{who(state.cooperator or 0)} co-operated with you: **My hand** shows their hand"
-            asks[partner] = f"{asks[partner]} ({seen})" if partner in asks else seen
+            seen = _(
+                "{name} co-operated with you: **My hand** shows their hand",
+                name=who(state.cooperator or 0),
+            )
+            # Translators: what a ping asks of a player, then (in brackets) that their
+            # co-operate partner's hand is in My hand: "your turn (Ann co-operated with you...)"
+            asks[partner] = (
+                _("{ask} ({seen})", ask=asks[partner], seen=seen) if partner in asks else seen
+            )
         return asks
 
     def thinking(self, state: CrapState) -> list[int]:
@@ -237,7 +264,7 @@ class CrapTable(CrapHand, TableAdapter):
     def outcome(self, state: CrapState) -> Outcome:
         # players who left come last, so they are invited to a rematch and keep their stats
         ranked = sorted(state.players, key=lambda p: -p.score) + state.departed
-        names = " and ".join(p.name for p in state.players if p.id in state.winners)
+        names = [p.name for p in state.players if p.id in state.winners]
         return Outcome(
             players=[{"id": p.id, "name": p.name} for p in ranked],
             scores={str(p.id): p.score for p in ranked},
@@ -257,9 +284,9 @@ class CrapTable(CrapHand, TableAdapter):
             summary=(
                 self.departure_summary(state.ended_by_departure)
                 if state.ended_by_departure
-                else f"{names} {'win' if len(state.winners) > 1 else 'wins'}."
+                else Mn("{names} wins.", "{names} win.", len(names), names=names)
                 if names
-                else "Nobody wins."
+                else M("Nobody wins.")
             ),
         )
 
@@ -271,29 +298,43 @@ class CrapTable(CrapHand, TableAdapter):
         the footer. The rest of the log is behind the Log button."""
         state: CrapState = session.state
         view = engine.public_view(state)
-        embed = discord.Embed(title=f"🃏 CRAP · to {state.rules.threshold}", colour=EMBED_COLOUR)
+        embed = discord.Embed(
+            title=_("🃏 CRAP · to {threshold}", threshold=state.rules.threshold),
+            colour=EMBED_COLOUR,
+        )
         lines, content = self._situation(session, state)
         lines += self._players(state, view)
         lines += [
-            f"👁 {shown_when(state, r)}, {r.what}: {self._shown(r.cards)}" for r in last_shown(state)
+            # Translators: cards shown to everyone: "👁 Last turn (Ann's), Ann's recycled
+            # hand: 3♣♥ K♦"
+            _(
+                "👁 {when}, {what}: {cards}",
+                when=shown_when(state, r),
+                what=r.what,
+                cards=self._shown(r.cards),
+            )
+            for r in last_shown(state)
         ]
-        lines += [f"› {line}" for line in last_action(state)]
+        lines += [f"› {render(line)}" for line in last_action(state)]
         embed.description = "\n".join(lines)[:4000]
-        deck = (
-            f"Deck {view['deck']} · discard {view['discard']} · "
-            f"{counted(state.rounds, 'scoring round')}"
+        deck = " · ".join(
+            [
+                _("Deck {cards}", cards=view["deck"]),
+                _("discard {cards}", cards=view["discard"]),
+                _n("{n} scoring round", "{n} scoring rounds", state.rounds),
+            ]
         )
         embed.set_footer(
             text=f"{deck} · {self.finished_footer()}"
             if state.finished
-            else f"{deck} · My hand: your cards · Log: the game so far"
+            else f"{deck} · " + _("My hand: your cards · Log: the game so far")
         )
         items = [] if state.finished else self._buttons(session, state)
         return Rendered(embed=embed, items=items, content=content)
 
     def _shown(self, cards: list[int]) -> str:
         """Cards shown to everyone: pictures when the emojis are loaded, else grouped text."""
-        return self.faces.cards(cards, 600) if self.faces.pictures else grouped(cards)
+        return self.faces.cards(cards, 600) if self.faces.pictures else render(shown(cards))
 
     def _situation(self, session: Session, state: CrapState) -> tuple[list[str], str | None]:
         """One line: what the table waits for, and until when."""
@@ -301,39 +342,84 @@ class CrapTable(CrapHand, TableAdapter):
             return [self.departure_line(state.ended_by_departure)], None
         if state.finished:
             if not state.winners:
-                return ["**Game over.**"], None
-            won = together([who(w) for w in state.winners], "wins", "win")
-            return [f"🏆 **Game over.** {won}!"], f"🏆 {won} the CRAP game!"
+                return [_("**Game over.**")], None
+            won = [who(w) for w in state.winners]
+            n = len(won)
+            return [
+                _n(
+                    "🏆 **Game over.** {names} wins!",
+                    "🏆 **Game over.** {names} win!",
+                    n,
+                    names=won,
+                )
+            ], _n("🏆 {names} wins the CRAP game!", "🏆 {names} win the CRAP game!", n, names=won)
         turn = state.current_player
         bots = self.thinking(state)
         line = ""
         if state.phase == "turn" and bots:
-            line = f"**{who(turn.id)}'s turn**: {self.thinking_line(bots)}"
+            line = _(
+                "**{name}'s turn**: {thinking}",
+                name=who(turn.id),
+                thinking=self.thinking_line(bots),
+            )
         elif state.phase == "turn":
-            line = f"**{who(turn.id)}'s turn**: press **My hand** to act."
+            line = _("**{name}'s turn**: press **My hand** to act.", name=who(turn.id))
         elif state.phase == "acquire" and state.acquire is not None:
             a = state.acquire
-            asked = (
-                f"{self.thinking_line(bots)} It goes through"
-                if bots
-                else "Call bluff if you doubt it; it goes through by itself"
-            )
+            args = {
+                "name": who(a.caller),
+                "ranks": rank_words(a.rank),
+                "when": f"<t:{int(a.deadline) + 1}:R>",
+            }
+            # Translators: {when} is a time Discord writes in the reader's language ("in
+            # 20 seconds")
             line = (
-                f"{who(a.caller)}: **Acquire {rank_words(a.rank)}!** {asked} "
-                f"<t:{int(a.deadline) + 1}:R>."
+                _(
+                    "{name}: **Acquire {ranks}!** {thinking} It goes through {when}.",
+                    thinking=self.thinking_line(bots),
+                    **args,
+                )
+                if bots
+                else _(
+                    "{name}: **Acquire {ranks}!** Call bluff if you doubt it; it goes through "
+                    "by itself {when}.",
+                    **args,
+                )
             )
         elif state.phase == "challenge" and state.challenge is not None:
             c = state.challenge
+            args = {"name": who(c.challenger), "other": who(c.target), "die": str(c.die)}
             line = (
-                f"⚔ {who(c.challenger)} challenges {who(c.target)} and rolled **{c.die}**: "
-                + (self.thinking_line(bots) if bots else "⏳ press My hand.")
+                _(
+                    "⚔ {name} challenges {other} and rolled **{die}**: {thinking}",
+                    thinking=self.thinking_line(bots),
+                    **args,
+                )
+                if bots
+                else _(
+                    "⚔ {name} challenges {other} and rolled **{die}**: ⏳ press My hand.", **args
+                )
             )
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
+            args = {
+                "name": who(f.caller),
+                "other": who(f.target),
+                "tally": vote_tally(f.yes, f.no),
+                "when": f"<t:{int(f.deadline) + 1}:R>",
+            }
             line = (
-                f"{who(f.caller)} calls a **Force Recycle** on {who(f.target)}: "
-                + (self.thinking_line(bots) if bots else "⏳ vote")
-                + f", {vote_tally(f.yes, f.no)} · closes <t:{int(f.deadline) + 1}:R>"
+                _(
+                    "{name} calls a **Force Recycle** on {other}: {thinking}, {tally} · closes "
+                    "{when}",
+                    thinking=self.thinking_line(bots),
+                    **args,
+                )
+                if bots
+                else _(
+                    "{name} calls a **Force Recycle** on {other}: ⏳ vote, {tally} · closes {when}",
+                    **args,
+                )
             )
         if session.turn_deadline and engine.on_clock(state) is not None and not bots:
             line += f" ⏱ <t:{int(session.turn_deadline)}:R>"
@@ -355,33 +441,37 @@ class CrapTable(CrapHand, TableAdapter):
             )
             sets = ", ".join(f"{'2×' if s.double else ''}{rank_name(s.rank)}" for s in p.sets)
             pending = sum(s.points() for s in p.sets)
+            row = f"{mark} {who(p.id)} **{in_words(p.score)}** ✋{pv['hand']} 🛡{pv['protected']}"
             rows.append(
-                f"{mark} {who(p.id)} **{p.score}** ✋{pv['hand']} 🛡{pv['protected']}"
-                + (f" · sets {sets} (+{pending} next round)" if sets else "")
+                # Translators: a player's row: their banked score, cards in hand (✋) and
+                # protected (🛡), then their sets on the table and what they will bank
+                _("{row} · sets {sets} (+{points} next round)", row=row, sets=sets, points=pending)
+                if sets
+                else row
             )
         return rows
 
     def _buttons(self, session: Session, state: CrapState) -> list[TableItem]:
-        items = [self.button(session, "hand", "My hand", style=discord.ButtonStyle.primary)]
+        items = [self.button(session, "hand", _("My hand"), style=discord.ButtonStyle.primary)]
         # While only bots are to answer, a person has nothing but their hand and the log.
         bots = self.thinking(state)
         if state.phase == "acquire" and not bots:
             items += [
-                self.button(session, "bluff", "Call bluff", style=discord.ButtonStyle.danger),
-                self.button(session, "nocall", "Let it go"),
+                self.button(session, "bluff", _("Call bluff"), style=discord.ButtonStyle.danger),
+                self.button(session, "nocall", _("Let it go")),
             ]
         elif state.phase == "force_vote" and not bots:
             items += [
                 self.button(
                     session,
                     "vote",
-                    "Vote: recycle",
+                    _("Vote: recycle"),
                     arg="yes",
                     style=discord.ButtonStyle.danger,
                 ),
-                self.button(session, "vote", "Vote: no", arg="no"),
+                self.button(session, "vote", _("Vote: no"), arg="no"),
             ]
-        items.append(self.button(session, "log", "Log"))
+        items.append(self.button(session, "log", _("Log")))
         return items
 
     def rules_embed(
@@ -395,36 +485,44 @@ class CrapTable(CrapHand, TableAdapter):
                 else CrapRules.model_validate(session.lobby.options["rules"])
             )
         embed = discord.Embed(
-            title="🃏 CRAP: Challenge, Recycle, Acquire, Protect",
+            title=_("🃏 CRAP: Challenge, Recycle, Acquire, Protect"),
             description=_describe(rules),
             colour=EMBED_COLOUR,
         )
-        add_paged(embed, "A turn", [f"• {x}" for x in RULES_TEXT[:4]])
-        add_paged(embed, "More actions, and scoring", [f"• {x}" for x in RULES_TEXT[4:]])
+        add_paged(embed, _("A turn"), [f"• {_(x)}" for x in RULES_TEXT[:4]])
+        add_paged(embed, _("More actions, and scoring"), [f"• {_(x)}" for x in RULES_TEXT[4:]])
         return embed
 
 
 def _describe(rules: CrapRules) -> str:
     bits = [
-        f"3-6 players, two decks{' with jokers' if rules.jokers else ''}, to **{rules.threshold}** points."
+        _("3-6 players, two decks with jokers, to **{points}** points.", points=rules.threshold)
+        if rules.jokers
+        else _("3-6 players, two decks, to **{points}** points.", points=rules.threshold)
     ]
     if rules.force_recycle:
-        bits.append("Force recycle is on.")
-    bits.append(f"Bluffs can be called for {rules.bluff_window} s.")
+        bits.append(_("Force recycle is on."))
+    bits.append(_("Bluffs can be called for {seconds} s.", seconds=rules.bluff_window))
     return " ".join(bits)
 
 
 def _pick_set(player: Any, r: int, size: int) -> list[int]:
     """The cards a "Score" choice uses: naturals first (hand, then protected), then jokers."""
     if size not in (4, 8):
-        raise IllegalMove("A set is four cards, or eight for a double set.")
+        raise IllegalMove(M("A set is four cards, or eight for a double set."))
     naturals = [c for c in player.hand + player.protected if rank(c) == r]
     jokers = [c for c in player.hand + player.protected if is_joker(c)]
     if not naturals:
-        raise IllegalMove(f"You hold no {rank_words(r)}.")
+        raise IllegalMove(M("You hold no {ranks}.", ranks=rank_words(r)))
     picked = (naturals + jokers)[:size]
     if len(picked) < size:
-        raise IllegalMove(f"You need {size} {rank_words(r)} (jokers count) to score that.")
+        raise IllegalMove(
+            M(
+                "You need {size} {ranks} (jokers count) to score that.",
+                size=size,
+                ranks=rank_words(r),
+            )
+        )
     return picked
 
 
@@ -446,12 +544,16 @@ def _partner(state: CrapState) -> int | None:
         return None
     key = str(state.cooperator)
     return next(
-        (p.id for p in state.players if key in p.seen and p.id != state.cooperator and not is_bot(p.id)),
+        (
+            p.id
+            for p in state.players
+            if key in p.seen and p.id != state.cooperator and not is_bot(p.id)
+        ),
         None,
     )
 
 
-def last_action(state: CrapState) -> list[str]:
+def last_action(state: CrapState) -> list[Line]:
     """Every line the last action wrote (a game saved before the count was kept: its last)."""
     return state.log[-(state.last_lines or 1) :] if state.log else []
 
@@ -465,17 +567,16 @@ def last_shown(state: CrapState) -> list[Any]:
     if state.finished:
         return []
     earlier = [r for r in state.reveals if r.action != state.actions][-1:]
-    return [
-        r for r in earlier if r.turn is not None and state.turns - r.turn < len(state.players)
-    ]
+    return [r for r in earlier if r.turn is not None and state.turns - r.turn < len(state.players)]
 
 
 def shown_when(state: CrapState, reveal: Any) -> str:
     """When a reveal was made, as the 👁 line says it: "Last turn (Ann's)"."""
     ago = state.turns - (reveal.turn or 0)
     if ago <= 0:
-        return f"This turn ({reveal.whose}'s)"
+        return _("This turn ({name}'s)", name=reveal.whose)
     if ago == 1:
-        return f"Last turn ({reveal.whose}'s)"
-    return f"{ago} turns ago ({reveal.whose}'s turn)"
-
+        return _("Last turn ({name}'s)", name=reveal.whose)
+    return _n(
+        "{n} turn ago ({name}'s turn)", "{n} turns ago ({name}'s turn)", ago, name=reveal.whose
+    )

@@ -14,13 +14,13 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
+from bot.i18n import N_, _, _n, render
 from bot.players import who
 from bot.sessions import Session
 from bot.tables.base import EMBED_COLOUR, Rendered
 from games.crap import engine
 from games.crap.cards import (
     RANKS,
-    SUIT_NAMES,
     SUIT_SYMBOLS,
     SUITS,
     is_joker,
@@ -32,9 +32,11 @@ from games.crap.cards import (
 )
 from games.crap.engine import CrapState
 from games.numbers import is_number
-from games.words import counted
 
 SELECT_LIMIT = 25
+
+#: The suits as a player names one in a challenge ("K♥ (hearts)").
+SUIT_WORDS = {"S": N_("spades"), "H": N_("hearts"), "D": N_("diamonds"), "C": N_("clubs")}
 
 
 class CrapHand:
@@ -76,13 +78,16 @@ class CrapHand:
         lines: list[str] = []
         size = 0
         for line in reversed(state.log):
-            size += len(line) + 1
+            said = render(line)
+            size += len(said) + 1
             if size > 3900:
                 break
-            lines.append(line)
-        text = "\n".join(reversed(lines)) or "Nothing has happened yet."
+            lines.append(said)
+        text = "\n".join(reversed(lines)) or _("Nothing has happened yet.")
         return Rendered(
-            embed=discord.Embed(title="📜 The game so far", description=text, colour=EMBED_COLOUR)
+            embed=discord.Embed(
+                title=_("📜 The game so far"), description=text, colour=EMBED_COLOUR
+            )
         )
 
     def _let_go(self, session: Session, user_id: int) -> Rendered:
@@ -93,16 +98,17 @@ class CrapHand:
         state: CrapState = session.state
         a = state.acquire
         if state.phase == "acquire" and a is not None:
-            text = (
-                f"You let {who(a.caller)}'s Acquire {rank_words(a.rank)} go: the table shows "
-                "how it ends."
+            text = _(
+                "You let {name}'s Acquire {ranks} go: the table shows how it ends.",
+                name=who(a.caller),
+                ranks=rank_words(a.rank),
             )
         else:
-            text = "You let it go, the last to answer: the Acquire goes through."
+            text = _("You let it go, the last to answer: the Acquire goes through.")
         on = state.player(user_id).let_go_all
         if not on:
-            text += (
-                "\nNo need to press: a window closes by itself. **Let bluffs go** (here or in "
+            text += "\n" + _(
+                "No need to press: a window closes by itself. **Let bluffs go** (here or in "
                 "**My hand**) lets every Acquire go for you at once."
             )
         return Rendered(
@@ -115,7 +121,7 @@ class CrapHand:
         return self.button(
             session,
             "letgo",
-            f"Let bluffs go: {'on' if on else 'off'}",
+            _("Let bluffs go: on") if on else _("Let bluffs go: off"),
             arg="off" if on else "on",
             style=discord.ButtonStyle.success if on else discord.ButtonStyle.secondary,
         )
@@ -125,23 +131,34 @@ class CrapHand:
         mine = engine.private_view(state, user_id)["me"]
         hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
         lines = [
-            f"**Your hand ({len(hand)}):** {self.faces.cards(hand)}",
-            f"**Protected ({len(protected)}):** {self.faces.cards(protected, 500)}",
+            _("**Your hand ({count}):** {cards}", count=len(hand), cards=self.faces.cards(hand)),
+            _(
+                "**Protected ({count}):** {cards}",
+                count=len(protected),
+                cards=self.faces.cards(protected, 500),
+            ),
         ]
         for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
             lines.append(
-                f"**Seen in co-operate, {who(int(other_id))}'s hand:** {self.faces.cards(cards, 500)}"
+                _(
+                    "**Seen in co-operate, {name}'s hand:** {cards}",
+                    name=who(int(other_id)),
+                    cards=self.faces.cards(cards, 500),
+                )
             )
         if "committed" in mine:  # type: ignore[operator]
             lines.append(
-                f"**Face down in the challenge:** {self.faces.cards(mine['committed'], 500)}"  # type: ignore[index]
+                _(
+                    "**Face down in the challenge:** {cards}",
+                    cards=self.faces.cards(mine["committed"], 500),  # type: ignore[index]
+                )
             )
         legal = engine.legal_actions(state, user_id)
         items = self._hand_actions(session, state, user_id, legal)
         if not legal:
-            lines.append("Nothing to do right now.")
+            lines.append(_("Nothing to do right now."))
         if state.player(user_id).let_go_all:
-            lines.append("You let every Acquire go at once (**Let bluffs go** is on).")
+            lines.append(_("You let every Acquire go at once (**Let bluffs go** is on)."))
         embed = discord.Embed(description="\n".join(lines)[:4000], colour=EMBED_COLOUR)
         return Rendered(embed=embed, items=items)
 
@@ -153,20 +170,22 @@ class CrapHand:
         if "score" in legal:
             options = []
             for r in engine.scorable_ranks(me):
-                options.append((f"Score {rank_words(r)}", f"{r}-4"))
+                options.append((_("Score {ranks}", ranks=rank_words(r)), f"{r}-4"))
                 if _count_for(me, r) >= 8:
-                    options.append((f"Score a double set of {rank_words(r)}", f"{r}-8"))
+                    options.append(
+                        (_("Score a double set of {ranks}", ranks=rank_words(r)), f"{r}-8")
+                    )
             items.append(
-                self.select(session, "score", options[:SELECT_LIMIT], placeholder="Score a set…")
+                self.select(session, "score", options[:SELECT_LIMIT], placeholder=_("Score a set…"))
             )
         if "acquire" in legal:
-            options = [(f"Acquire {rank_words(r)}", str(r)) for r in RANKS]
+            options = [(_("Acquire {ranks}", ranks=rank_words(r)), str(r)) for r in RANKS]
             items.append(
                 self.select(
                     session,
                     "acquire",
                     options,
-                    placeholder="Acquire a value… (bluffing allowed)",
+                    placeholder=_("Acquire a value… (bluffing allowed)"),
                 )
             )
         if "protect" in legal:
@@ -179,27 +198,31 @@ class CrapHand:
                 )
                 for c in _distinct(me.hand)
             ][:SELECT_LIMIT]
-            items.append(self.select(session, "protect", options, placeholder="Protect a card…"))
+            items.append(self.select(session, "protect", options, placeholder=_("Protect a card…")))
         if legal & {"challenge", "cooperate", "force"}:
             options = []
             for p in state.players:
                 if p.id == user_id:
                     continue
-                options.append((f"Challenge {p.name}", f"challenge-{p.id}"))
-                options.append((f"Co-operate with {p.name}", f"cooperate-{p.id}"))
+                options.append((_("Challenge {name}", name=p.name), f"challenge-{p.id}"))
+                options.append((_("Co-operate with {name}", name=p.name), f"cooperate-{p.id}"))
                 if "force" in legal:
-                    options.append((f"Force {p.name} to recycle (vote)", f"force-{p.id}"))
+                    options.append(
+                        (_("Force {name} to recycle (vote)", name=p.name), f"force-{p.id}")
+                    )
             items.append(
                 self.select(
                     session,
                     "target",
                     options[:SELECT_LIMIT],
-                    placeholder="Challenge or co-operate…",
+                    placeholder=_("Challenge or co-operate…"),
                 )
             )
         if "recycle" in legal:
             items.append(
-                self.button(session, "recycle", "Recycle my hand", style=discord.ButtonStyle.danger)
+                self.button(
+                    session, "recycle", _("Recycle my hand"), style=discord.ButtonStyle.danger
+                )
             )
         if "commit" in legal:
             need = engine.challenge_size(state, user_id)
@@ -208,29 +231,42 @@ class CrapHand:
                 session,
                 "commit",
                 [(label(c), str(c), self.faces.card_emoji(c)) for c in cards],
-                placeholder=f"Place {counted(need, 'card')} face down…",
+                placeholder=_n("Place {n} card face down…", "Place {n} cards face down…", need),
             )
             items.append(replace(item, min_values=need, max_values=need))
         if "guess" in legal:
             options = [(rank_name(r), str(r)) for r in RANKS]
-            items.append(self.select(session, "pickrank", options, placeholder="Name a value…"))
+            items.append(self.select(session, "pickrank", options, placeholder=_("Name a value…")))
         items.append(self._let_go_button(session, me.let_go_all))
         return items
 
     def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
         if not values or not is_number(values[0]) or int(values[0]) not in RANKS:
-            raise UserError("Choose a value first.")
+            raise UserError(_("Choose a value first."))
         r = int(values[0])
-        options = [(f"{rank_name(r)}{SUIT_SYMBOLS[s]} ({SUIT_NAMES[s]})", s) for s in SUITS]
+        options = [
+            (
+                # Translators: a card and its suit's name, a choice in a challenge: "K♥ (hearts)"
+                _(
+                    "{card} ({suit})",
+                    card=f"{rank_name(r)}{SUIT_SYMBOLS[s]}",
+                    suit=_(SUIT_WORDS[s]),
+                ),
+                s,
+            )
+            for s in SUITS
+        ]
         item = self.select(
             session,
             "guess",
             options,
-            placeholder=f"{rank_name(r)} of…",
+            # Translators: choosing the suit of a card value in a challenge: "K of…"
+            placeholder=_("{rank} of…", rank=rank_name(r)),
             arg=r,
         )
         embed = discord.Embed(
-            description=f"You name **{rank_name(r)}**. Now a suit:", colour=EMBED_COLOUR
+            description=_("You name **{rank}**. Now a suit:", rank=rank_name(r)),
+            colour=EMBED_COLOUR,
         )
         return Rendered(embed=embed, items=[item])
 
@@ -240,7 +276,7 @@ class CrapHand:
         """An ephemeral "My hand" after its action: refreshed with the new hand."""
         if session.state.finished:
             return Rendered(
-                embed=discord.Embed(description="The game is over.", colour=EMBED_COLOUR)
+                embed=discord.Embed(description=_("The game is over."), colour=EMBED_COLOUR)
             )
         return self._hand(session, user_id)
 
@@ -259,4 +295,3 @@ def _distinct(cards: list[int]) -> list[int]:
             seen.add(label(c))
             out.append(c)
     return out
-

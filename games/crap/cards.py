@@ -3,14 +3,26 @@ state is small JSON and conservation is easy to check: every id is in exactly on
 
 from __future__ import annotations
 
-from games.words import counted
+from games.text import Line, M, Mn, Msg
 
 SUITS = ("S", "H", "D", "C")
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANKS = tuple(range(2, 15))  # 11 J, 12 Q, 13 K, 14 A
 RANK_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
-RANK_WORD = {11: "Jack", 12: "Queen", 13: "King", 14: "Ace"}
+#: The face cards' values as the log names their cards, several ("Kings") and counted
+#: ("1 King", "3 Kings"). The corner letters (J, Q, K, A) and the suit symbols are written
+#: as they are in every language, like the card pictures.
+RANK_WORDS = {
+    # Translators: the cards of a value in CRAP ("Acquire Jacks!", "Nobody has any Jacks.")
+    11: M("Jacks"),
+    # Translators: the cards of a value in CRAP ("Acquire Queens!")
+    12: M("Queens"),
+    # Translators: the cards of a value in CRAP ("Acquire Kings!")
+    13: M("Kings"),
+    # Translators: the cards of a value in CRAP ("Acquire Aces!")
+    14: M("Aces"),
+}
 JOKER = 0
 NATURAL_CARDS = 104
 JOKER_IDS = tuple(range(NATURAL_CARDS, NATURAL_CARDS + 4))
@@ -37,20 +49,27 @@ def rank_name(r: int) -> str:
     return "Joker" if r == JOKER else RANK_NAMES.get(r, str(r))
 
 
-def rank_words(r: int) -> str:
-    """'Kings', '7s'."""
-    return f"{rank_word(r)}s"
+def rank_words(r: int) -> Msg:
+    """The cards of a value, to put in a message: 'Kings', '7s'."""
+    if r in RANK_WORDS:
+        return RANK_WORDS[r]
+    # Translators: the cards of a number value in CRAP: "7s" ("Acquire 7s!")
+    return M("{rank}s", rank=str(r))
 
 
-def rank_word(r: int) -> str:
-    """One card of a value: 'King', '7'."""
-    return RANK_WORD.get(r, str(r))
-
-
-def cards_of(n: int, r: int) -> str:
+def cards_of(n: int, r: int) -> Msg:
     """A count of one value's cards as the game writes ranks: '1 King', '2 Kings', '1 9',
     '3 9s'."""
-    return counted(n, rank_word(r), rank_words(r))
+    if r == 11:
+        return Mn("{n} Jack", "{n} Jacks", n)
+    if r == 12:
+        return Mn("{n} Queen", "{n} Queens", n)
+    if r == 13:
+        return Mn("{n} King", "{n} Kings", n)
+    if r == 14:
+        return Mn("{n} Ace", "{n} Aces", n)
+    # Translators: a count of one number value's cards in CRAP: "1 9", "3 9s"
+    return Mn("{n} {rank}", "{n} {rank}s", n, rank=str(r))
 
 
 def label(card: int) -> str:
@@ -77,6 +96,16 @@ def grouped(cards: list[int]) -> str:
         else:
             parts.append(rank_name(r) + "".join(SUIT_SYMBOLS[suit(c)] for c in group))  # type: ignore[index]
     return " ".join(parts) or "none"
+
+
+#: What an empty list of cards shows ("showing none").
+# Translators: no cards, where a list of cards would be ("Ann recycles, showing none.")
+NO_CARDS = M("none")
+
+
+def shown(cards: list[int]) -> Line:
+    """`grouped`, to put in a message: 'none' in the reader's language when empty."""
+    return grouped(cards) if cards else NO_CARDS
 
 
 def sort_cards(cards: list[int]) -> list[int]:

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_reason, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part
 from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
@@ -28,6 +28,7 @@ from games.crap.cards import (
     rank,
     rank_name,
     rank_words,
+    shown,
     suit,
 )
 from games.dice import roll, roll_off
@@ -36,7 +37,7 @@ from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.gamelog import write_log
 from games.lobby import Seat, seated
 from games.places import Order, by_score, exits
-from games.words import counted
+from games.text import Line, M, Mn
 
 LOG_LENGTH = 14
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -139,10 +140,16 @@ class ForceVote(BaseModel):
     deadline: float
 
 
+RevealKind = Literal["", "recycled", "protected", "proof", "discard", "challenge"]
+
+
 class Reveal(BaseModel):
     """Cards shown to everyone at one moment (a recycled hand, a proven Acquire, a challenge)."""
 
-    what: str
+    what: Line
+    kind: RevealKind = Field(
+        "", description="What was shown, for code to read ('': saved before kinds were kept)."
+    )
     cards: list[int]
     action: int = Field(0, description="The logged action that showed them (CrapState.actions).")
     turn: int | None = Field(None, description="The turn they were shown in (CrapState.turns).")
@@ -151,7 +158,7 @@ class Reveal(BaseModel):
 
 class Event(BaseModel):
     kind: str
-    text: str
+    text: Line
     player: int | None = None
 
 
@@ -188,12 +195,12 @@ class CrapState(BaseModel):
         description="Every player's score (by id) after each scoring round: the end chart.",
     )
     winners: list[int] = Field(default_factory=list)
-    ended_by_departure: str | None = Field(
+    ended_by_departure: Line | None = Field(
         None, description="Why too few players were left (e.g. 'Ann left'): no winner."
     )
     reveals: list[Reveal] = Field(default_factory=list)
-    log: list[str] = Field(default_factory=list)
-    new_log: list[str] | None = Field(
+    log: list[Line] = Field(default_factory=list)
+    new_log: list[Line] | None = Field(
         None,
         description="Lines written since the bot last stored them (games.gamelog); None: a "
         "game from before the whole log was kept.",
@@ -240,7 +247,8 @@ def new_game(
     """Shuffle, everyone rolls two dice and draws that many; the fewest cards starts, ties
     roll off one die each and the lowest starts."""
     if not 3 <= len(seats) <= 6:
-        raise IllegalMove("CRAP is played by 3 to 6 players.")
+        # Translators: CRAP is the game's name (Challenge, Recycle, Acquire, Protect)
+        raise IllegalMove(M("CRAP is played by 3 to 6 players."))
     deck = full_deck(rules.jokers)
     shuffle(rng, deck, "deck")
     state = CrapState(
@@ -252,19 +260,21 @@ def new_game(
         a, b = roll(rng, 2, p.id, "draw")
         p.hand = [state.deck.pop() for _ in range(a + b)]
         dealt.append(f"{p.name} {a}+{b}")
-    events.append(Event(kind="deal", text="Everyone rolls two dice and draws: " + ", ".join(dealt) + "."))
+    events.append(
+        Event(kind="deal", text=M("Everyone rolls two dice and draws: {draws}.", draws=dealt))
+    )
     fewest = min(len(p.hand) for p in state.players)
     tied = [p.id for p in state.players if len(p.hand) == fewest]
     starter, rounds = roll_off(tied, rng, lowest_wins=True)
     for rolls in rounds:
-        shown = ", ".join(f"{state.player(i).name} {r}" for i, r in rolls.items())
-        events.append(Event(kind="rolloff", text="Roll-off: " + shown))
+        rolled = [f"{state.player(i).name} {r}" for i, r in rolls.items()]
+        events.append(Event(kind="rolloff", text=M("Roll-off: {rolls}", rolls=rolled)))
     state.current = [p.id for p in state.players].index(starter)
     events.append(
         Event(
             kind="turn",
             player=starter,
-            text=f"{state.player(starter).name} has the fewest cards and starts.",
+            text=M("{name} has the fewest cards and starts.", name=state.player(starter).name),
         )
     )
     _log(state, events)
@@ -392,13 +402,13 @@ def apply(
 ) -> tuple[CrapState, list[Event]]:
     """Apply one player's move; raises GameError (state untouched) when it is refused."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     state.player(user_id)
     s = working_copy(state)
     events: list[Event] = []
     _expire(s, action.now, rng, events)
     if s.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     if action.kind == "let_go_all":
         _let_go_all(s, s.player(user_id), action.value == "on", rng, events)
         _log(s, events)
@@ -466,7 +476,7 @@ def timeout(
     a player out of the game; once every person at the table let their last turns run out
     (`autoplay.idle_turns`), the game ends abandoned, with no winner."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     s = working_copy(state)
     events: list[Event] = []
     # Who was on the clock before a window closes: a player whose turn only starts now
@@ -479,7 +489,7 @@ def timeout(
     if s.phase == "turn" and absent:
         p = s.current_player
         missed = {p.id: p.timeouts + 1}
-        s, logged = _absent_move(s, p.id, chooser, rng, events, logged, "plays their turn", _skip)
+        s, logged = _absent_move(s, p.id, chooser, rng, events, logged, "turn", _skip)
     elif s.phase == "challenge":
         missed = {pid: s.player(pid).timeouts + 1 for pid in absent}
         # Only the absent: a present player waiting on them still makes their own choices.
@@ -487,24 +497,39 @@ def timeout(
             if s.phase != "challenge":
                 break
             s, logged = _absent_move(
-                s, pid, chooser, rng, events, logged, "chooses for them", _random_choice
+                s, pid, chooser, rng, events, logged, "choice", _random_choice
             )
     for pid, count in missed.items():
         if pid in _ids(s):
             s.player(pid).timeouts = count
     idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
     if idle is not None:
-        _end_by_departure(s, idle_reason(idle), events)
+        _end_by_departure(s, idle_message(idle), events)
     for p in list(s.players):
         if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
             events.append(
                 Event(
                     kind="removed",
                     player=p.id,
-                    text=f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times in a row and leaves the table.",
+                    text=Mn(
+                        "{name} timed out {n} time in a row and leaves the table.",
+                        "{name} timed out {n} times in a row and leaves the table.",
+                        TIMEOUTS_BEFORE_REMOVAL,
+                        name=p.name,
+                    ),
                 )
             )
-            _remove(s, p.id, events, f"{p.name} timed out {TIMEOUTS_BEFORE_REMOVAL} times")
+            _remove(
+                s,
+                p.id,
+                events,
+                Mn(
+                    "{name} timed out {n} time",
+                    "{name} timed out {n} times",
+                    TIMEOUTS_BEFORE_REMOVAL,
+                    name=p.name,
+                ),
+            )
     _log(s, events[logged:])
     if events:
         # Every line this timeout wrote is the last action's ("Ann ran out of time: a bot
@@ -513,7 +538,7 @@ def timeout(
     return s, events
 
 
-def abandon(state: CrapState, why: str) -> tuple[CrapState, list[Event]]:
+def abandon(state: CrapState, why: Line) -> tuple[CrapState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
     s = working_copy(state)
     events: list[Event] = []
@@ -533,7 +558,7 @@ def _absent_move(
     rng: random.Random,
     events: list[Event],
     logged: int,
-    what: str,
+    what: Literal["turn", "choice"],
     fixed: Callable[[CrapState, int, random.Random, list[Event]], None],
 ) -> tuple[CrapState, int]:
     """One absent player's part: the policy's move when it has one, else the fixed rule.
@@ -542,7 +567,13 @@ def _absent_move(
     if chooser is not None:
         start = s.model_copy(deep=True)
         name = s.player(pid).name
-        ran_out = Event(kind="timeout", player=pid, text=f"{name} ran out of time: a bot {what}.")
+        ran_out = Event(
+            kind="timeout",
+            player=pid,
+            text=M("{name} ran out of time: a bot plays their turn.", name=name)
+            if what == "turn"
+            else M("{name} ran out of time: a bot chooses for them.", name=name),
+        )
         _log(start, [*events[logged:], ran_out])
         played = play_part(start, pid, chooser, apply, rng, lambda t: True)  # one move
         if played is not None:
@@ -554,7 +585,7 @@ def _absent_move(
 
 def _skip(s: CrapState, pid: int, rng: random.Random, events: list[Event]) -> None:
     p = s.player(pid)
-    events.append(Event(kind="skip", player=p.id, text=f"{p.name} ran out of time: turn skipped."))
+    events.append(Event(kind="skip", player=p.id, text=M("{name} ran out of time: turn skipped.", name=p.name)))
     _end_turn(s, events)
 
 
@@ -565,12 +596,20 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
     if str(pid) not in c.committed:
         cards = sample(rng, p.hand, challenge_size(s, pid), "cards")
         events.append(
-            Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: cards chosen at random.")
+            Event(
+                kind="timeout",
+                player=pid,
+                text=M("{name} ran out of time: cards chosen at random.", name=p.name),
+            )
         )
         _commit(s, p, cards, rng, events)
     else:
         events.append(
-            Event(kind="timeout", player=pid, text=f"{p.name} ran out of time: a random guess.")
+            Event(
+                kind="timeout",
+                player=pid,
+                text=M("{name} ran out of time: a random guess.", name=p.name),
+            )
         )
         _guess(s, p, pick(rng, RANKS, "rank"), pick(rng, SUITS, "suit"), rng, events)
 
@@ -578,13 +617,15 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
 def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
     """A player leaves between turns or during their own turn; their cards go to the discard."""
     if state.finished:
-        raise IllegalMove("This game is over.")
+        raise IllegalMove(M("This game is over."))
     who = state.player(user_id)
     if state.phase != "turn":
-        raise IllegalMove("Wait until the current action is settled before leaving.")
+        raise IllegalMove(M("Wait until the current action is settled before leaving."))
     s = working_copy(state)
-    events = [Event(kind="removed", player=user_id, text=f"{who.name} left the table.")]
-    _remove(s, user_id, events, f"{who.name} left")
+    events = [
+        Event(kind="removed", player=user_id, text=M("{name} left the table.", name=who.name))
+    ]
+    _remove(s, user_id, events, M("{name} left", name=who.name))
     _log(s, events)
     return s, events
 
@@ -598,26 +639,28 @@ def _refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
         and user_id != s.current_player.id
         and kind in ("score", "recycle", "acquire", "challenge", "protect", "cooperate", "force")
     ):
-        return NotYourTurn(f"It's not your turn: it's {s.current_player.name}'s.")
+        return NotYourTurn(M("It's not your turn: it's {name}'s.", name=s.current_player.name))
     if kind == "score":
-        return IllegalMove("You have no four cards of one value to score.")
+        return IllegalMove(M("You have no four cards of one value to score."))
     if kind in ("call_bluff", "no_call"):
         return _acquire_refusal(s, user_id, kind)
     if kind == "force":
-        return IllegalMove("Force recycle is not played at this table.")
-    return IllegalMove("That is not possible right now.")
+        # Translators: Force Recycle is an optional action of CRAP
+        return IllegalMove(M("Force recycle is not played at this table."))
+    return IllegalMove(M("That is not possible right now."))
 
 
 def _acquire_refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
     """Why Call bluff or Let it go is refused, as true for the presser as it can be."""
     a = s.acquire
     if s.phase != "acquire" or a is None:
-        return IllegalMove("There is no Acquire call for you to answer.")
+        # Translators: Acquire is an action of CRAP (name a value, the others hand it over)
+        return IllegalMove(M("There is no Acquire call for you to answer."))
     if a.caller == user_id:
         if kind == "call_bluff":
-            return IllegalMove("You can't call the bluff on your own Acquire.")
-        return IllegalMove("It's your own Acquire: the others decide whether to let it go.")
-    return IllegalMove("You already let this Acquire go.")
+            return IllegalMove(M("You can't call the bluff on your own Acquire."))
+        return IllegalMove(M("It's your own Acquire: the others decide whether to let it go."))
+    return IllegalMove(M("You already let this Acquire go."))
 
 
 def _draw(s: CrapState, p: CPlayer, n: int, rng: random.Random, events: list[Event]) -> None:
@@ -634,7 +677,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
     s.rounds += 1
     pile = list(s.discard)
     s.discard = []
-    banked = []
+    banked: list[Line] = []
     for p in s.players:
         p.hand += p.protected
         p.protected = []
@@ -644,13 +687,17 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         for st in p.sets:
             pile += st.all_cards()
         if p.sets:
-            banked.append(f"{p.name} banks {gained} (total {p.score})")
+            banked.append(
+                M("{name} banks {points} (total {total})", name=p.name, points=gained, total=p.score)
+            )
         p.sets = []
     s.history.append({str(p.id): p.score for p in s.players})
     shuffle(rng, pile, "deck")
     s.deck = pile
-    head = f"Scoring round {s.rounds}: " + (
-        "; ".join(banked) + "." if banked else "nobody has a set to bank."
+    head = (
+        M("Scoring round {round}: {banked}.", round=s.rounds, banked=banked)
+        if banked
+        else M("Scoring round {round}: nobody has a set to bank.", round=s.rounds)
     )
     best = max(p.score for p in s.players)
     # One line for the whole round, so a 6-player round fits the table's last-action lines.
@@ -658,20 +705,31 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         s.winners = [p.id for p in s.players if p.score == best]
         s.phase = "over"
         s.acquire = s.challenge = s.force = None
-        names = " and ".join(s.player(i).name for i in s.winners)
+        names = [s.player(i).name for i in s.winners]
         events.append(Event(kind="scoring", text=head))
         events.append(
             Event(
                 kind="game_over",
-                text=f"Game over: {names} {'win' if len(s.winners) > 1 else 'wins'} with {best}!",
+                text=Mn(
+                    "Game over: {names} wins with {points}!",
+                    "Game over: {names} win with {points}!",
+                    len(names),
+                    names=names,
+                    points=best,
+                ),
             )
         )
     else:
         events.append(
             Event(
                 kind="scoring",
-                text=f"{head} Nobody has {s.rules.threshold} yet: the rest is shuffled into a "
-                f"new deck of {len(s.deck)}.",
+                text=M(
+                    "{scoring} Nobody has {threshold} yet: the rest is shuffled into a new deck "
+                    "of {cards}.",
+                    scoring=head,
+                    threshold=s.rules.threshold,
+                    cards=len(s.deck),
+                ),
             )
         )
 
@@ -685,17 +743,22 @@ def _take(p: CPlayer, cards: list[int], *, protected_too: bool) -> None:
         elif protected_too and c in prot:
             prot.remove(c)
         else:
-            raise InvalidSelection(f"{label(c)} is not among your cards.")
+            raise InvalidSelection(M("{card} is not among your cards.", card=label(c)))
     p.hand, p.protected = hand, prot
 
 
 def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> None:
     if len(cards) not in (4, 8) or len(set(cards)) != len(cards):
-        raise InvalidSelection("Score exactly four cards of one value (or eight for a double set).")
+        raise InvalidSelection(
+            M("Score exactly four cards of one value (or eight for a double set).")
+        )
     naturals = {rank(c) for c in cards if not is_joker(c)}
     if len(naturals) != 1:
         raise InvalidSelection(
-            "A set is four cards of one value: jokers may stand in, at least one card must be natural."
+            M(
+                "A set is four cards of one value: jokers may stand in, at least one card must "
+                "be natural."
+            )
         )
     r = naturals.pop()
     _take(me, cards, protected_too=True)
@@ -704,28 +767,47 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
         top = highest_set(s)
         if top is None:
             st.ace_value = 10
-            how = "no other set is on the table"
+            how = M("Aces are worth {points} (no other set is on the table).", points=10)
         else:
             owner, other = top
             st.ace_value = other.value() + 10  # "the highest value set ... plus 10"
-            how = f"{owner.name}'s {rank_words(other.rank)} are the highest set"
+            how = M(
+                "Aces are worth {points} ({name}'s {ranks} are the highest set).",
+                points=st.ace_value,
+                name=owner.name,
+                ranks=rank_words(other.rank),
+            )
             if other.cards:
                 taken = next((c for c in other.cards if not is_joker(c)), other.cards[0])
                 other.cards.remove(taken)
                 st.marker = taken
-                how = f"taking {label(taken)} from {owner.name}'s {rank_words(other.rank)}"
-        events.append(
-            Event(kind="aces", player=me.id, text=f"Aces are worth {st.ace_value} ({how}).")
-        )
+                how = M(
+                    "Aces are worth {points} (taking {card} from {name}'s {ranks}).",
+                    points=st.ace_value,
+                    card=label(taken),
+                    name=owner.name,
+                    ranks=rank_words(other.rank),
+                )
+        events.append(Event(kind="aces", player=me.id, text=how))
     me.sets.append(st)
     me.sets_scored += 2 if st.double else 1
-    what = "a double set of" if st.double else ""
+    args = {"name": me.name, "ranks": rank_words(r), "cards": grouped(cards)}
     events.append(
         Event(
             kind="score",
             player=me.id,
-            text=f"{me.name} scores {what} {rank_words(r)}: {grouped(cards)} ({st.points()} points).".replace(
-                "  ", " "
+            text=Mn(
+                "{name} scores a double set of {ranks}: {cards} ({n} point).",
+                "{name} scores a double set of {ranks}: {cards} ({n} points).",
+                st.points(),
+                **args,
+            )
+            if st.double
+            else Mn(
+                "{name} scores {ranks}: {cards} ({n} point).",
+                "{name} scores {ranks}: {cards} ({n} points).",
+                st.points(),
+                **args,
             ),
         )
     )
@@ -734,58 +816,92 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
 def _recycle(
     s: CrapState, me: CPlayer, rng: random.Random, events: list[Event], forced: bool = False
 ) -> None:
-    shown = list(me.hand)
-    _reveal(s, f"{me.name}'s recycled hand", shown)
+    showing = list(me.hand)
+    _reveal(s, M("{name}'s recycled hand", name=me.name), showing, "recycled")
     s.reveals = s.reveals[-6:]
     s.discard += me.hand
     me.hand = []
     other = s.next_after(me.id)
     (mine,) = roll(rng, 1, me.id, "roll-off")
     (theirs,) = roll(rng, 1, other.id, "roll-off")
-    verb = "is forced to recycle" if forced else "recycles"
+    args = {
+        "name": me.name,
+        "cards": shown(showing),
+        "mine": str(mine),
+        "other": other.name,
+        "theirs": str(theirs),
+    }
     events.append(
         Event(
             kind="recycle",
             player=me.id,
-            text=f"{me.name} {verb}, showing {grouped(shown)}. Roll-off: {me.name} {mine}, {other.name} {theirs}.",
+            text=M(
+                "{name} is forced to recycle, showing {cards}. Roll-off: {name} {mine}, "
+                "{other} {theirs}.",
+                **args,
+            )
+            if forced
+            else M(
+                "{name} recycles, showing {cards}. Roll-off: {name} {mine}, {other} {theirs}.",
+                **args,
+            ),
         )
     )
     if theirs > mine and me.protected:
-        _reveal(s, f"{me.name}'s protected cards", list(me.protected))
+        _reveal(s, M("{name}'s protected cards", name=me.name), list(me.protected), "protected")
         events.append(
             Event(
                 kind="recycle",
                 player=me.id,
-                text=f"{other.name} rolled higher: {me.name}'s protected "
-                f"{grouped(me.protected)} {'goes' if len(me.protected) == 1 else 'go'} too.",
+                text=Mn(
+                    "{other} rolled higher: {name}'s protected {cards} goes too.",
+                    "{other} rolled higher: {name}'s protected {cards} go too.",
+                    len(me.protected),
+                    other=other.name,
+                    name=me.name,
+                    cards=grouped(me.protected),
+                ),
             )
         )
         s.discard += me.protected
         me.protected = []
     a, b = roll(rng, 2, me.id, "draw")
     events.append(
-        Event(kind="draw", player=me.id, text=f"{me.name} rolls {a}+{b} and draws {a + b}.")
+        Event(
+            kind="draw",
+            player=me.id,
+            text=M(
+                "{name} rolls {dice} and draws {cards}.",
+                name=me.name,
+                dice=f"{a}+{b}",
+                cards=a + b,
+            ),
+        )
     )
     _draw(s, me, a + b, rng, events)
 
 
 def _protect(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> None:
     if len(cards) != 1:
-        raise InvalidSelection("Protect exactly one card from your hand.")
+        raise InvalidSelection(M("Protect exactly one card from your hand."))
     _take(me, cards, protected_too=False)
     me.protected.append(cards[0])
     events.append(
         Event(
             kind="protect",
             player=me.id,
-            text=f"{me.name} protects a card ({len(me.protected)} protected).",
+            text=M(
+                "{name} protects a card ({count} protected).",
+                name=me.name,
+                count=len(me.protected),
+            ),
         )
     )
 
 
 def _target(s: CrapState, me: CPlayer, target: int | None) -> CPlayer:
     if target is None or target == me.id:
-        raise IllegalMove("Choose another player.")
+        raise IllegalMove(M("Choose another player."))
     return s.player(target)
 
 
@@ -811,7 +927,12 @@ def _cooperate(
         Event(
             kind="cooperate",
             player=me.id,
-            text=f"{me.name} and {other.name} co-operate: each sees the other's hand, then each draws one.",
+            text=M(
+                "{name} and {other} co-operate: each sees the other's hand, then each draws "
+                "one.",
+                name=me.name,
+                other=other.name,
+            ),
         )
     )
     _draw(s, me, 1, rng, events)
@@ -835,7 +956,7 @@ def _acquire(
 ) -> None:
     r = action.rank
     if r not in RANKS:
-        raise IllegalMove("Name a card value to acquire (2 to Ace).")
+        raise IllegalMove(M("Name a card value to acquire (2 to Ace)."))
     holds = any(rank(c) == r for c in me.hand + me.protected)
     s.acquire = Acquire(
         caller=me.id, rank=r, bluff=not holds, deadline=action.now + s.rules.bluff_window
@@ -850,11 +971,17 @@ def _acquire(
         Event(
             kind="acquire",
             player=me.id,
-            text=f'{me.name}: "Acquire {rank_words(r)}!" '
-            + (
-                "Everyone lets bluffs go."
-                if everyone
-                else f"Anyone may call the bluff within {s.rules.bluff_window} s."
+            text=M(
+                '{name}: "Acquire {ranks}!" Everyone lets bluffs go.',
+                name=me.name,
+                ranks=rank_words(r),
+            )
+            if everyone
+            else M(
+                '{name}: "Acquire {ranks}!" Anyone may call the bluff within {seconds} s.',
+                name=me.name,
+                ranks=rank_words(r),
+                seconds=s.rules.bluff_window,
             ),
         )
     )
@@ -891,19 +1018,28 @@ def _settle_acquire(
                 Event(
                     kind="bluff",
                     player=caller_of_bluff.id,
-                    text=f"{caller_of_bluff.name} calls the bluff, and {caller.name} was bluffing! Nothing moves.",
+                    text=M(
+                        "{name} calls the bluff, and {caller} was bluffing! Nothing moves.",
+                        name=caller_of_bluff.name,
+                        caller=caller.name,
+                    ),
                 )
             )
             _random_discard(s, caller, rng, events)
             _end_turn(s, events)
             return
         proof = next(c for c in caller.hand + caller.protected if rank(c) == a.rank)
-        _reveal(s, f"{caller.name}'s proof", [proof])
+        _reveal(s, M("{name}'s proof", name=caller.name), [proof], "proof")
         events.append(
             Event(
                 kind="bluff",
                 player=caller_of_bluff.id,
-                text=f"{caller_of_bluff.name} calls the bluff, but {caller.name} shows {label(proof)}.",
+                text=M(
+                    "{name} calls the bluff, but {caller} shows {card}.",
+                    name=caller_of_bluff.name,
+                    caller=caller.name,
+                    card=label(proof),
+                ),
             )
         )
         _random_discard(s, caller_of_bluff, rng, events)
@@ -925,8 +1061,12 @@ def _settle_acquire(
             Event(
                 kind="acquired",
                 player=caller.id,
-                text=f"{caller.name} acquires {cards_of(len(got), a.rank)} "
-                f"({', '.join(givers)}).",
+                text=M(
+                    "{name} acquires {cards} ({givers}).",
+                    name=caller.name,
+                    cards=cards_of(len(got), a.rank),
+                    givers=givers,
+                ),
             )
         )
     elif not a.bluff:
@@ -934,17 +1074,26 @@ def _settle_acquire(
         card = in_hand[0] if in_hand else next(c for c in caller.protected if rank(c) == a.rank)
         _take(caller, [card], protected_too=True)
         s.discard.append(card)
-        _reveal(s, f"{caller.name}'s discard", [card])
+        _reveal(s, M("{name}'s discard", name=caller.name), [card], "discard")
         events.append(
             Event(
                 kind="acquired",
                 player=caller.id,
-                text=f"Nobody has any {rank_words(a.rank)}: {caller.name} discards {label(card)}.",
+                text=M(
+                    "Nobody has any {ranks}: {name} discards {card}.",
+                    ranks=rank_words(a.rank),
+                    name=caller.name,
+                    card=label(card),
+                ),
             )
         )
     else:
         events.append(
-            Event(kind="acquired", player=caller.id, text=f"Nobody has any {rank_words(a.rank)}.")
+            Event(
+                kind="acquired",
+                player=caller.id,
+                text=M("Nobody has any {ranks}.", ranks=rank_words(a.rank)),
+            )
         )
     _end_turn(s, events)
 
@@ -952,14 +1101,22 @@ def _settle_acquire(
 def _random_discard(s: CrapState, p: CPlayer, rng: random.Random, events: list[Event]) -> None:
     if not p.hand:
         events.append(
-            Event(kind="discard", player=p.id, text=f"{p.name} has no unprotected card to discard.")
+            Event(
+                kind="discard",
+                player=p.id,
+                text=M("{name} has no unprotected card to discard.", name=p.name),
+            )
         )
         return
     card = pick(rng, p.hand, "discard")
     p.hand.remove(card)
     s.discard.append(card)
     events.append(
-        Event(kind="discard", player=p.id, text=f"{p.name} discards a random card: {label(card)}.")
+        Event(
+            kind="discard",
+            player=p.id,
+            text=M("{name} discards a random card: {card}.", name=p.name, card=label(card)),
+        )
     )
 
 
@@ -975,7 +1132,14 @@ def _challenge(
         Event(
             kind="challenge",
             player=me.id,
-            text=f"{me.name} challenges {other.name} and rolls {die}: each places {counted(die, 'card')} face down.",
+            text=Mn(
+                "{name} challenges {other} and rolls {die}: each places {n} card face down.",
+                "{name} challenges {other} and rolls {die}: each places {n} cards face down.",
+                die,
+                name=me.name,
+                other=other.name,
+                die=str(die),
+            ),
         )
     )
     for p in (me, other):
@@ -991,14 +1155,23 @@ def _commit(
     need = challenge_size(s, me.id)
     if len(cards) != need or len(set(cards)) != len(cards) or any(x not in me.hand for x in cards):
         raise InvalidSelection(
-            f"Place exactly {counted(need, 'card')} from your unprotected hand."
+            Mn(
+                "Place exactly {n} card from your unprotected hand.",
+                "Place exactly {n} cards from your unprotected hand.",
+                need,
+            )
         )
     c.committed[str(me.id)] = list(cards)
     events.append(
         Event(
             kind="commit",
             player=me.id,
-            text=f"{me.name} places {counted(need, 'card')} face down.",
+            text=Mn(
+                "{name} places {n} card face down.",
+                "{name} places {n} cards face down.",
+                need,
+                name=me.name,
+            ),
         )
     )
 
@@ -1014,11 +1187,17 @@ def _guess(
     c = s.challenge
     assert c is not None
     if r not in RANKS or su not in SUITS:
-        raise IllegalMove("Name a value (2 to Ace) and a suit.")
+        raise IllegalMove(M("Name a value (2 to Ace) and a suit."))
     c.guesses[str(me.id)] = (r, su)
     if len(c.guesses) < 2:
         events.append(
-            Event(kind="guess", player=me.id, text=f"{me.name} names {rank_name(r)}{SUIT_SYMBOLS[su]}.")
+            Event(
+                kind="guess",
+                player=me.id,
+                text=M(
+                    "{name} names {card}.", name=me.name, card=f"{rank_name(r)}{SUIT_SYMBOLS[su]}"
+                ),
+            )
         )
         return
     _settle_challenge(s, rng, events)  # its lines say what each named
@@ -1028,8 +1207,8 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
     c = s.challenge
     assert c is not None
     challenger, target = s.player(c.challenger), s.player(c.target)
-    shown = c.committed[str(challenger.id)] + c.committed[str(target.id)]
-    _reveal(s, "the challenge", shown)
+    turned = c.committed[str(challenger.id)] + c.committed[str(target.id)]
+    _reveal(s, M("the challenge"), turned, "challenge")
     s.reveals = s.reveals[-6:]
     wins: dict[int, int] = {}
     for guesser, opponent in ((challenger, target), (target, challenger)):
@@ -1044,8 +1223,15 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
             Event(
                 kind="reveal",
                 player=guesser.id,
-                text=f"{opponent.name} showed {grouped(c.committed[str(opponent.id)])}: "
-                f"{guesser.name} named {rank_name(gr)}{SUIT_SYMBOLS[gs]}, matches {hits} and draws {hits}.",
+                text=M(
+                    "{other} showed {cards}: {name} named {card}, matches {hits} and draws "
+                    "{hits}.",
+                    other=opponent.name,
+                    cards=shown(c.committed[str(opponent.id)]),
+                    name=guesser.name,
+                    card=f"{rank_name(gr)}{SUIT_SYMBOLS[gs]}",
+                    hits=hits,
+                ),
             )
         )
     s.challenge = None
@@ -1066,7 +1252,11 @@ def _force(s: CrapState, me: CPlayer, action: Action, events: list[Event]) -> No
         Event(
             kind="force",
             player=me.id,
-            text=f"{me.name} calls a Force Recycle on {other.name}: the others vote.",
+            text=M(
+                "{name} calls a Force Recycle on {other}: the others vote.",
+                name=me.name,
+                other=other.name,
+            ),
         )
     )
 
@@ -1077,7 +1267,7 @@ def _vote(
     f = s.force
     assert f is not None
     if value not in ("yes", "no"):
-        raise IllegalMove("Vote yes or no.")
+        raise IllegalMove(M("Vote yes or no."))
     (f.yes if value == "yes" else f.no).append(me.id)
     voters = [p.id for p in s.players if p.id not in (f.caller, f.target)]
     needed = len(voters) // 2 + 1
@@ -1089,17 +1279,17 @@ def _vote(
             Event(
                 kind="force",
                 player=target.id,
-                text=f"The table agrees: {target.name} must recycle.",
+                text=M("The table agrees: {name} must recycle.", name=target.name),
             )
         )
         _recycle(s, target, rng, events, forced=True)
         if not s.finished:
             _end_turn(s, events)
     elif len(f.no) > len(voters) - needed:
-        _fail_force(s, events, "voted down")
+        _fail_force(s, events, timed_out=False)
 
 
-def _fail_force(s: CrapState, events: list[Event], why: str) -> None:
+def _fail_force(s: CrapState, events: list[Event], timed_out: bool) -> None:
     f = s.force
     assert f is not None
     s.force = None
@@ -1108,7 +1298,12 @@ def _fail_force(s: CrapState, events: list[Event], why: str) -> None:
         Event(
             kind="force",
             player=f.target,
-            text=f"The Force Recycle on {s.player(f.target).name} is {why}.",
+            text=M(
+                "The Force Recycle on {name} is out of time without a majority.",
+                name=s.player(f.target).name,
+            )
+            if timed_out
+            else M("The Force Recycle on {name} is voted down.", name=s.player(f.target).name),
         )
     )
     _end_turn(s, events)
@@ -1118,7 +1313,7 @@ def _expire(s: CrapState, now: float, rng: random.Random, events: list[Event]) -
     if s.phase == "acquire" and s.acquire is not None and s.acquire.deadline <= now:
         _settle_acquire(s, None, rng, events)
     elif s.phase == "force_vote" and s.force is not None and s.force.deadline <= now:
-        _fail_force(s, events, "out of time without a majority")
+        _fail_force(s, events, timed_out=True)
 
 
 def decision(state: CrapState) -> int:
@@ -1128,11 +1323,12 @@ def decision(state: CrapState) -> int:
     return state.moment
 
 
-def _reveal(s: CrapState, what: str, cards: list[int]) -> None:
+def _reveal(s: CrapState, what: Line, cards: list[int], kind: RevealKind) -> None:
     """Cards shown to everyone by the action being made, in this turn."""
     s.reveals.append(
         Reveal(
             what=what,
+            kind=kind,
             cards=cards,
             action=s.actions + 1,
             turn=s.turns,
@@ -1148,10 +1344,10 @@ def _end_turn(s: CrapState, events: list[Event]) -> None:
     s.moment += 1
     s.turns += 1
     p = s.current_player
-    events.append(Event(kind="turn", player=p.id, text=f"{p.name}'s turn."))
+    events.append(Event(kind="turn", player=p.id, text=M("{name}'s turn.", name=p.name)))
 
 
-def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
+def _remove(s: CrapState, user_id: int, events: list[Event], why: Line) -> None:
     """Take a player out, their cards to the discard. Fewer than two left ends the game with
     no winner (`why` says who left): the one left has not reached the threshold."""
     index = next(i for i, p in enumerate(s.players) if p.id == user_id)
@@ -1176,17 +1372,21 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: str) -> None:
         s.moment += 1
         s.turns += 1
         events.append(
-            Event(kind="turn", player=s.current_player.id, text=f"{s.current_player.name}'s turn.")
+            Event(
+                kind="turn",
+                player=s.current_player.id,
+                text=M("{name}'s turn.", name=s.current_player.name),
+            )
         )
 
 
-def _end_by_departure(s: CrapState, why: str, events: list[Event]) -> None:
+def _end_by_departure(s: CrapState, why: Line, events: list[Event]) -> None:
     s.phase = "over"
     s.current = 0  # keep current_player valid for whoever is left
     s.winners = []
     s.acquire = s.challenge = s.force = None
     s.ended_by_departure = why
-    events.append(Event(kind="game_over", text=f"Game over: {why}, so nobody wins."))
+    events.append(Event(kind="game_over", text=M("Game over: {why}, so nobody wins.", why=why)))
 
 
 def finishing_order(state: CrapState) -> Order:

@@ -16,6 +16,7 @@ import math
 import random
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from games.crap.cards import JOKER, RANKS, SUITS, is_joker, rank, suit
 from games.crap.engine import (
@@ -134,7 +135,7 @@ def observe(state: CrapState, seat: int) -> View:
     count(mine["hand"] + mine["protected"])
     for rev in data["reveals"]:  # type: ignore[union-attr]
         # Shown to everyone; these went to the discard pile.
-        if rev["what"].endswith(("'s recycled hand", "'s protected cards", "'s discard")):
+        if _to_discard(rev):
             count(rev["cards"])
     looks = mine["seen"]
     peeked = [c for cards in looks.values() for c in cards]
@@ -160,6 +161,17 @@ def observe(state: CrapState, seat: int) -> View:
     )
 
 
+def _to_discard(reveal: dict[str, Any]) -> bool:
+    """Whether cards shown to everyone went to the discard pile (a recycled hand, protected
+    cards lost in its roll-off, an honest Acquire's discard). A reveal saved before reveals
+    had kinds says so in its English words."""
+    if reveal.get("kind"):
+        return reveal["kind"] in ("recycled", "protected", "discard")
+    what = reveal["what"]
+    text = what if isinstance(what, str) else str(what.get("k", ""))
+    return text.endswith(("'s recycled hand", "'s protected cards", "'s discard"))
+
+
 def choose(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
     """The move `seat` makes now, or None when the table is not waiting on it."""
     acts = legal_actions(state, seat)
@@ -176,7 +188,8 @@ def choose(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) ->
         r, s = _guess(view, rng)
         return Action(kind="guess", rank=r, suit=s, now=now)
     if "vote" in acts:
-        return Action(kind="vote", value="yes" if _force_fair(view) else "no", now=now)
+        vote = "yes" if _force_fair(view) else "no"
+        return Action(kind="vote", value=vote, now=now)
     return _turn(view, acts, rng, now)
 
 

@@ -125,7 +125,7 @@ async def test_players_who_let_bluffs_go_are_never_waited_for(tables: Tables) ->
     after = await state_of(tables)
     # Nobody to wait for: the Acquire goes through at once and the turn passes.
     assert after.phase == "turn" and after.current_player.id != caller.id
-    assert any("Everyone lets bluffs go." in line for line in after.log[-4:]), after.log
+    assert any("Everyone lets bluffs go." in str(line) for line in after.log[-4:]), after.log
     assert opened.update.fresh  # type: ignore[attr-defined]
     # Turned off again, a window waits for that player once more.
     hand = await my_hand(tables, others[0], table)

@@ -255,6 +255,7 @@ def test_a_six_player_table_fits_a_phone_and_shows_every_line_of_the_last_action
     included), so it stays at 12 lines unless the last action itself wrote more than two."""
     import random as _random
 
+    from bot.i18n import render
     from bot.sessions import Session
     from bot.tables.crap import CrapTable
     from games.crap.engine import CrapRules, new_game
@@ -277,7 +278,7 @@ def test_a_six_player_table_fits_a_phone_and_shows_every_line_of_the_last_action
             )
             embed = adapter.render(session).embed
             lines = table_lines(embed)
-            last = state.log[-state.last_lines :]
+            last = [render(line) for line in state.log[-state.last_lines :]]
             assert all(f"› {line}" in lines for line in last), (last, lines)
             assert len(lines) <= 11 + max(state.last_lines, 1), "\n".join(lines)
             if state.last_lines <= 1:

@@ -13,10 +13,12 @@ from typing import Any
 
 import pytest
 
+from bot.i18n import render
 from bot.tables.crap import CrapTable
 from bot.verify import verdict
 from games.crap import engine
 from games.crap.cards import label, labels
+from games.text import line_from_json
 from tests.e2e.crap_play import AGENDA, CrapGame, play_to_end
 from tests.e2e.harness import ALICE, BOB, CAROL, GUILD, MALLORY, TABLE, Driver, read_finished
 from tests.e2e.hidden_info import (
@@ -111,7 +113,8 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
 
     # The whole log, shared from the history page by page: every line the game wrote, and
     # still none of the private lines of anyone's hand.
-    assert await share_whole_log(d, PLAYERS[0], TABLE) == json.loads(row["log"])
+    stored = [render(line_from_json(x)) for x in json.loads(row["log"])]
+    assert await share_whole_log(d, PLAYERS[0], TABLE) == stored
     assert len(json.loads(row["log"])) > game.presses // 2
     assert_no_public_secrets(d.fake, sorted(referee.hidden))
 
@@ -126,7 +129,7 @@ def _protect_names_its_card(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def leaky(s: engine.CrapState, me: Any, cards: list[int], events: list[Any]) -> None:
         protect(s, me, cards, events)
-        events[-1].text += f" It is the {label(cards[0])}."
+        events[-1].text = f"{events[-1].text} It is the {label(cards[0])}."
 
     monkeypatch.setattr(engine, "_protect", leaky)
 
@@ -186,7 +189,7 @@ async def test_a_spectator_may_read_the_log_privately_without_a_hidden_card(d: D
     seen = await d.click(MALLORY, TABLE, label="Log", message=table)
     assert seen.ephemeral and seen.message is not None and seen.message.visible_to == MALLORY.id
     text = seen.message.text()
-    assert "The game so far" in text and all(line in text for line in state.log), text
+    assert "The game so far" in text and all(render(line) in text for line in state.log), text
     held = {label(c) for p in state.players for c in p.hand + p.protected}
     assert not any(card in text for card in held), text  # the deal shows no card
     mine = await d.click(BOB, TABLE, label="Log", message=table)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.i18n import render
 from games.crap.cards import JOKER_IDS, SUITS, full_deck
 from games.crap.engine import (
     Action,
@@ -166,7 +167,7 @@ class Table:
         return [e.kind for e in self.events]
 
     def texts(self) -> str:
-        return "\n".join(e.text for e in self.events)
+        return "\n".join(render(e.text) for e in self.events)
 
     def public(self) -> dict[str, Any]:
         return public_view(self.state)

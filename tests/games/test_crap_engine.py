@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from bot.i18n import render
 from games.crap.cards import RANKS, SUITS, full_deck, rank
 from games.crap.engine import (
     LOG_LENGTH,
@@ -100,7 +101,7 @@ def test_new_game_deals_two_dice_each_and_the_fewest_starts(jokers: bool) -> Non
     assert state.current_player.id == BOB and on_clock(state) == BOB
     assert state.phase == "turn" and state.rounds == 0 and state.winners == []
     assert [e.kind for e in events] == ["deal", "turn"]
-    assert events[0].text == "Everyone rolls two dice and draws: Ann 3+4, Bob 1+1, Cat 6+6."
+    assert render(events[0].text) == "Everyone rolls two dice and draws: Ann 3+4, Bob 1+1, and Cat 6+6."
     assert events[-1].player == BOB
     assert legal_actions(state, BOB) == TURN
     assert legal_actions(state, ANN) == legal_actions(state, CAT) == set()
@@ -131,7 +132,7 @@ def test_the_rolloff_is_only_among_the_tied() -> None:
     rng = ScriptedRandom([1, 2, 6, 6, 2, 1, 3, 2])
     state, events = new_game(seats(3), CrapRules(), rng)
     assert state.current_player.id == CAT
-    assert events[1].text == "Roll-off: Ann 3, Cat 2"
+    assert render(events[1].text) == "Roll-off: Ann 3 and Cat 2"
 
 
 @pytest.mark.parametrize("n", [2, 7])
@@ -486,7 +487,7 @@ def test_one_card_acquired_is_counted_in_the_singular() -> None:
     t = Table(build({ANN: [c(K, "S")], BOB: [c(K, "H")], CAT: [c(K, "D"), c(4, "S")]}))
     t.do(ANN, "acquire", rank=K, now=0.0)
     t.expire(100.0)
-    assert "Ann acquires 2 Kings (Bob 1, Cat 1)." in t.texts(), t.texts()
+    assert "Ann acquires 2 Kings (Bob 1 and Cat 1)." in t.texts(), t.texts()
     t = Table(build({ANN: [c(J, "S")], BOB: [c(J, "H")], CAT: [c(4, "S")]}))
     t.do(ANN, "acquire", rank=J, now=0.0)
     t.expire(100.0)
@@ -610,7 +611,7 @@ def test_the_next_players_move_after_the_window_settles_the_acquire_first() -> N
     t.do(ANN, "acquire", rank=K, now=0.0)
     t.do(BOB, "protect", cards=[c(3, "S")], now=30.0)
     assert t.kinds()[0] == "acquired" and "protect" in t.kinds()
-    assert "Ann acquires 3 Kings (Bob 2, Cat 1)." in t.texts()
+    assert "Ann acquires 3 Kings (Bob 2 and Cat 1)." in t.texts()
     assert t.p(BOB).protected == [c(K, "C"), c(3, "S")]
     assert len(t.p(ANN).hand) == 4 and t.state.current_player.id == CAT
 
@@ -1174,7 +1175,7 @@ def test_timeouts_that_leave_one_player_end_the_game_with_no_winner() -> None:
         if round_ < 2:
             t.do(BOB, "protect", cards=[t.hand(BOB)[0]])
     assert t.state.finished and t.state.winners == []
-    assert t.state.ended_by_departure == "Ann timed out 3 times"
+    assert render(t.state.ended_by_departure) == "Ann timed out 3 times"
     assert "Game over: Ann timed out 3 times, so nobody wins." in t.texts()
     assert [p.id for p in t.state.players] == [BOB]
 
@@ -1200,7 +1201,7 @@ def test_removing_players_keeps_the_turn_with_the_right_player() -> None:
     assert t.state.current_player.id == DAN and "Dan's turn." in t.texts()
     t.remove(DAN)
     assert t.state.finished and t.state.winners == []  # Bob is left, not a winner
-    assert t.state.ended_by_departure == "Dan left"
+    assert render(t.state.ended_by_departure) == "Dan left"
     assert t.state.current_player.id == BOB
     assert "Game over: Dan left, so nobody wins." in t.texts()
     assert legal_actions(t.state, BOB) == set()
@@ -1308,7 +1309,7 @@ def test_the_log_keeps_the_latest_lines() -> None:
         for uid in (ANN, BOB, CAT):
             t.do(uid, "protect", cards=[t.hand(uid)[0]])
     assert len(t.state.log) == LOG_LENGTH
-    assert t.state.log[-1] == "Ann's turn."
+    assert render(t.state.log[-1]) == "Ann's turn."
 
 
 def test_apply_never_touches_the_state_it_is_given() -> None:
@@ -1323,7 +1324,7 @@ def test_counted_nouns_agree_with_their_count() -> None:
     from games.crap.cards import cards_of
     from games.words import counted
 
-    assert [cards_of(1, K), cards_of(2, K), cards_of(1, 9), cards_of(3, 9)] == [
+    assert [str(cards_of(n, r)) for n, r in ((1, K), (2, K), (1, 9), (3, 9))] == [
         "1 King",
         "2 Kings",
         "1 9",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from games.autoplay import IDLE_TURNS, idle_reason, is_idle
+from games.autoplay import IDLE_TURNS, idle_message, is_idle
 from games.crap.cards import RANKS, SUITS, full_deck, is_joker, rank
 from games.crap.engine import (
     LOG_LENGTH,
@@ -402,7 +402,7 @@ def test_a_table_of_absent_players_ends(seed: int, players: int, rules: CrapRule
         for p in state.players:
             assert p.hand == hands[p.id]  # a skipped turn moves no card
     assert state.finished and len(state.players) == players
-    assert state.winners == [] and state.ended_by_departure == idle_reason(2 * players)
+    assert state.winners == [] and state.ended_by_departure == idle_message(2 * players)
     check_invariants(state, random.Random(seed))
 
 
@@ -416,4 +416,4 @@ def test_new_games_deal_two_dice_each(seed: int, players: int, jokers: bool) -> 
     assert len(state.deck) == len(full_deck(jokers)) - sum(sizes)
     assert len(state.current_player.hand) == min(sizes)
     assert events[0].kind == "deal"  # one line for the whole deal
-    assert all(f"{p.name} " in events[0].text for p in state.players)
+    assert all(f"{p.name} " in str(events[0].text) for p in state.players)
