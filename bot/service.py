@@ -20,6 +20,7 @@ from bot.config import REPOST_AFTER
 from bot.deadlines import Deadlines
 from bot.endings import Endings
 from bot.errors import CorruptSession, NoSession
+from bot.i18n import _
 from bot.lobbies import Lobbies
 from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.mentions import mention
@@ -147,7 +148,9 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         session = await self.sessions.get(channel_id)
         if session is None:
             raise NoSession(
-                "There is no game running in this channel. Start one with "
-                f"{mention(kind + ' start')}."
+                _(
+                    "There is no game running in this channel. Start one with {command}.",
+                    command=mention(kind + " start"),
+                )
             )
         return session

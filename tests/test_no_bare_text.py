@@ -33,6 +33,8 @@ NAMED = {"add_field", "set_author", "insert_field_at", "set_field_at"}
 #: Calls whose text is not shown, or is translated elsewhere (the command tree's strings go
 #: through bot/translator.py; pydantic's descriptions document the model).
 NOT_SHOWN = {"Field", "describe", "Choice", "command", "Group", "group", "rename", "Parameter"}
+#: Moves and other plain data whose `value` is a choice's key, not words.
+NOT_SHOWN |= {"Action", "Move"}
 #: Exceptions whose message a player reads.
 REFUSALS = re.compile(
     r"^(UserError|StaleTable|NoSession|GameOver|GameError|NotYourTurn|NotInGame|IllegalMove|"
