@@ -904,7 +904,16 @@ def command_limits(commands: Any) -> list[str]:
                 if key == "name_localizations" and command_name and not _is_command_name(text):
                     problems.append(f"{here}: {key}[{locale}] {text!r} is no command name")
 
+    def check_unique(siblings: list[JSON], path: str) -> None:
+        """Siblings' names stay distinct in every locale (a localized name, else the name)."""
+        locales = {loc for o in siblings for loc in (o.get("name_localizations") or {})}
+        for loc in sorted(locales):
+            shown = [str((o.get("name_localizations") or {}).get(loc) or o.get("name")) for o in siblings]
+            for name in {n for n in shown if shown.count(n) > 1}:
+                problems.append(f"{path}: two options are called {name!r} in {loc}")
+
     def check_options(options: list[JSON], path: str, depth: int) -> None:
+        check_unique(options, path)
         if len(options) > 25:
             problems.append(f"{path}: {len(options)} options (max 25)")
         seen_optional = False
