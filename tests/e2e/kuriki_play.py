@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.i18n import render
 from bot.verify import verdict
 from games.kuriki.values import declarable
 from games.kuriki.values import name as name_of
+from games.text import line_from_text
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, InteractionRecord
 from tests.e2e.harness import GUILD, TABLE, Driver, is_summary, mention, read_finished
 from tests.e2e.hidden_info import (
@@ -593,7 +595,7 @@ def finished_as(game: KurikiGame, cup: Cup) -> dict[str, Any]:
     [row] = read_finished(d.database, game.channel)
     assert row["kind"] == "kuriki" and row["guild_id"] == GUILD
     assert row["winner_id"] == cup.winner
-    assert row["outcome"] == f"{winner} wins, the last one standing."
+    assert render(line_from_text(row["outcome"])) == f"{winner} wins, the last one standing."
     players = json.loads(row["players"])
     assert {p["id"] for p in players} == {p.id for p in game.players}
     assert players[0]["id"] == cup.winner  # ranked by lives left

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from bot.i18n import render
+from games.text import line_from_text
 from tests.e2e.fake_discord import embed_text
 from tests.e2e.farkle_play import open_game, play_to_end, points, read_table
 from tests.e2e.harness import (
@@ -116,7 +118,7 @@ async def test_a_whole_game(d: Driver, preset: str, players: int, target: int) -
     assert row["scores"] == {str(i): s for i, s in final.scores.items()}
     assert row["scores"][str(final.winner)] == final.winner_score  # type: ignore[index]
     winner_name = player_by_id(final.winner).name
-    assert row["outcome"] == f"{winner_name} wins with {final.winner_score:,}."
+    assert render(line_from_text(row["outcome"])) == f"{winner_name} wins with {final.winner_score:,}."
     assert row["rules"]["name"] == NAMES[preset] and row["rules"]["target"] == target  # type: ignore[index]
 
     # What only one player saw never reached the table, its edits or anyone else.
