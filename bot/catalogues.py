@@ -212,14 +212,20 @@ def _faults(message: Message, catalog: Catalog) -> Iterator[str]:
             f"placeholders {sorted(placeholders(message.string))} "
             f"not {sorted(placeholders(message.id))}"
         )
-    context = message.context or ""
-    if context in NAME_CONTEXTS and not (
-        VALID_NAME.match(message.string) and message.string == message.string.lower()
-    ):
-        yield f"{message.string!r} is no valid command name (lower case, no spaces, 1-32)"
+    fault = command_fault(message.context or "", message.string)
+    if fault is not None:
+        yield fault
+
+
+def command_fault(context: str, text: str) -> str | None:
+    """Why Discord would refuse `text` as a command string of `context` (a name that is not
+    lower case or has spaces, a description over 100 characters), else None."""
+    if context in NAME_CONTEXTS and not (VALID_NAME.match(text) and text == text.lower()):
+        return f"{text!r} is no valid command name (lower case, no spaces, 1-32)"
     limit = LIMITS.get(context)
-    if limit is not None and len(message.string) > limit:
-        yield f"longer than Discord's {limit} characters"
+    if limit is not None and len(text) > limit:
+        return f"longer than Discord's {limit} characters"
+    return None
 
 
 def main(argv: list[str]) -> int:

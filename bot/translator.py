@@ -8,7 +8,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.catalogues import LIMITS, NAME_CONTEXTS, VALID_NAME
+from bot.catalogues import command_fault
 from bot.i18n import SOURCE, lang, language_of
 
 log = logging.getLogger(__name__)
@@ -31,9 +31,7 @@ class CatalogueTranslator(app_commands.Translator):
         text = lang(code).pgettext(where, string.message)
         if text == string.message:
             return None
-        if len(text) > LIMITS.get(where, 100) or (
-            where in NAME_CONTEXTS and not (VALID_NAME.match(text) and text == text.lower())
-        ):
+        if command_fault(where, text) is not None:
             # Discord would refuse the whole sync: the English string is better than none.
             log.warning("Translation %r of %r (%s, %s) is not allowed", text, string, where, code)
             return None

@@ -79,6 +79,11 @@ def idle_message(turns: int) -> Msg:
     return Mn("nobody played for {n} turn", "nobody played for {n} turns", turns)
 
 
+def timed_out(name: str, times: int) -> Msg:
+    """Why a player was taken out of a game after `times` timeouts in a row."""
+    return Mn("{name} timed out {n} time", "{name} timed out {n} times", times, name=name)
+
+
 def is_idle(why: Line | None) -> bool:
     """Whether a game ended because nobody played (see `idle_reason`): by its message key,
     or the English text an engine keeping `str` wrote."""

@@ -57,8 +57,8 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
     )
     admin = _(
         "{show} the settings · {farkle} rule set and target · {farkle_rule} one house rule · "
-        "{timer} turn timer · {lobby} · {bots} bots' pause · {kuriki} · {crap} · {season} a "
-        "new rating season",
+        "{timer} turn timer · {lobby} · {bots} bots' pause · {kuriki} · {crap} · {language} "
+        "language · {season} a new rating season",
         show=m("config show"),
         farkle=m("config farkle"),
         farkle_rule=m("config farkle-rule"),
@@ -67,6 +67,7 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
         bots=m("config bots"),
         kuriki=m("config kuriki"),
         crap=m("config crap"),
+        language=m("config language"),
         season=m("config season"),
     )
     options = _(

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
 from bot.i18n import N_, _, _n, listed, render
+from bot.mentions import spoken
 from bot.pictures.emojis import Faces
 from bot.players import who
 from bot.replies import duration
@@ -390,7 +391,7 @@ class TableAdapter(ABC):
 
     def finished_footer(self) -> str:
         """A finished table's footer: what one can do next (the service adds the button)."""
-        return _("Rematch below, or {command} for a new game", command=f"/{self.kind} start")
+        return _("Rematch below, or {command} for a new game", command=spoken(f"{self.kind} start"))
 
     @staticmethod
     def departure_line(why: Line) -> str:

@@ -14,7 +14,7 @@ import discord
 from bot.components import TableItem
 from bot.errors import UserError
 from bot.i18n import N_, _, _n, listed, render
-from bot.mentions import mention
+from bot.mentions import mention, spoken
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError, house_rule_words
@@ -420,7 +420,7 @@ class FarkleTable(TableAdapter):
             )
         if state.log:
             embed.add_field(name=_("Last moves"), value=newest(state.log[-LOG_LINES:]), inline=False)
-        then = self.finished_footer() if state.finished else "/farkle rules · /farkle leave"
+        then = self.finished_footer() if state.finished else f"{spoken('farkle rules')} · {spoken('farkle leave')}"
         embed.set_footer(
             text=_("Target: at or over {target} · {then}", target=rules.target, then=then)
             if rules.target_inclusive

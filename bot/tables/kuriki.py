@@ -10,8 +10,8 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.i18n import N_, _, _n, _p, number
-from bot.mentions import mention
+from bot.i18n import N_, _, _n, number
+from bot.mentions import mention, spoken
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
@@ -325,7 +325,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             + "\n"
             + foot
             + " · "
-            + (self.finished_footer() if state.finished else _rules_command())
+            + (self.finished_footer() if state.finished else spoken("kuriki rules"))
         )
         content = None
         if state.finished and state.winner is not None:
@@ -543,12 +543,6 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
         )
         return embed
-
-
-def _rules_command() -> str:
-    """`/kuriki rules` as the reader's Discord shows the command (the command tree's names
-    are translated under these contexts, bot/translator.py)."""
-    return "/" + _p("group_name", "kuriki") + " " + _p("command_name", "rules")
 
 
 def _variants(rules: KurikiRules) -> str:

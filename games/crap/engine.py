@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
 from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
@@ -523,12 +523,7 @@ def timeout(
                 s,
                 p.id,
                 events,
-                Mn(
-                    "{name} timed out {n} time",
-                    "{name} timed out {n} times",
-                    TIMEOUTS_BEFORE_REMOVAL,
-                    name=p.name,
-                ),
+                timed_out(p.name, TIMEOUTS_BEFORE_REMOVAL),
             )
     _log(s, events[logged:])
     if events:

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
 from games.copies import working_copy
 from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
@@ -385,12 +385,7 @@ def timeout(
                 ),
             )
         ]
-        why = Mn(
-            "{name} timed out {n} time",
-            "{name} timed out {n} times",
-            TIMEOUTS_BEFORE_REMOVAL,
-            name=player.name,
-        )
+        why = timed_out(player.name, TIMEOUTS_BEFORE_REMOVAL)
         _remove(s, player.id, removal, why)
         _log(s, removal)
         events += removal

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part
+from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
 from games.bots import only_bots
 from games.copies import working_copy
 from games.dice import roll, roll_off
@@ -419,12 +419,7 @@ def timeout(
                 ),
             )
         )
-        why = Mn(
-            "{name} timed out {n} time",
-            "{name} timed out {n} times",
-            TIMEOUTS_BEFORE_REMOVAL,
-            name=player.name,
-        )
+        why = timed_out(player.name, TIMEOUTS_BEFORE_REMOVAL)
         _remove(s, who, events, why)
     _log(s, events[logged:])
     return s, events
