@@ -20,6 +20,7 @@ Integer arguments are formatted as numbers of the language (1,500 / 1.500 / 1 50
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 from collections.abc import Iterable, Iterator
@@ -142,14 +143,15 @@ def _(text: str, /, **args: Arg) -> str:
     """`text` in the current language, its placeholders filled with `args`."""
     language = current()
     translated = language.gettext(text)
-    return _fill(translated, args, language) if args else translated
+    return _fill(translated, text, args, language) if args else translated
 
 
 def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
     """The form of `one`/`many` that agrees with `n` in the current language; `{n}` is `n`
     written as a number of the language."""
     language = current()
-    return _fill(language.ngettext(one, many, n), {"n": n, **args}, language)
+    source = one if n == 1 else many
+    return _fill(language.ngettext(one, many, n), source, {"n": n, **args}, language)
 
 
 def _p(context: str, text: str, /, **args: Arg) -> str:
@@ -157,7 +159,14 @@ def _p(context: str, text: str, /, **args: Arg) -> str:
     button's "Roll" and a log's "roll")."""
     language = current()
     translated = language.pgettext(context, text)
-    return _fill(translated, args, language) if args else translated
+    return _fill(translated, text, args, language) if args else translated
+
+
+#: Lines already rendered, by (the message's id, language): a table shows the same log
+#: lines move after move (a game's working copies share them, games/copies.py), and each
+#: is rendered once. The message is kept with its text, so an id reused is no hit.
+_rendered: dict[tuple[int, str], tuple[Msg, str]] = {}
+_RENDERED_KEPT = 4096
 
 
 def render(line: Line | None) -> str:
@@ -167,34 +176,48 @@ def render(line: Line | None) -> str:
         return ""
     if isinstance(line, str):
         return line
+    code = current().code
+    key = (id(line), code)
+    hit = _rendered.get(key)
+    if hit is not None and hit[0] is line:
+        return hit[1]
     if line.n is not None and line.p is not None:
-        return _n(line.k, line.p, line.n, **line.a)
-    return _(line.k, **line.a)
+        text = _n(line.k, line.p, line.n, **line.a)
+    else:
+        text = _(line.k, **line.a)
+    if len(_rendered) >= _RENDERED_KEPT:
+        _rendered.clear()
+    _rendered[key] = (line, text)
+    return text
 
 
-def _fill(text: str, args: dict[str, Arg], language: Lang) -> str:
-    values = {key: _value(value, language) for key, value in args.items()}
+def _fill(text: str, source: str, args: dict[str, Arg], language: Lang) -> str:
+    code = language.code
+    values = {
+        key: value
+        if type(value) is str
+        else _whole(value, code)
+        if type(value) is int
+        else _value(value, language)
+        for key, value in args.items()
+    }
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):
         # A translation whose placeholders do not match its source (the catalogue test
         # refuses such a catalogue): the English sentence is better than no answer.
-        log.warning("Translation of %r into %s does not fit its arguments", text, language.code)
-        return _fill_english(text, values)
-
-
-def _fill_english(text: str, values: dict[str, str]) -> str:
-    try:
-        return text.format(**values)
-    except (KeyError, IndexError, ValueError):
-        return text
+        log.warning("Translation of %r into %s does not fit its arguments", source, language.code)
+        try:
+            return source.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return source
 
 
 def _value(value: Arg, language: Lang) -> str:
     if isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
-        return format_decimal(value, locale=language.locale)
+        return _whole(value, language.code)
     if isinstance(value, Msg):
         return render(value)
     if isinstance(value, list):
@@ -202,8 +225,17 @@ def _value(value: Arg, language: Lang) -> str:
     return value
 
 
+@functools.lru_cache(maxsize=8192)
+def _whole(n: int, code: str) -> str:
+    """A whole number as the language `code` writes it. Babel takes some 20 µs a number, and
+    a table writes dozens of them, mostly the same scores again: each is formatted once."""
+    return format_decimal(n, locale=lang(code).locale)
+
+
 def number(n: int | float, digits: int | None = None) -> str:
     """`n` as the current language writes numbers; `digits` after the point when given."""
+    if digits is None and isinstance(n, int) and not isinstance(n, bool):
+        return _whole(n, current().code)
     if digits is not None:
         pattern = "#,##0." + "0" * digits if digits else "#,##0"
         return format_decimal(n, format=pattern, locale=current().locale)

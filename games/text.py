@@ -50,14 +50,16 @@ def _english(value: Arg) -> str:
 
 
 def M(key: str, /, **args: Arg) -> Msg:
-    """The message `key` with its placeholders' values."""
-    return Msg(k=key, a=args)
+    """The message `key` with its placeholders' values. Built without pydantic's validation
+    (the engines make one for every line they log; the types say what they hold), and
+    validated when a saved game is read back."""
+    return Msg.model_construct(k=key, a=args, p=None, n=None)
 
 
 def Mn(one: str, many: str, n: int, /, **args: Arg) -> Msg:
     """The message whose form agrees with the count `n` ({n} in its text): `one` or `many`
     in English, as many forms as the reader's language has."""
-    return Msg(k=one, p=many, n=n, a=args)
+    return Msg.model_construct(k=one, p=many, n=n, a=args)
 
 
 #: A log line as a state holds it: a message, or the English text a game saved by an
