@@ -204,13 +204,18 @@ def _fill(text: str, source: str, args: dict[str, Arg], language: Lang) -> str:
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):
-        # A translation whose placeholders do not match its source (the catalogue test
-        # refuses such a catalogue): the English sentence is better than no answer.
-        log.warning("Translation of %r into %s does not fit its arguments", source, language.code)
-        try:
-            return source.format(**values)
-        except (KeyError, IndexError, ValueError):
-            return source
+        pass
+    try:
+        english = source.format(**values)
+    except (KeyError, IndexError, ValueError):
+        # The call does not fit its own message: its text, placeholders and all, is better
+        # than no answer.
+        log.warning("Message %r was given other arguments than it names", source)
+        return text
+    # A translation whose placeholders do not match its source (the catalogue test refuses
+    # such a catalogue): the English sentence is better than a broken one.
+    log.warning("Translation of %r into %s does not fit its arguments", source, language.code)
+    return english
 
 
 def _value(value: Arg, language: Lang) -> str:

@@ -131,3 +131,12 @@ def test_what_the_catalogue_file_says_is_what_the_bot_says() -> None:
     plain = [m for m in catalog if m.id and isinstance(m.id, str) and not m.context]
     assert plain
     assert all(lang("de").gettext(m.id) == m.string for m in plain)
+
+
+def test_a_broken_translation_falls_back_to_english_and_a_wrong_call_to_its_text() -> None:
+    from bot.i18n import _fill
+
+    german = lang("de")
+    assert _fill("{nom} gewinnt", "{name} wins", {"name": "Ann"}, german) == "Ann wins"
+    assert _fill("{name} gewinnt", "{name} wins", {}, german) == "{name} gewinnt"
+    assert _fill("{name} gewinnt", "{name} wins", {"name": "Ann"}, german) == "Ann gewinnt"
