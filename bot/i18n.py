@@ -255,8 +255,18 @@ def listed(items: Iterable[str], style: str = "standard") -> str:
     return format_list(parts, style=style, locale=current().locale)
 
 
+def one_unit(seconds: int) -> str:
+    """A setting's length in the one unit it reads best in: '15 minutes', '1 minute',
+    '2 hours', '90 seconds' (`duration` breaks an elapsed time into units instead)."""
+    if seconds >= 7200 and seconds % 3600 == 0:
+        return _n("{n} hour", "{n} hours", seconds // 3600)
+    if seconds % 60 == 0:
+        return _n("{n} minute", "{n} minutes", seconds // 60)
+    return _n("{n} second", "{n} seconds", seconds)
+
+
 def duration(seconds: float, short: bool = False) -> str:
-    """A length of time in whole units ("2 minutes", "1 hour, 30 minutes")."""
+    """A length of time in whole units ("2 minutes", "1 hour and 30 minutes")."""
     total = round(seconds)
     if total <= 0:
         return format_timedelta(

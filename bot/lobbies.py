@@ -14,11 +14,11 @@ import discord
 
 from bot.components import Click, button
 from bot.errors import CorruptSession, UserError
-from bot.i18n import _, _n
+from bot.i18n import _, _n, one_unit
 from bot.lobby_settings import OWN_SETTINGS, kept_settings, lobby_settings
 from bot.mentions import mention
 from bot.players import people
-from bot.replies import Actor, Rematch, Reply, duration
+from bot.replies import Actor, Rematch, Reply
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
@@ -318,7 +318,7 @@ class Lobbies:
         """An unstarted lobby ran out of time: delete it and say so on its message."""
         adapter = self.adapters[session.kind]
         await self.sessions.delete(session.channel_id)
-        waited = duration(round((session.deadline or session.created_at) - session.created_at))
+        waited = one_unit(round((session.deadline or session.created_at) - session.created_at))
         embed = discord.Embed(
             title=_("{game}: lobby closed", game=_(adapter.title)),
             description=_(

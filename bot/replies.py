@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.components import TableItem, view_of
-from bot.i18n import _n
 from bot.reach import Reach
 
 if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
@@ -128,12 +127,3 @@ def only_mentioning(users: Iterable[int]) -> discord.AllowedMentions:
         roles=False,
         replied_user=False,
     )
-
-
-def duration(seconds: int) -> str:
-    """'15 minutes', '1 minute', '2 hours', '90 seconds', in the current language."""
-    if seconds >= 7200 and seconds % 3600 == 0:
-        return _n("{n} hour", "{n} hours", seconds // 3600)
-    if seconds % 60 == 0:
-        return _n("{n} minute", "{n} minutes", seconds // 60)
-    return _n("{n} second", "{n} seconds", seconds)

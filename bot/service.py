@@ -25,7 +25,7 @@ from bot.lobbies import Lobbies
 from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.mentions import mention
 from bot.moves import Moves
-from bot.replies import Actor, Rematch, Reply, TableUpdate, duration, only_mentioning
+from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
@@ -39,7 +39,6 @@ __all__ = [
     "Reply",
     "TableUpdate",
     "Tables",
-    "duration",
     "only_mentioning",
 ]
 

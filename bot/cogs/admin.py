@@ -11,10 +11,10 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
-from bot.i18n import LANGUAGES, _, _n, number
+from bot.i18n import LANGUAGES, _, _n, number, one_unit
 from bot.interactions import send_reply
 from bot.records import place_of
-from bot.replies import Reply, duration
+from bot.replies import Reply
 from bot.settings import GuildSettings, house_rule_words
 from bot.tables.base import EMBED_COLOUR
 from games.farkle.rules import PRESETS
@@ -49,7 +49,7 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
         _("Turn timer: **{timer}**", timer=timer),
         _(
             "An unstarted lobby closes after **{time}**",
-            time=duration(settings.lobby_timeout),
+            time=one_unit(settings.lobby_timeout),
         ),
         _("Bots wait **{pause}** before each move", pause=pause_words(settings.bot_delay)),
         _(

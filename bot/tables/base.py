@@ -14,11 +14,10 @@ import discord
 from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
-from bot.i18n import N_, _, _n, listed, render
+from bot.i18n import N_, _, _n, listed, one_unit, render
 from bot.mentions import spoken
 from bot.pictures.emojis import Faces
 from bot.players import who
-from bot.replies import duration
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from games.autoplay import Chooser, is_idle
@@ -465,4 +464,4 @@ def timer_line(settings: GuildSettings) -> str:
     """The lobby's line about the turn timer the game will have."""
     if not settings.turn_timer:
         return _("⏳ No turn timer.")
-    return _("⏳ **{time}** for each move.", time=duration(settings.turn_timer))
+    return _("⏳ **{time}** for each move.", time=one_unit(settings.turn_timer))
