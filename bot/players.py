@@ -3,7 +3,7 @@ is never mentioned, so Discord never tries to notify an id that is nobody)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from games.bots import bot_name, is_bot
 
@@ -17,9 +17,3 @@ def who(user_id: int) -> str:
 def people(ids: Iterable[int]) -> list[int]:
     """The persons among `ids` (the ones a message may ping), in order."""
     return [i for i in ids if not is_bot(i)]
-
-
-def together(names: Sequence[str], one: str, many: str) -> str:
-    """'Ann wins' or 'Ann and Bob win': the names joined with 'and', and the verb (`one`
-    for a single name, `many` for more) agreeing with them."""
-    return f"{' and '.join(names)} {one if len(names) == 1 else many}"

@@ -67,15 +67,10 @@ def idle_turns(timeouts: Iterable[tuple[int, int]]) -> int | None:
     return sum(counts)
 
 
-def idle_reason(turns: int) -> str:
-    """Why a game nobody played ended (an engine's `ended_by_departure`), in English: what
-    an engine whose state keeps the reason as `str` stores (see `idle_message`)."""
-    return f"{_IDLE}{turns} turns"
-
-
 def idle_message(turns: int) -> Msg:
-    """Why a game nobody played ended, as a message (for an engine whose state keeps the
-    reason as a `Line`): `idle_reason` in the reader's language."""
+    """Why a game nobody played ended (an engine's `ended_by_departure`), in the reader's
+    language. A game saved before messages had keys keeps it as English text: "nobody
+    played for 4 turns"."""
     return Mn("nobody played for {n} turn", "nobody played for {n} turns", turns)
 
 
@@ -85,8 +80,8 @@ def timed_out(name: str, times: int) -> Msg:
 
 
 def is_idle(why: Line | None) -> bool:
-    """Whether a game ended because nobody played (see `idle_reason`): by its message key,
-    or the English text an engine keeping `str` wrote."""
+    """Whether a game ended because nobody played (see `idle_message`): by its message key,
+    or the English text a game saved before messages had keys kept."""
     if why is None:
         return False
     if isinstance(why, str):

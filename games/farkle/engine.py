@@ -587,12 +587,6 @@ def _throw(s: FarkleState, count: int, events: list[Event], rng: random.Random) 
     _farkle(s, shown, events)
 
 
-def ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th, 11th, 21st."""
-    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{tail}"
-
-
 def nth(n: int) -> Msg:
     """`n` as an ordinal (1st, 2nd, 3rd, 4th) in the reader's language: English picks the
     suffix, each language translates the four forms its own way ("{n}." in German)."""

@@ -1322,16 +1322,10 @@ def test_apply_never_touches_the_state_it_is_given() -> None:
 
 def test_counted_nouns_agree_with_their_count() -> None:
     from games.crap.cards import cards_of
-    from games.words import counted
 
     assert [str(cards_of(n, r)) for n, r in ((1, K), (2, K), (1, 9), (3, 9))] == [
         "1 King",
         "2 Kings",
         "1 9",
         "3 9s",
-    ]
-    assert [counted(1, "card"), counted(0, "card"), counted(2, "scoring round")] == [
-        "1 card",
-        "0 cards",
-        "2 scoring rounds",
     ]

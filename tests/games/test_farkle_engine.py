@@ -445,9 +445,9 @@ def test_seventh_farkle_costs_1000_and_may_go_negative() -> None:
 
 
 def test_other_rule_sets_say_farkle() -> None:
-    from games.farkle.engine import ordinal
+    from games.farkle.engine import nth
 
-    assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
+    assert [str(nth(n)) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
         "1st",
         "2nd",
         "3rd",

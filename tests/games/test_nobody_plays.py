@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games.autoplay import IDLE_TURNS, idle_message, idle_reason, idle_turns, is_idle
+from games.autoplay import IDLE_TURNS, idle_message, idle_turns, is_idle
 from games.bots import FIRST_BOT_ID
 from games.farkle import engine as farkle
 from games.farkle import policy as farkle_policy
@@ -31,10 +31,10 @@ def test_idle_turns_counts_people_only() -> None:
     assert idle_turns([(1, 3), (DICEY.id, 0)]) == 3  # bots always move: they never count
     assert idle_turns([(DICEY.id, 5)]) is None  # no person: ended otherwise (nobody left)
     assert idle_turns([]) is None
-    assert is_idle(idle_reason(4)) and idle_reason(4) == "nobody played for 4 turns"
+    assert is_idle("nobody played for 4 turns")  # as a game saved before message keys
     assert not is_idle("Ann left") and not is_idle(None)
     # As a message (the engines' states keep a Line): read by its key, whatever the count.
-    assert is_idle(idle_message(4)) and str(idle_message(4)) == idle_reason(4)
+    assert is_idle(idle_message(4)) and str(idle_message(4)) == "nobody played for 4 turns"
     assert str(idle_message(1)) == "nobody played for 1 turn"
 
 
@@ -52,7 +52,7 @@ def test_farkle_a_person_who_never_plays_against_a_bot_abandons_the_game() -> No
             state, _ = farkle.timeout(state, rng, lambda s, who: farkle_policy.choose(s, who, rng))
             timeouts += 1
     assert timeouts == IDLE_TURNS
-    assert state.winner is None and str(state.ended_by_departure) == idle_reason(2)
+    assert state.winner is None and str(state.ended_by_departure) == "nobody played for 2 turns"
     assert sorted(p.id for p in state.players) == [ANN.id, DICEY.id]  # nobody removed
     assert str(state.log[-1]) == "Game over: nobody played for 2 turns, so nobody wins."
 
@@ -94,7 +94,7 @@ def test_kuriki_a_person_who_never_plays_against_bots_abandons_the_game() -> Non
             state, _ = kuriki.apply(state, seat, action, rng)
         assert timeouts <= IDLE_TURNS
     assert state.winner is None and state.winners == []
-    assert str(state.ended_by_departure) == idle_reason(2) and not state.player(ANN.id).left
+    assert str(state.ended_by_departure) == "nobody played for 2 turns" and not state.player(ANN.id).left
 
 
 def knock_out(state: kuriki.KurikiState, seat: int) -> kuriki.KurikiState:
