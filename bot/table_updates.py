@@ -16,7 +16,7 @@ from dataclasses import replace
 import discord
 
 from bot.errors import CorruptSession
-from bot.i18n import SOURCE, speaking
+from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.reach import Reach
@@ -174,7 +174,7 @@ class TableUpdates:
         if ping:
             waiting = adapter.waiting_on(session.state) if session.started else {}
             if over:
-                waiting = dict.fromkeys(ping, "the game is over")
+                waiting = dict.fromkeys(ping, _("the game is over"))
             table = replace(table, content=_ping_text(ping, waiting, table.content))
         self._seq += 1
         self._latest[session.channel_id] = self._seq
@@ -250,9 +250,10 @@ def _with_limit(table: Rendered, session: Session, via: Reach, now: float) -> Re
     closes = via.closes(now)
     if session.deadline is None or (closes is not None and session.deadline <= closes):
         return table
-    note = (
+    note = _(
         "-# The bot can update this table only when someone presses a button here: if the "
-        f"timer runs out first, press any button or use {mention(session.kind + ' status')}."
+        "timer runs out first, press any button or use {command}.",
+        command=mention(session.kind + " status"),
     )
     return replace(table, content="\n".join(filter(None, [table.content, note])))
 
@@ -262,6 +263,10 @@ def _ping_text(ping: tuple[int, ...], waiting: dict[int, str], content: str | No
     table already had."""
     asks: dict[str, list[int]] = {}
     for user in ping:
-        asks.setdefault(waiting.get(user, "your move"), []).append(user)
-    lines = [f"{' '.join(f'<@{u}>' for u in users)}: {what}." for what, users in asks.items()]
+        asks.setdefault(waiting.get(user) or _("your move"), []).append(user)
+    lines = [
+        # Translators: whom the table calls, and what it asks of them ("<@1>: your move.").
+        _("{players}: {asked}.", players=" ".join(f"<@{u}>" for u in users), asked=what)
+        for what, users in asks.items()
+    ]
     return "\n".join([*lines, *([content] if content else [])])
