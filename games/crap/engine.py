@@ -353,6 +353,15 @@ def challenge_size(state: CrapState, user_id: int) -> int:
     return min(state.challenge.die, len(state.player(user_id).hand))
 
 
+def _card_to_take(scored: ScoredSet) -> int | None:
+    """The card Aces take from the highest set: a natural one, while the set keeps another
+    (a set is of one value, so it keeps at least one natural card); else a joker; else none."""
+    naturals = [c for c in scored.cards if not is_joker(c)]
+    if len(naturals) > 1:
+        return naturals[0]
+    return next((c for c in scored.cards if is_joker(c)), None)
+
+
 def highest_set(
     state: CrapState, exclude: ScoredSet | None = None
 ) -> tuple[CPlayer, ScoredSet] | None:
@@ -772,8 +781,8 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
                 name=owner.name,
                 ranks=rank_words(other.rank),
             )
-            if other.cards:
-                taken = next((c for c in other.cards if not is_joker(c)), other.cards[0])
+            taken = _card_to_take(other)
+            if taken is not None:
                 other.cards.remove(taken)
                 st.marker = taken
                 how = M(

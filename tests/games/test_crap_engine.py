@@ -324,6 +324,21 @@ def test_aces_count_your_own_sets_and_take_a_natural_card() -> None:
     assert t.p(ANN).sets[0].points() == 119
 
 
+def test_aces_leave_a_set_its_last_natural_card() -> None:
+    """A set is of one value: Aces take a joker from a set with one natural card left, and
+    nothing from a set that holds only that card."""
+    queens = [joker(0), joker(1), joker(2), four(Q)[0]]
+    state = build({ANN: four(A)}, sets={BOB: [a_set(Q, queens)]}, jokers=True)
+    t = Table(state)
+    t.do(ANN, "score", cards=four(A))
+    assert t.p(ANN).sets[0].marker == joker(0)
+    assert t.p(BOB).sets[0].cards == [joker(1), joker(2), four(Q)[0]]
+    alone = build({ANN: four(A)}, sets={BOB: [a_set(Q, [four(Q)[0]])]})
+    t = Table(alone)
+    t.do(ANN, "score", cards=four(A))
+    assert t.p(ANN).sets[0].marker is None and t.p(BOB).sets[0].cards == [four(Q)[0]]
+
+
 def test_a_double_set_counts_as_its_value_plus_ten_for_aces() -> None:
     state = build({ANN: four(A)}, sets={BOB: [a_set(9, eight(9))], CAT: [a_set(8, four(8))]})
     t = Table(state)
