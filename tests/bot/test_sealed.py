@@ -25,6 +25,7 @@ from bot.replies import Reply
 from bot.sealed import SHORT, luck_counts
 from bot.service import Tables
 from bot.verify import ONE_LINER, one_liner, verdict, verify_answer
+from games.draws import contiguous, replay
 from games.kuriki.engine import declarations
 from tests.bot.conftest import (
     ALICE,
@@ -332,3 +333,29 @@ def test_table_items_are_what_texts_reads() -> None:
     """The seed check reads the components too (a custom_id is public)."""
     item = TableItem(custom_id="t:x:y:1:2:3:SECRET", label="L")
     assert any("SECRET" in t for t in texts(Reply(items=[item])))
+
+
+async def test_a_person_timed_out_is_played_for_from_the_sealed_draws(
+    db_path: Any, clock: Clock
+) -> None:
+    """The policy that plays a timed-out person's part decides with the game's sealed draws:
+    what it leaves to chance (here a Kuriki Roller's bluff or not) is in the record, under
+    that person's timed-out move, and replays from the seed."""
+    tables = await make_tables(db_path, clock, turn_timer=60)
+    try:
+        await start_kuriki(tables, ALICE, BOB, CAROL, lives=2)
+        roller = (await tables.sessions.get(CHANNEL)).state.roller  # type: ignore[union-attr]
+        for _ in range(2):  # the direction, then the roll and the declaration
+            clock.now += 61
+            assert await tables.expire(CHANNEL) is not None
+        session = await tables.sessions.get(CHANNEL)
+        assert session is not None and session.draws is not None
+        moves = session.draws.moves
+        timed_out = [m for m in moves if m["by"] == roller and m["act"] == "timeout"]
+        kinds = [e[0] for m in timed_out for e in m["draws"]]
+        assert "dice" in kinds and "random" in kinds, moves  # the cup, then the bluff's chance
+        seed = bytes.fromhex(session.draws.revealed_seed())
+        checked = replay(seed, json.loads(json.dumps(moves)))
+        assert all(c.ok for c in checked) and contiguous(checked, session.draws.position)
+    finally:
+        await tables.store.close()
