@@ -125,7 +125,9 @@ async def test_a_whole_game_is_sealed_then_checks_out(
     assert f"🔒 {tables.adapters[kind].sealed_what} sealed: {sealed[:SHORT]} · /verify" in (
         footer(replies[0])
     )
-    assert footer(final).endswith(f"🔓 Seed {seed} · check the draws: /verify {record['id']}")
+    assert footer(final).endswith(
+        f"🔓 Seed {seed}, sealed as {sealed[:SHORT]} · check the draws: /verify {record['id']}"
+    )
 
     found = verdict(dice)
     assert found.ok and found.sealed and found.whole and not found.wrong

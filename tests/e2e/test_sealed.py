@@ -79,7 +79,11 @@ async def test_a_farkle_game_is_sealed_shown_and_verified(d: Driver) -> None:
     assert dice["commitment"] == full[1] and len(commitment[1]) == SHORT
     assert_sealed_until_revealed(d.fake, seed, log.records)
     final = d.table(TABLE)
-    assert f"🔓 Seed {seed} · check the draws: /verify {row['id']}" in final.text()
+    # The final table shows the commitment the running tables showed beside the seed.
+    assert (
+        f"🔓 Seed {seed}, sealed as {commitment[1]} · check the draws: /verify {row['id']}"
+        in final.text()
+    )
 
     # Every throw any table showed is a throw of the record, by the same player.
     names = {p.id: p.name for p in PLAYERS}
