@@ -19,7 +19,7 @@ import pytest
 
 from bot.cogs.stats import dice_field
 from bot.components import TableItem
-from bot.errors import UserError
+from bot.errors import CorruptSession, UserError
 from bot.records import CUPS, FACES
 from bot.replies import Reply
 from bot.sealed import SHORT, luck_counts
@@ -136,11 +136,12 @@ async def test_a_whole_game_is_sealed_then_checks_out(
     if kind == "crap":
         assert entries[0][0] == "shuffle" and entries[0][-1] == "deck" and entries[0][1] == 0
 
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL + 5, record["id"]
     )
+    embed, text = answer.embed, answer.files[f"game-{record['id']}-draws.txt"]
     assert "the draws check out ✅" in (embed.title or "") and seed in (embed.description or "")
-    assert text is not None and text.count("\n✓ ") == len(entries) and "\n✗" not in text
+    assert text.count("\n✓ ") == len(entries) and "\n✗" not in text
     assert one_liner(seed) in text and one_liner(seed) in (embed.description or "")
 
 
@@ -175,17 +176,17 @@ async def test_a_changed_record_does_not_check_out(tables: Tables, clock: Clock)
             tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?", json.dumps(changed),
             record["id"],
         )  # fmt: skip
-        embed, text = await verify_answer(
+        answer = await verify_answer(
             tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
         )
-        assert text is not None
+        embed, text = answer.embed, answer.files[f"game-{record['id']}-draws.txt"]
         return f"{embed.title}\n{embed.description}", text
 
     roll = json.loads(json.dumps(dice))
     die = next(e for m in roll["moves"] for e in m["draws"] if e[0] == "dice")
     die[4][0] = die[4][0] % 6 + 1  # a die that showed another face
     said, text = await answer(roll)
-    assert "do NOT check out ❌" in said and "1 draw is not what the seed gives" in said
+    assert "do NOT check out ❌" in said and "1 result is not what the seed gives" in said
     assert f"draw {die[1]})" in said or f"draws {die[1]}-" in said
     assert text.count("\n✗ ") == 1 and "✗ the seed gives:" in text
 
@@ -203,10 +204,10 @@ async def test_a_changed_record_does_not_check_out(tables: Tables, clock: Clock)
         tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?",
         json.dumps(dict(dice, moves="garbage")), record["id"],
     )  # fmt: skip
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "cannot be read" in (embed.description or "") and text is None
+    assert "cannot be read" in (answer.embed.description or "") and not answer.files
 
 
 async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables) -> None:
@@ -214,10 +215,11 @@ async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables
     session = await tables.sessions.get(CHANNEL)
     assert session is not None and session.draws is not None
     seed = session.draws.revealed_seed()
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, None
     )
-    assert text is None and session.draws.commitment in (embed.description or "")
+    embed = answer.embed
+    assert not answer.files and session.draws.commitment in (embed.description or "")
     assert seed not in json.dumps(embed.to_dict())
     with pytest.raises(UserError, match="No game is running here"):
         await verify_answer(tables.store, tables.sessions, tables.adapters, GUILD, 1, None)
@@ -226,10 +228,10 @@ async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables
     await tables.end(ALICE, CHANNEL, "farkle")  # ended early: over, so revealed too
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["dice"]["seed"] == seed  # type: ignore[index]
-    embed, _ = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "check out ✅" in (embed.title or "")
+    assert "check out ✅" in (answer.embed.title or "")
     with pytest.raises(UserError, match="no record"):  # another server's game is not shown
         await verify_answer(
             tables.store, tables.sessions, tables.adapters, GUILD + 1, CHANNEL, record["id"]
@@ -253,10 +255,10 @@ async def test_a_game_started_before_sealing_plays_on_unsealed(tables: Tables) -
     await tables.end(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["dice"] is None
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "before games were sealed" in (embed.description or "") and text is None
+    assert "before games were sealed" in (answer.embed.description or "") and not answer.files
 
 
 async def test_a_restart_goes_on_from_the_stored_draw(db_path: Any, clock: Clock, tmp_path: Path) -> None:
@@ -335,6 +337,27 @@ def test_table_items_are_what_texts_reads() -> None:
     """The seed check reads the components too (a custom_id is public)."""
     item = TableItem(custom_id="t:x:y:1:2:3:SECRET", label="L")
     assert any("SECRET" in t for t in texts(Reply(items=[item])))
+
+
+async def test_verify_of_a_running_game_whose_draws_are_damaged_says_so(tables: Tables) -> None:
+    """A sealed game's row that lost its record of draws is a damaged game, for /verify
+    too: never "started before games were sealed"."""
+    await open_game(tables, ALICE, BOB)
+    row = await tables.store.load_session(CHANNEL)
+    assert row is not None
+    data = json.loads(row.data)
+    del data["draws"]
+    await run_sql(tables.store, "UPDATE sessions SET data = ? WHERE channel_id = ?",
+                  json.dumps(data), CHANNEL)  # fmt: skip
+    tables.sessions._forget(CHANNEL)
+    answer = await verify_answer(
+        tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, None
+    )
+    said = f"{answer.embed.title}\n{answer.embed.description}"
+    assert "Farkle: a damaged game" in said and "damaged record of its sealed dice" in said
+    assert "before games were sealed" not in said and not answer.files
+    with pytest.raises(CorruptSession, match="damaged record of its sealed dice"):
+        await tables.status(CHANNEL, "farkle")
 
 
 async def test_a_person_timed_out_is_played_for_from_the_sealed_draws(
