@@ -73,15 +73,16 @@ def footer(reply: Reply) -> str:
     return embed.footer.text or ""
 
 
-async def whole_game(tables: Tables, kind: str, clock: Clock) -> list[Reply]:
-    """A game of `kind` played to its end by Alice, Bob and Carol; every answer, in order."""
+async def whole_game(tables: Tables, kind: str, clock: Clock, **options: object) -> list[Reply]:
+    """A game of `kind` played to its end by Alice, Bob and Carol; every answer, in order
+    (`options`: CRAP's lobby options besides its threshold, 150)."""
     rng = random.Random(4)
     if kind == "farkle":
         reply = await open_game(tables, ALICE, BOB, CAROL, rules="classic", target=1500)
     elif kind == "kuriki":
         reply = await start_kuriki(tables, ALICE, BOB, CAROL, lives=2)
     else:
-        reply = await start_crap(tables, threshold=150)
+        reply = await start_crap(tables, **{"threshold": 150, **options})
     replies = [reply]
     for _ in range(3000):
         session = await tables.sessions.get(CHANNEL)
