@@ -25,7 +25,7 @@ from bot.tables.crap import CrapTable
 from bot.verify import Answer, verdict, verify_answer
 from games.crap import engine as crap
 from games.crap.cards import rank
-from games.draws import LEGACY, Draws
+from games.draws import LEGACY, Draws, replay
 from games.lobby import Seat
 from tests.bot.conftest import CHANNEL, GUILD, Clock, make_tables, run_sql
 from tests.bot.test_sealed import whole_game
@@ -97,21 +97,31 @@ async def test_the_tool_agrees_on_whole_games(
     assert status == 1 and "does not begin with 0000000000000000" in out, out
 
 
-def stacked_first_deck(dice: dict[str, Any]) -> None:
-    """The first deck stacked (Aces and Kings dealt first) and stored with the starting
-    order the old check would have taken."""
-    deck = dice["moves"][0]["draws"][0]
-    stacked = sorted(deck[2], key=lambda c: (rank(c) in (13, 14), c))
+def stack(dice: dict[str, Any], which: int) -> list[Any]:
+    """Shuffle number `which` (0: the first deck) stacked so that Aces and Kings are dealt
+    first (from its end), stored with the starting order under which the old way of
+    shuffling (from the order the record gives) yields it: the forgery the old check took.
+    Returns the rigged entry."""
+    entry = [e for m in dice["moves"] for e in m["draws"] if e[0] == "shuffle"][which]
+    stacked = sorted(entry[2], key=lambda c: (rank(c) in (13, 14), c))
+    # The old shuffle sends position i to a place that depends on the seed alone: shuffle
+    # the positions themselves to find it, then start from what lands on `stacked`.
     positions = list(range(len(stacked)))
-    Draws(bytes.fromhex(dice["seed"]), 0, record=False, version=LEGACY).shuffle(positions)
-    deck[2], deck[3] = [stacked[positions.index(i)] for i in range(len(stacked))], stacked
+    old = Draws(bytes.fromhex(dice["seed"]), entry[1], record=False, version=LEGACY)
+    old.shuffle(positions)
+    start = [0] * len(stacked)
+    for place, came_from in enumerate(positions):
+        start[came_from] = stacked[place]
+    entry[2], entry[3] = start, stacked
+    return entry
 
 
-def rigged_reshuffle(dice: dict[str, Any]) -> None:
-    """A reshuffle's order changed: two cards swapped, the pile reordered to match."""
-    entry = [e for m in dice["moves"] for e in m["draws"] if e[0] == "shuffle"][1]
-    entry[3][-1], entry[3][0] = entry[3][0], entry[3][-1]
-    entry[2].reverse()
+def stacked_first_deck(dice: dict[str, Any]) -> None:
+    stack(dice, 0)
+
+
+def stacked_reshuffle(dice: dict[str, Any]) -> None:
+    stack(dice, 1)
 
 
 def rigged_discard(dice: dict[str, Any]) -> None:
@@ -147,7 +157,7 @@ def another_seed(dice: dict[str, Any]) -> None:
     dice["seed"] = "00" * 16
 
 
-RIGS = [stacked_first_deck, rigged_reshuffle, rigged_discard, a_gap, a_repeat,
+RIGS = [stacked_first_deck, stacked_reshuffle, rigged_discard, a_gap, a_repeat,
         a_deck_not_whole, another_seed]  # fmt: skip
 
 
@@ -167,6 +177,10 @@ async def test_the_tool_agrees_on_rigged_records(
         doc = answer.files[f"game-{record['id']}-draws.json"]
         status, out = run_tool(tmp_path, doc, changed["seed"])
         assert status == 1 and "FAILED" in out, (rig.__name__, out)
+        if rig in (stacked_first_deck, stacked_reshuffle, rigged_discard):
+            # What the check before canonical orders took as sound.
+            old = replay(bytes.fromhex(dice["seed"]), changed["moves"], LEGACY)
+            assert all(c.ok for c in old), rig.__name__
         if rig is a_deck_not_whole:
             assert "not one whole deck" in said(answer) and "not one whole deck" in out
 
