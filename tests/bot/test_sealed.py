@@ -209,6 +209,15 @@ async def test_a_changed_record_does_not_check_out(tables: Tables, clock: Clock)
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
     assert "cannot be read" in (answer.embed.description or "") and not answer.files
+    # A record that is no record at all is damaged too, not a game from before sealing.
+    await run_sql(tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?", "[1, 2]",
+                  record["id"])  # fmt: skip
+    answer = await verify_answer(
+        tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
+    )
+    said = f"{answer.embed.title}\n{answer.embed.description}"
+    assert "do NOT check out ❌" in said and "damaged" in said
+    assert "before games were sealed" not in said
 
 
 async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables) -> None:
