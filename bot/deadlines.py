@@ -56,10 +56,11 @@ class Deadlines:
             state = adapter.expire_extra(session.state, now, work.dice(self.rng, None, "time"))
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
-                # The absent player's move is the bot player's (the policy may take a while);
-                # the policy decides with the bot's own Random, the dice are the game's.
-                chooser = adapter.chooser(self.rng, now)
+                # The absent player's move is the bot player's (the policy may take a while).
+                # It plays for a person, so whatever it leaves to chance (a bluff, a guess)
+                # is drawn from the game's sealed draws like the dice, and recorded.
                 dice = work.dice(self.rng, adapter.on_clock(state), "timeout")
+                chooser = adapter.chooser(dice, now)
                 state = await asyncio.to_thread(adapter.timeout, state, dice, now, chooser)
             bots_due = session.bot_deadline is not None and session.bot_deadline <= now
             moved: list[int] = []

@@ -79,6 +79,10 @@ DAMAGE = {
     "absurd": N_(
         "The saved game in this channel is damaged (impossible values), so it cannot be played."
     ),
+    "draws": N_(
+        "The saved game in this channel has a damaged record of its sealed dice and cards: "
+        "they could no longer be checked, so it cannot be played on."
+    ),
 }
 
 

@@ -1,9 +1,10 @@
 """What the tables show of a game's sealed draws (games/draws.py), and what a finished game
-keeps of them. Every table of a running game shows the commitment (the first 16 hex digits of
-the seed's SHA-256; /verify gives all of it); the final table shows the seed and the game's
-number for /verify; the finished-games row keeps the seed and the record of every draw
-(`dice_record`), from which /verify replays the game (bot/verify.py) and /stats counts each
-player's dice (`luck_counts`). The seed itself never leaves the session row before the end."""
+keeps of them. Every table of a running game shows the commitment (the first 16 hex digits
+of the seed's SHA-256; /verify gives all of it); the final table shows the seed beside those
+digits and the game's number for /verify; the finished-games row keeps the seed and the
+record of every draw (`dice_record`), from which /verify replays the game (bot/verify.py)
+and /stats counts each player's dice (`luck_counts`). The seed itself never leaves the
+session row before the end."""
 
 from __future__ import annotations
 
@@ -42,12 +43,21 @@ def sealed(rendered: Rendered, session: Session, adapter: TableAdapter) -> Rende
 
 
 def revealed(rendered: Rendered, session: Session, game_id: int) -> Rendered:
-    """The final table with the game's seed and its number for /verify."""
+    """The final table with the game's seed, beside it the commitment as the running tables
+    showed it (so players compare the two on the same message: a record rewritten with
+    another seed and that seed's hash would not match what they saw), and the game's number
+    for /verify."""
     if session.draws is None:
         return rendered
     seed = session.draws.revealed_seed()
-    # Translators: /verify is a command, keep it; {game} is the game's number.
-    line = _("🔓 Seed {seed} · check the draws: /verify {game}", seed=seed, game=str(game_id))
+    # Translators: {commitment} is the hex the running tables showed after "sealed";
+    # /verify is a command, keep it; {game} is the game's number.
+    line = _(
+        "🔓 Seed {seed}, sealed as {commitment} · check the draws: /verify {game}",
+        seed=seed,
+        commitment=session.draws.commitment[:SHORT],
+        game=str(game_id),
+    )
     return _footer(rendered, line)
 
 

@@ -104,15 +104,19 @@ def take_lines(session: Session) -> None:
 
 def session_json(session: Session, via: Reach | None = None) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"], "draws"} (via: the channel's windows where the bot is no member, see
-    bot/reach.py; draws: the game's secret seed and its record, see games/draws.py). The models write their own JSON (pydantic's serializer, in Rust): the
-    hot path of every move, several times cheaper than model_dump() followed by json.dumps()."""
+    "ping"[, "via"][, "sealed"], "draws"} (via: the channel's windows where the bot is no
+    member, see bot/reach.py; draws: the game's secret seed and its record, see
+    games/draws.py; sealed: whether a started game has draws, see `_draws`). The models
+    write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
+    several times cheaper than model_dump() followed by json.dumps()."""
     fields: dict[str, Any] = {
         "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
         "ping": session.ping,
     }  # fmt: skip
     if via is not None:
         fields["via"] = via.as_json()
+    if session.state is not None:
+        fields["sealed"] = session.draws is not None
     tail = json.dumps(fields, separators=(",", ":"))
     draws = "null" if session.draws is None else session.draws.json_text()
     return (
@@ -143,6 +147,25 @@ def _absurd(row: SessionRow) -> str | None:
         if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
             return name
     return None
+
+
+def _draws(data: dict[str, Any], started: bool) -> Draws | None:
+    """A stored game's sealed draws; ValueError or TypeError when a started game's are
+    missing or damaged. A sealed game never goes on unsealed: a started game's row says
+    whether it is sealed ("sealed", written since this check exists), and a row without
+    that mark is an unsealed game only when it has no "draws" at all, as the rows written
+    before games were sealed had. A row of the versions in between with "draws": null
+    cannot tell an unsealed game from a record that was lost, so it is taken as damaged."""
+    stored = data.get("draws")
+    draws = None if stored is None else Draws.from_json(stored)
+    if not started:
+        return draws
+    sealed = data.get("sealed", None if "draws" not in data else True)
+    if sealed is not None and type(sealed) is not bool:
+        raise TypeError("sealed")
+    if bool(sealed) != (draws is not None):
+        raise ValueError("draws")
+    return draws
 
 
 def _reach(channel_id: int, data: Any) -> Reach | None:
@@ -276,7 +299,8 @@ class Sessions:
             state = None
             if data.get("state") is not None:
                 state = adapter.state_model.model_validate(data["state"])
-            draws = None if data.get("draws") is None else Draws.from_json(data["draws"])
+            reason = "draws"
+            draws = _draws(data, state is not None)
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             # No row contents in the log line: a damaged row may still hold hidden cards.
             log.warning(

@@ -1,24 +1,39 @@
 """A game's dice and shuffles, all drawn from one secret seed, so that anyone can check them
 once the game is over: the seed's SHA-256 (the commitment) is shown when the game starts,
-the seed itself only when it ends.
+the seed itself only when it ends. docs/verifying.md is the same algorithm on one page, and
+tools/verify_game.py a second implementation of it written from that page.
 
 Draw number i of a game (i = 0, 1, 2, ...) is SHA-256(seed + b":" + str(i)), read as a
-256-bit big-endian number. What an engine asks for is made of draws, one each unless said:
+256-bit big-endian number. What an engine asks for is made of draws:
 
-- a number below n (n at most 2**64): the draw modulo n, as even as a fair die can tell
-  (256 bits modulo n leave a bias below 2**-192);
-- a die: 1 + the draw modulo 6;
-- a shuffle of n items: for i = n-1 down to 1, swap item i with item (draw modulo i+1):
-  n-1 draws (random.shuffle's own way);
-- a choice among n items: the item (draw modulo n);
-- a sample of k of n items: k times, take the pool's item (draw modulo what is left) and
-  move the pool's last item into its place;
-- a number in [0, 1): the draw's top 53 bits / 2**53; k random bits (k <= 256): its top k.
+- a number below n (n at most 2**64): the next draw modulo n, unless the draw is one of the
+  top 2**256 mod n numbers (at or above (2**256 // n) * n), which would make the lowest
+  values a little likelier: then it is passed over and the draw after it is taken, and so
+  on (rejection sampling; a draw is passed over with a chance below 2**-192, so no game
+  has yet seen one, but both verifiers follow it). So what an entry of the record used is
+  known only by redoing it: `Checked.end`, never counted from the entry;
+- a die: 1 + a number below 6;
+- a shuffle of n items: the items are first put in their canonical order (`canonical`),
+  then for i = n-1 down to 1, item i swaps with item (a number below i+1);
+- a choice among n items: the canonical order's item (a number below n);
+- a sample of k of n items: in canonical order, k times, take the pool's item (a number
+  below what is left) and move the pool's last item into its place;
+- a number in [0, 1): the draw's top 53 bits / 2**53; k random bits (k <= 256): its top k
+  (one draw each, nothing passed over).
+
+The canonical order is what makes a shuffle or a pick depend only on WHICH items it was
+given, never on the order they came in: a record cannot claim another starting order. It is
+numbers ascending, then text in code-point order, then anything else by its JSON text (CRAP's
+card ids ascending: deck 1's 2♠ 2♥ 2♦ 2♣ 3♠ ... A♣, deck 2 alike, the jokers last).
 
 `Draws` is a `random.Random`, so an engine takes it like any other. It keeps a record of
 every draw it makes (what was asked, where in the stream, what it gave), grouped by the move
 that made them, and its position in the stream: both are saved with the game, so a restart
-goes on from the same draw. `replay` checks such a record against the seed alone."""
+goes on from the same draw. `replay` checks such a record against the seed alone.
+
+A record carries its format's version ("v": 2). A record without one (version 1) was drawn
+before the canonical order and the rejection existed: its shuffles and picks started from
+the order the record itself gives, which nothing can check (`Checked.proven`)."""
 
 from __future__ import annotations
 
@@ -32,14 +47,21 @@ from typing import Any
 
 #: The seed's length: 128 secret bits, written as 32 hex digits when revealed.
 SEED_BYTES = 16
-#: The widest range one draw serves evenly (see the module docstring).
+#: The widest range one draw serves (see the module docstring).
 MAX_BELOW = 2**64
+#: The record format this module writes: 2 (canonical orders, rejection sampling).
+VERSION = 2
+#: Records saved before the format had a version.
+LEGACY = 1
+#: The kinds of entry that draw from a list of items, whose order version 1 took as given.
+ORDERED = ("shuffle", "choice", "sample")
 
 #: One recorded draw, JSON-ready: [kind, position of its first draw, what was asked..., what
 #: it gave, (its name)]. Kinds: ["dice", at, roller, what, faces], ["range", at, start,
 #: stop, step, value], ["choice", at, items, item, what], ["shuffle", at, before, after,
 #: what], ["sample", at, items, chosen, what], ["random", at, value], ["bits", at, k, value],
-#: ["below", at, n, value]. `what` is the engine's name for it ("deck"), or "".
+#: ["below", at, n, value]. `what` is the engine's name for it ("deck"), or "". Version 2
+#: writes `items` and `before` in canonical order.
 Entry = list[Any]
 #: The draws one move made: {"by": the player whose move it was (None: the game's own, e.g.
 #: a vote closing), "act": what they did, "draws": [Entry, ...]}.
@@ -54,6 +76,23 @@ def draw(seed: bytes, position: int) -> int:
 def commitment(seed: bytes) -> str:
     """What is shown when the game starts: the seed's SHA-256, in hex."""
     return hashlib.sha256(seed).hexdigest()
+
+
+def canonical_key(value: Any) -> tuple[int, Any, str]:
+    """Where `value` (as the record keeps it, see `_plain`) stands in the canonical order:
+    numbers ascending, then text by code point, then anything else by its JSON text; equal
+    numbers of another type (1 and 1.0) by their JSON text too, so the order is total."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, value, text)
+    if isinstance(value, str):
+        return (1, value, text)
+    return (2, text, text)
+
+
+def canonical(items: Sequence[Any]) -> list[Any]:
+    """`items` in canonical order (see `canonical_key`)."""
+    return sorted(items, key=lambda item: canonical_key(_plain(item)))
 
 
 def _shuffle(items: MutableSequence[Any], below: Callable[[int], int]) -> None:
@@ -95,23 +134,36 @@ class Draws(random.Random):
     """A game's stream of draws from its secret seed (see the module docstring), recording
     each. `move(by, act)` says whose move the next draws belong to; `fork()` is a copy at the
     same position for a move that may not be kept (the move path saves it only once the move
-    is committed, so the cached game never runs ahead of the stored one)."""
+    is committed, so the cached game never runs ahead of the stored one). `version` is the
+    record format it draws by: a game begun before version 2 keeps drawing as it began, so
+    its whole record reads one way."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Draws:
         return super().__new__(cls)  # random.Random's own seeding takes no part
 
     def __init__(
-        self, seed: bytes, position: int = 0, moves: Sequence[Move] = (), *, record: bool = True
+        self,
+        seed: bytes,
+        position: int = 0,
+        moves: Sequence[Move] = (),
+        *,
+        record: bool = True,
+        version: int = VERSION,
     ) -> None:
         if len(seed) != SEED_BYTES:
             raise ValueError(f"a game's seed is {SEED_BYTES} bytes")
+        if version not in (LEGACY, VERSION):
+            raise ValueError(f"no record format {version}")
         self._secret = bytes(seed)
         self.position = position
+        self.version = version
         self.moves: list[Move] = list(moves)
         self.gauss_next = None  # random.Random.gauss keeps its spare value here
         self._record = record
         self._open: Move | None = None
         self._next_move: tuple[int | None, str] = (None, "")
+        #: The draws passed over since this stream was made (see the module docstring).
+        self.rejected: list[int] = []
         # The JSON of the first `_written` moves, which no longer change: a long game's
         # record is written with every move, and encoding only what is new keeps that cheap.
         self._written = 0
@@ -136,7 +188,9 @@ class Draws(random.Random):
 
     def fork(self) -> Draws:
         """A copy at the same position, with the same record; its draws start a new move."""
-        copy = Draws(self._secret, self.position, self.moves, record=self._record)
+        copy = Draws(
+            self._secret, self.position, self.moves, record=self._record, version=self.version
+        )
         copy._next_move = self._next_move
         copy._written, copy._text = self._written, self._text
         return copy
@@ -151,7 +205,8 @@ class Draws(random.Random):
 
     def to_json(self) -> dict[str, Any]:
         """What the session row keeps (the seed too: it stays in the database until the end)."""
-        return {"seed": self._secret.hex(), "at": self.position, "moves": self.moves}
+        return {"v": self.version, "seed": self._secret.hex(), "at": self.position,
+                "moves": self.moves}  # fmt: skip
 
     def json_text(self) -> str:
         """`to_json()` as JSON text, the moves already written not encoded again."""
@@ -168,28 +223,45 @@ class Draws(random.Random):
             for m in self.moves[done:]
         )
         moves = f"{self._text}{rest}" if self._text else rest[1:]
-        return f'{{"seed":"{self._secret.hex()}","at":{self.position},"moves":[{moves}]}}'
+        return (
+            f'{{"v":{self.version},"seed":"{self._secret.hex()}","at":{self.position},'
+            f'"moves":[{moves}]}}'
+        )
 
     @classmethod
     def from_json(cls, data: Any) -> Draws:
-        """The stream saved by `to_json`; ValueError or TypeError when it is not one."""
+        """The stream saved by `to_json` (without "v": one saved before versions, drawing on
+        as version 1); ValueError or TypeError when it is not one."""
         if not isinstance(data, dict):
             raise TypeError("draws")
         seed, at, moves = data["seed"], data["at"], data["moves"]
+        version = data.get("v", LEGACY)
         if type(seed) is not str or type(at) is not int or at < 0 or not isinstance(moves, list):
+            raise TypeError("draws")
+        if type(version) is not int:
             raise TypeError("draws")
         if not all(isinstance(m, dict) and isinstance(m.get("draws"), list) for m in moves):
             raise TypeError("draws")
-        return cls(bytes.fromhex(seed), at, moves)
+        return cls(bytes.fromhex(seed), at, moves, version=version)
 
     # ------------------------------------------------------------------ drawing
 
     def _below(self, n: int) -> int:
+        """A number below `n`, evenly: see the module docstring (version 1 took the first
+        draw modulo `n` whatever it was)."""
         if not 0 < n <= MAX_BELOW:
             raise ValueError(f"cannot draw below {n}")
-        value = draw(self._secret, self.position) % n
-        self.position += 1
-        return value
+        limit = (2**256 // n) * n if self.version >= VERSION else 2**256
+        while True:
+            value = draw(self._secret, self.position)
+            self.position += 1
+            if value < limit:
+                return value % n
+            self.rejected.append(self.position - 1)
+
+    def _ordered(self, items: Sequence[Any]) -> list[Any]:
+        """The items a shuffle or pick starts from: in canonical order (version 1: as given)."""
+        return canonical(items) if self.version >= VERSION else list(items)
 
     def _note(self, entry: Entry) -> None:
         if not self._record:
@@ -223,13 +295,15 @@ class Draws(random.Random):
     def choice(self, seq: Sequence[Any], *, what: str = "") -> Any:
         if not len(seq):
             raise IndexError("cannot choose from an empty sequence")
-        at = self.position
-        item = seq[self._below(len(seq))]
-        self._note(["choice", at, _plain(list(seq)), _plain(item), what])
+        at, items = self.position, self._ordered(seq)
+        item = items[self._below(len(items))]
+        self._note(["choice", at, _plain(items), _plain(item), what])
         return item
 
     def shuffle(self, x: MutableSequence[Any], *, what: str = "") -> None:  # type: ignore[override]
-        at, before = self.position, _plain(list(x))
+        at = self.position
+        x[:] = self._ordered(x)
+        before = _plain(list(x))
         _shuffle(x, self._below)
         self._note(["shuffle", at, before, _plain(list(x)), what])
 
@@ -238,7 +312,7 @@ class Draws(random.Random):
     ) -> list[Any]:
         if counts is not None:
             raise TypeError("a game's draws take no counts: repeat the items instead")
-        items = list(population)
+        items = self._ordered(list(population))
         if not 0 <= k <= len(items):
             raise ValueError("sample larger than population or is negative")
         at = self.position
@@ -281,22 +355,39 @@ class Draws(random.Random):
         raise NotImplementedError("a game's draws are copied with fork()")
 
 
+# ---------------------------------------------------------------------- checking a record
+
+
 @dataclass(frozen=True)
 class Checked:
     """One recorded draw replayed from the seed: `expected` is what the seed gives for what
-    was asked there (None: the record is not a draw this module makes)."""
+    was asked there (None: the record is not a draw this module makes); `end` is the
+    position after the draws the seed needed for it (None with `expected`), `rejected` the
+    draws it passed over. `proven` is False for a version 1 shuffle or pick whose items the
+    record gives in an order other than the canonical one: the seed gives its result from
+    that order, but only the record says the items were in it."""
 
     move: int
     entry: Entry
     expected: Entry | None
+    end: int | None = None
+    rejected: tuple[int, ...] = ()
+    proven: bool = True
 
     @property
     def ok(self) -> bool:
         return self.entry == self.expected
 
+    @property
+    def first(self) -> int | None:
+        """The number of its first draw, as the record says (None: not a number)."""
+        at = self.entry[1] if len(self.entry) > 1 else None
+        return at if type(at) is int else None
+
 
 def _redo(entry: Entry, d: Draws) -> Entry | None:
-    """`entry` as the seed makes it: what was asked, drawn afresh at `d`'s position."""
+    """`entry` as the seed makes it: what was asked, drawn afresh at `d`'s position (the
+    items of a shuffle or pick put in the order `d`'s version starts from)."""
     kind, at, *asked = entry
     if kind == "dice":
         roller, what, faces = asked
@@ -306,19 +397,26 @@ def _redo(entry: Entry, d: Draws) -> Entry | None:
         return ["range", at, start, stop, step, start + step * d._below(_size(start, stop, step))]
     if kind == "choice":
         items, _, what = asked
+        items = d._ordered(items)
         return ["choice", at, items, items[d._below(len(items))], what]
     if kind == "shuffle":
         before, _, what = asked
+        before = d._ordered(before)
         after = list(before)
         _shuffle(after, d._below)
         return ["shuffle", at, before, after, what]
     if kind == "sample":
         items, chosen, what = asked
+        items = d._ordered(items)
         return ["sample", at, items, _sample(items, len(chosen), d._below), what]
     if kind == "random":
+        d.position += 1
         return ["random", at, (draw(d._secret, at) >> (256 - 53)) / 2**53]
     if kind == "bits":
         k, _ = asked
+        if not 0 < k <= 256:
+            return None
+        d.position += 1
         return ["bits", at, k, draw(d._secret, at) >> (256 - k)]
     if kind == "below":
         n, _ = asked
@@ -326,44 +424,78 @@ def _redo(entry: Entry, d: Draws) -> Entry | None:
     return None
 
 
-def replay(seed: bytes, moves: Sequence[Move]) -> list[Checked]:
-    """Every recorded draw against what the seed gives, in order. The stream is followed
-    from draw 0: a record that skips draws, repeats them, or shows anything the seed does not
-    give there (a changed die, another deck order) fails at that draw and every draw after
-    it is checked from where the record says it was made."""
+def _proven(entry: Entry, version: int) -> bool:
+    """Whether nothing but the seed decides this entry (see `Checked.proven`)."""
+    if version >= VERSION or entry[0] not in ORDERED:
+        return True
+    items = entry[2]
+    return isinstance(items, list) and items == canonical(items)
+
+
+def replay(seed: bytes, moves: Sequence[Move], version: int = VERSION) -> list[Checked]:
+    """Every recorded draw against what the seed gives, in order, each from the place the
+    record says it was made (`breaks` says whether those places follow each other). A
+    record drawn by `version` 1 is redone as it was drawn: its items in the order it gives."""
     out = []
     for index, m in enumerate(moves):
         for entry in m["draws"]:
             expected: Entry | None = None
+            end, rejected, proven = None, (), True
             try:
-                d = Draws(seed, int(entry[1]), record=False)
+                if type(entry[1]) is not int or entry[1] < 0:
+                    raise TypeError("a draw's place is a number")
+                d = Draws(seed, entry[1], record=False, version=version)
                 expected = _redo(list(entry), d)
+                if expected is not None:
+                    end, rejected = d.position, tuple(d.rejected)
+                    proven = _proven(list(entry), version)
             except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError):
                 expected = None
-            out.append(Checked(index, list(entry), expected))
+            out.append(Checked(index, list(entry), expected, end, rejected, proven))
+    return out
+
+
+@dataclass(frozen=True)
+class Break:
+    """Where the stream of a record does not follow on: draws `first` to `last` are
+    "missing" (drawn and not recorded, or never drawn) or "twice" (recorded as drawn by two
+    entries); "beyond": the record's entries used draws up to `last` although it says the
+    stream stopped before `first`."""
+
+    kind: str
+    first: int
+    last: int
+
+
+def breaks(checked: Sequence[Checked], end: int) -> list[Break]:
+    """Every place where the recorded draws do not follow each other from draw 0 to `end`
+    (the stream's position when the game ended), in order: none when every draw was
+    recorded once. An entry that is no draw ends nothing: the next one is taken where it
+    says it starts."""
+    out: list[Break] = []
+    at: int | None = 0  # where the next entry should start (None: unknown)
+    for c in checked:
+        first = c.first
+        if first is not None and at is not None and first > at:
+            out.append(Break("missing", at, first - 1))
+        elif first is not None and at is not None and first < at:
+            upto = at if c.end is None else min(at, c.end)
+            out.append(Break("twice", first, upto - 1))
+        if first is None or c.end is None:
+            at = None  # unknown until an entry that is a draw says where it starts
+            continue
+        at = c.end if at is None else max(at, c.end)
+    if at is not None and at < end:
+        out.append(Break("missing", at, end - 1))
+    elif at is not None and at > end:
+        out.append(Break("beyond", end, at - 1))
     return out
 
 
 def contiguous(checked: Sequence[Checked], end: int) -> bool:
     """Whether the draws follow each other from draw 0 to `end` with none left out or
     drawn twice (a stream that drew and hid a result would leave a gap)."""
-    at = 0
-    for c in checked:
-        if c.entry[1] != at or c.expected is None:
-            return False
-        at = end_of(c.entry)
-    return at == end
-
-
-def end_of(entry: Entry) -> int:
-    """The position after `entry`'s draws."""
-    kind, at = entry[0], entry[1]
-    used = {
-        "dice": lambda: len(entry[4]),
-        "shuffle": lambda: max(len(entry[2]) - 1, 0),
-        "sample": lambda: len(entry[3]),
-    }.get(kind, lambda: 1)()
-    return int(at) + used
+    return all(c.end is not None for c in checked) and not breaks(checked, end)
 
 
 def pick(rng: random.Random, items: Sequence[Any], what: str) -> Any:

@@ -144,8 +144,9 @@ FAULTS = {
 #: Whole functions whose text is a record, not a message: /verify's attached list of draws
 #: is written in English for everyone (a record anyone can check against the seed).
 RECORDS = {("bot/verify.py", name) for name in ("_describe", "_drawn", "_report")}
-#: Constants that hold code, not words: the shell one-liner /verify gives.
-CODE = {("bot/verify.py", "ONE_LINER")}
+#: Constants that hold code, not words: the shell one-liner /verify gives, and the name of
+#: the JSON format /verify attaches (what a program reads, the same in every language).
+CODE = {("bot/verify.py", "ONE_LINER"), ("bot/draws_file.py", "FORMAT")}
 #: Text for the operator: the config file's reader (its /config sentences are the
 #: translated `explain` in bot/settings.py).
 OPERATOR_ONLY_TOO = {"bot/config_errors.py"}

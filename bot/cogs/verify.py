@@ -39,7 +39,7 @@ class VerifyCog(commands.Cog):
         """Check a game's dice and cards against its seed, revealed when it ended."""
         assert interaction.channel_id is not None
         tables = self.bot.tables
-        embed, text = await verify_answer(
+        answer = await verify_answer(
             tables.store,
             tables.sessions,
             tables.adapters,
@@ -47,7 +47,14 @@ class VerifyCog(commands.Cog):
             interaction.channel_id,
             game,
         )
-        kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
-        if text is not None:
-            kwargs["file"] = discord.File(io.BytesIO(text.encode()), filename=f"game-{game}-draws.txt")
-        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
+        # A finished game's draws, as text to read and as JSON for tools/verify_game.py.
+        files = [
+            discord.File(io.BytesIO(text.encode()), filename=name)
+            for name, text in answer.files.items()
+        ]
+        if files:
+            await interaction.response.send_message(
+                embed=answer.embed, ephemeral=not share, files=files
+            )
+        else:
+            await interaction.response.send_message(embed=answer.embed, ephemeral=not share)

@@ -134,6 +134,12 @@ class TableAdapter(ABC):
         games/draws.py) as /verify writes it: as it is, unless the game knows better."""
         return str(item)
 
+    def record_problems(self, entries: list[Any]) -> list[Msg]:
+        """What is wrong with a finished game's record of draws (its entries, in order)
+        besides what the seed gives, each naming its draw: the game's own rules of what a
+        pile may hold (CRAP's cards). None here."""
+        return []
+
     def bot_preparation(self, state: Any) -> Callable[[], object] | None:
         """What readies the bot players' policy for this game (it may block for a moment:
         the service runs it in a thread when the game starts), or None: nothing to do, so

@@ -21,7 +21,7 @@ from bot.tables.crap_hand import CrapHand
 from bot.tables.fields import add_paged
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
-from games.crap import engine, policy
+from games.crap import engine, policy, record
 from games.crap.cards import (
     is_joker,
     label,
@@ -34,7 +34,7 @@ from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
 from games.numbers import is_number, number
-from games.text import Line, M, Mn
+from games.text import Line, M, Mn, Msg
 
 # Translators: the rules of CRAP (/crap rules). Score, Recycle, Acquire, Challenge, Protect
 # and Co-operate are its actions; keep them as the buttons and menus name them.
@@ -97,6 +97,10 @@ class CrapTable(CrapHand, TableAdapter):
         if what in ("deck", "discard", "cards") and isinstance(item, int):
             return label(item)
         return str(item)
+
+    def record_problems(self, entries: list[Any]) -> list[Msg]:
+        """A whole deck shuffled first; real cards, each once, in every pile drawn from."""
+        return record.problems(entries)
 
     def stamp(self, state: CrapState | None, action: str, arg: str | None) -> int:
         # "My hand" shows your cards, and "Log" the game's log, whenever you ask; "Let

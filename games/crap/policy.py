@@ -29,6 +29,7 @@ from games.crap.engine import (
     private_view,
 )
 from games.crap.moves import set_cards
+from games.draws import pick
 
 COPIES = 8  # two decks
 PROGRESS = (0.0, 0.08, 0.25, 0.55, 1.0, 1.1, 1.25, 1.45, 2.4)  # share of a set's worth held
@@ -488,7 +489,7 @@ def _guess(view: View, rng: random.Random) -> tuple[int, str]:
     suits_left = {s: 26 - view.known_suits.get(s, 0) for s in SUITS}
     top = max(suits_left.values())
     suits = [s for s in SUITS if suits_left[s] == top]
-    return rng.choice(ranks), rng.choice(suits)
+    return pick(rng, ranks, "rank"), pick(rng, suits, "suit")
 
 
 def _force_fair(view: View) -> bool:

@@ -38,6 +38,31 @@ CASES = {
         "saved by an incompatible version",
     ),
     "absurd revision": ("revision", 12345678901, "damaged (impossible values)"),
+    # A sealed game never goes on unsealed: its record of draws lost, nulled or garbled.
+    "draws missing": (
+        "data",
+        lambda data: json.dumps({k: v for k, v in data.items() if k != "draws"}),
+        "damaged record of its sealed dice and cards",
+    ),
+    "draws nulled": (
+        "data",
+        lambda data: json.dumps({**data, "draws": None}),
+        "damaged record of its sealed dice and cards",
+    ),
+    "draws garbled": (
+        "data",
+        lambda data: json.dumps({**data, "draws": {**data["draws"], "moves": "x"}}),
+        "damaged record of its sealed dice and cards",
+    ),
+    # A row of the versions before the "sealed" mark, its draws nulled: no telling an
+    # unsealed game from a lost record, so it is taken as damaged.
+    "draws nulled, unmarked": (
+        "data",
+        lambda data: json.dumps(
+            {**{k: v for k, v in data.items() if k != "sealed"}, "draws": None}
+        ),
+        "damaged record of its sealed dice and cards",
+    ),
     "deadline infinite": ("deadline", float("inf"), "damaged (impossible values)"),
 }
 
@@ -107,7 +132,8 @@ async def test_damaged_row_is_named_and_cleared_by_end(
     (kept,) = await tables.store.damaged_sessions()
     assert kept["channel_id"] == CHANNEL and kept["data"] == before.data
     assert kept["kind"] == before.kind and kept["cleared_by"] == clearer.id
-    assert kept["reason"] in ("unknown", "unreadable", "incompatible", "absurd")
+    assert kept["reason"] in ("unknown", "unreadable", "incompatible", "absurd", "draws")
+    assert (kept["reason"] == "draws") == case.startswith("draws")
     # The channel is free again.
     reply = await tables.open_lobby(BOB, GUILD, CHANNEL, "farkle", {})
     assert reply.table is not None

@@ -544,6 +544,11 @@ async def every_message_of(kind: str, code: str, tables: Tables, clock: Clock) -
     await game.biggest()
     await game.play(10)
     await game.rules()
+    if kind == "crap":  # a CRAP player leaves between actions: settle the one under way
+        for _ in range(20):
+            if (await game.state()).phase == "turn":
+                break
+            await game.play(1)
     leaver = list(game.people.values())[-1]
     with speaking(code):
         game.seen(await tables.leave(leaver, game.channel, kind))

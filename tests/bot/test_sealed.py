@@ -19,12 +19,13 @@ import pytest
 
 from bot.cogs.stats import dice_field
 from bot.components import TableItem
-from bot.errors import UserError
+from bot.errors import CorruptSession, UserError
 from bot.records import CUPS, FACES
 from bot.replies import Reply
 from bot.sealed import SHORT, luck_counts
 from bot.service import Tables
 from bot.verify import ONE_LINER, one_liner, verdict, verify_answer
+from games.draws import contiguous, replay
 from games.kuriki.engine import declarations
 from tests.bot.conftest import (
     ALICE,
@@ -72,15 +73,16 @@ def footer(reply: Reply) -> str:
     return embed.footer.text or ""
 
 
-async def whole_game(tables: Tables, kind: str, clock: Clock) -> list[Reply]:
-    """A game of `kind` played to its end by Alice, Bob and Carol; every answer, in order."""
+async def whole_game(tables: Tables, kind: str, clock: Clock, **options: object) -> list[Reply]:
+    """A game of `kind` played to its end by Alice, Bob and Carol; every answer, in order
+    (`options`: CRAP's lobby options besides its threshold, 150)."""
     rng = random.Random(4)
     if kind == "farkle":
         reply = await open_game(tables, ALICE, BOB, CAROL, rules="classic", target=1500)
     elif kind == "kuriki":
         reply = await start_kuriki(tables, ALICE, BOB, CAROL, lives=2)
     else:
-        reply = await start_crap(tables, threshold=150)
+        reply = await start_crap(tables, **{"threshold": 150, **options})
     replies = [reply]
     for _ in range(3000):
         session = await tables.sessions.get(CHANNEL)
@@ -124,7 +126,9 @@ async def test_a_whole_game_is_sealed_then_checks_out(
     assert f"🔒 {tables.adapters[kind].sealed_what} sealed: {sealed[:SHORT]} · /verify" in (
         footer(replies[0])
     )
-    assert footer(final).endswith(f"🔓 Seed {seed} · check the draws: /verify {record['id']}")
+    assert footer(final).endswith(
+        f"🔓 Seed {seed}, sealed as {sealed[:SHORT]} · check the draws: /verify {record['id']}"
+    )
 
     found = verdict(dice)
     assert found.ok and found.sealed and found.whole and not found.wrong
@@ -133,11 +137,12 @@ async def test_a_whole_game_is_sealed_then_checks_out(
     if kind == "crap":
         assert entries[0][0] == "shuffle" and entries[0][-1] == "deck" and entries[0][1] == 0
 
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL + 5, record["id"]
     )
+    embed, text = answer.embed, answer.files[f"game-{record['id']}-draws.txt"]
     assert "the draws check out ✅" in (embed.title or "") and seed in (embed.description or "")
-    assert text is not None and text.count("\n✓ ") == len(entries) and "\n✗" not in text
+    assert text.count("\n✓ ") == len(entries) and "\n✗" not in text
     assert one_liner(seed) in text and one_liner(seed) in (embed.description or "")
 
 
@@ -172,17 +177,17 @@ async def test_a_changed_record_does_not_check_out(tables: Tables, clock: Clock)
             tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?", json.dumps(changed),
             record["id"],
         )  # fmt: skip
-        embed, text = await verify_answer(
+        answer = await verify_answer(
             tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
         )
-        assert text is not None
+        embed, text = answer.embed, answer.files[f"game-{record['id']}-draws.txt"]
         return f"{embed.title}\n{embed.description}", text
 
     roll = json.loads(json.dumps(dice))
     die = next(e for m in roll["moves"] for e in m["draws"] if e[0] == "dice")
     die[4][0] = die[4][0] % 6 + 1  # a die that showed another face
     said, text = await answer(roll)
-    assert "do NOT check out ❌" in said and "1 draw is not what the seed gives" in said
+    assert "do NOT check out ❌" in said and "1 result is not what the seed gives" in said
     assert f"draw {die[1]})" in said or f"draws {die[1]}-" in said
     assert text.count("\n✗ ") == 1 and "✗ the seed gives:" in text
 
@@ -200,10 +205,19 @@ async def test_a_changed_record_does_not_check_out(tables: Tables, clock: Clock)
         tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?",
         json.dumps(dict(dice, moves="garbage")), record["id"],
     )  # fmt: skip
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "cannot be read" in (embed.description or "") and text is None
+    assert "cannot be read" in (answer.embed.description or "") and not answer.files
+    # A record that is no record at all is damaged too, not a game from before sealing.
+    await run_sql(tables.store, "UPDATE finished_games SET dice = ? WHERE id = ?", "[1, 2]",
+                  record["id"])  # fmt: skip
+    answer = await verify_answer(
+        tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
+    )
+    said = f"{answer.embed.title}\n{answer.embed.description}"
+    assert "do NOT check out ❌" in said and "damaged" in said
+    assert "before games were sealed" not in said
 
 
 async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables) -> None:
@@ -211,10 +225,11 @@ async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables
     session = await tables.sessions.get(CHANNEL)
     assert session is not None and session.draws is not None
     seed = session.draws.revealed_seed()
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, None
     )
-    assert text is None and session.draws.commitment in (embed.description or "")
+    embed = answer.embed
+    assert not answer.files and session.draws.commitment in (embed.description or "")
     assert seed not in json.dumps(embed.to_dict())
     with pytest.raises(UserError, match="No game is running here"):
         await verify_answer(tables.store, tables.sessions, tables.adapters, GUILD, 1, None)
@@ -223,10 +238,10 @@ async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables
     await tables.end(ALICE, CHANNEL, "farkle")  # ended early: over, so revealed too
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["dice"]["seed"] == seed  # type: ignore[index]
-    embed, _ = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "check out ✅" in (embed.title or "")
+    assert "check out ✅" in (answer.embed.title or "")
     with pytest.raises(UserError, match="no record"):  # another server's game is not shown
         await verify_answer(
             tables.store, tables.sessions, tables.adapters, GUILD + 1, CHANNEL, record["id"]
@@ -240,7 +255,7 @@ async def test_a_game_started_before_sealing_plays_on_unsealed(tables: Tables) -
     row = await tables.store.load_session(CHANNEL)
     assert row is not None
     data = json.loads(row.data)
-    del data["draws"]
+    del data["draws"], data["sealed"]  # as the rows before sealing were
     await run_sql(tables.store, "UPDATE sessions SET data = ? WHERE channel_id = ?",
                   json.dumps(data), CHANNEL)  # fmt: skip
     tables.sessions._forget(CHANNEL)
@@ -250,10 +265,10 @@ async def test_a_game_started_before_sealing_plays_on_unsealed(tables: Tables) -
     await tables.end(ALICE, CHANNEL, "farkle")
     (record,) = await tables.store.finished_games(CHANNEL)
     assert record["dice"] is None
-    embed, text = await verify_answer(
+    answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]
     )
-    assert "before games were sealed" in (embed.description or "") and text is None
+    assert "before games were sealed" in (answer.embed.description or "") and not answer.files
 
 
 async def test_a_restart_goes_on_from_the_stored_draw(db_path: Any, clock: Clock, tmp_path: Path) -> None:
@@ -332,3 +347,50 @@ def test_table_items_are_what_texts_reads() -> None:
     """The seed check reads the components too (a custom_id is public)."""
     item = TableItem(custom_id="t:x:y:1:2:3:SECRET", label="L")
     assert any("SECRET" in t for t in texts(Reply(items=[item])))
+
+
+async def test_verify_of_a_running_game_whose_draws_are_damaged_says_so(tables: Tables) -> None:
+    """A sealed game's row that lost its record of draws is a damaged game, for /verify
+    too: never "started before games were sealed"."""
+    await open_game(tables, ALICE, BOB)
+    row = await tables.store.load_session(CHANNEL)
+    assert row is not None
+    data = json.loads(row.data)
+    del data["draws"]
+    await run_sql(tables.store, "UPDATE sessions SET data = ? WHERE channel_id = ?",
+                  json.dumps(data), CHANNEL)  # fmt: skip
+    tables.sessions._forget(CHANNEL)
+    answer = await verify_answer(
+        tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, None
+    )
+    said = f"{answer.embed.title}\n{answer.embed.description}"
+    assert "Farkle: a damaged game" in said and "damaged record of its sealed dice" in said
+    assert "before games were sealed" not in said and not answer.files
+    with pytest.raises(CorruptSession, match="damaged record of its sealed dice"):
+        await tables.status(CHANNEL, "farkle")
+
+
+async def test_a_person_timed_out_is_played_for_from_the_sealed_draws(
+    db_path: Any, clock: Clock
+) -> None:
+    """The policy that plays a timed-out person's part decides with the game's sealed draws:
+    what it leaves to chance (here a Kuriki Roller's bluff or not) is in the record, under
+    that person's timed-out move, and replays from the seed."""
+    tables = await make_tables(db_path, clock, turn_timer=60)
+    try:
+        await start_kuriki(tables, ALICE, BOB, CAROL, lives=2)
+        roller = (await tables.sessions.get(CHANNEL)).state.roller  # type: ignore[union-attr]
+        for _ in range(2):  # the direction, then the roll and the declaration
+            clock.now += 61
+            assert await tables.expire(CHANNEL) is not None
+        session = await tables.sessions.get(CHANNEL)
+        assert session is not None and session.draws is not None
+        moves = session.draws.moves
+        timed_out = [m for m in moves if m["by"] == roller and m["act"] == "timeout"]
+        kinds = [e[0] for m in timed_out for e in m["draws"]]
+        assert "dice" in kinds and "random" in kinds, moves  # the cup, then the bluff's chance
+        seed = bytes.fromhex(session.draws.revealed_seed())
+        checked = replay(seed, json.loads(json.dumps(moves)))
+        assert all(c.ok for c in checked) and contiguous(checked, session.draws.position)
+    finally:
+        await tables.store.close()

@@ -79,7 +79,11 @@ async def test_a_farkle_game_is_sealed_shown_and_verified(d: Driver) -> None:
     assert dice["commitment"] == full[1] and len(commitment[1]) == SHORT
     assert_sealed_until_revealed(d.fake, seed, log.records)
     final = d.table(TABLE)
-    assert f"🔓 Seed {seed} · check the draws: /verify {row['id']}" in final.text()
+    # The final table shows the commitment the running tables showed beside the seed.
+    assert (
+        f"🔓 Seed {seed}, sealed as {commitment[1]} · check the draws: /verify {row['id']}"
+        in final.text()
+    )
 
     # Every throw any table showed is a throw of the record, by the same player.
     names = {p.id: p.name for p in PLAYERS}
@@ -102,9 +106,12 @@ async def test_a_farkle_game_is_sealed_shown_and_verified(d: Driver) -> None:
     answer = await d.slash(MALLORY, TABLE, "verify", game=row["id"])
     assert answer.ephemeral and answer.callback_type == 4 and answer.message is not None
     assert "the draws check out ✅" in answer.text and one_liner(seed) in answer.text
-    [attachment] = answer.message.attachments
+    attachment, machine = answer.message.attachments
     assert attachment["filename"] == f"game-{row['id']}-draws.txt"
+    assert machine["filename"] == f"game-{row['id']}-draws.json"
     text = answer.message.files[attachment["id"]].decode()
+    doc = json.loads(answer.message.files[machine["id"]])
+    assert doc["seed"] == seed and doc["game"] == "farkle" and doc["draws"] == dice["at"]
     throws = [line for line in text.splitlines() if "'s throw: " in line]
     assert throws and all(line.startswith("✓ ") for line in throws) and "\n✗" not in text
     shared = await d.slash(ALICE, TABLE, "verify", game=row["id"], share=True)

@@ -8,20 +8,24 @@ import copy
 import hashlib
 import json
 import random
+from typing import Any
 
 import pytest
 
 from games.crap import engine as crap
-from games.crap.cards import full_deck
+from games.crap.cards import full_deck, label, rank
 from games.dice import roll
 from games.draws import (
+    LEGACY,
     MAX_BELOW,
     SEED_BYTES,
+    Break,
     Draws,
+    breaks,
+    canonical,
     commitment,
     contiguous,
     draw,
-    end_of,
     pick,
     replay,
     sample,
@@ -240,7 +244,7 @@ def test_a_changed_record_fails_where_it_was_changed() -> None:
     changed = copy.deepcopy(moves)
     changed[-1]["draws"].append(changed[-1]["draws"][-1])  # a draw made twice
     checked = replay(SEED, changed)
-    assert all(c.ok for c in checked) and not contiguous(checked, end_of(checked[-1].entry))
+    assert all(c.ok for c in checked) and not contiguous(checked, checked[-1].end)
 
     other = bytes([1]) + SEED[1:]
     assert not replay(other, moves)[0].ok  # another seed shuffles the deck otherwise
@@ -249,3 +253,179 @@ def test_a_changed_record_fails_where_it_was_changed() -> None:
     changed[0]["draws"][0] = ["not a draw", 0]
     checked = replay(SEED, changed)
     assert checked[0].expected is None and not checked[0].ok
+
+
+# ------------------------------------------------------------- canonical orders (format 2)
+
+
+def test_the_canonical_order_is_numbers_then_text_then_the_rest() -> None:
+    assert canonical([3, "b", 1.5, "B", 1, [0], "a", None, 1.0]) == [
+        1, 1.0, 1.5, 3, "B", "a", "b", [0], None
+    ]  # fmt: skip
+    # CRAP's card ids ascending: deck 1's 2♠ 2♥ 2♦ 2♣ 3♠ ... A♣, deck 2 alike, jokers last
+    deck = full_deck(True)
+    assert canonical(list(reversed(deck))) == deck
+    assert [label(c) for c in deck[:5]] == ["2♠", "2♥", "2♦", "2♣", "3♠"]
+    assert [label(c) for c in deck[50:54]] == ["A♦", "A♣", "2♠", "2♥"]
+    assert [label(c) for c in deck[-5:]] == ["A♣", "🃏", "🃏", "🃏", "🃏"]
+
+
+def test_a_shuffle_or_pick_depends_on_which_items_never_on_their_order() -> None:
+    """The same cards in any order: the same shuffle, the same pick, the same sample, and
+    the record holds them in canonical order."""
+    cards = [17, 3, 99, 40, 8, 61, 0, 105]
+    results = []
+    for order in (cards, sorted(cards), list(reversed(cards))):
+        d = Draws(SEED)
+        pile = list(order)
+        d.shuffle(pile, what="deck")
+        picked = d.choice(list(order), what="discard")
+        chosen = d.sample(list(order), 3, what="cards")
+        results.append((pile, picked, chosen, d.moves))
+    assert all(r == results[0] for r in results)
+    shuffled, _, _, moves = results[0]
+    entries = moves[0]["draws"]
+    assert [e[2] for e in entries] == [sorted(cards)] * 3
+    assert entries[0][3] == shuffled
+    # ... and the result is random.shuffle's own way on the sorted pile.
+    expected = sorted(cards)
+    for k, i in enumerate(reversed(range(1, len(cards)))):
+        j = sha(SEED + b":%d" % k) % (i + 1)
+        expected[i], expected[j] = expected[j], expected[i]
+    assert shuffled == expected
+
+
+def rig_first_deck(moves: list[dict[str, Any]]) -> list[int]:
+    """The first deck stacked, Aces and Kings dealt first (from its end), with a starting
+    order under which the old way of shuffling (from the order the record gives) yields it:
+    what a forger of a format 1 record would store."""
+    deck = moves[0]["draws"][0]
+    pile = deck[2]
+    stacked = sorted(pile, key=lambda c: (rank(c) in (13, 14), c))
+    # The old shuffle moves position i to position sigma[i] whatever the items: find sigma by
+    # shuffling the positions themselves, then start from the order that lands on `stacked`.
+    positions = list(range(len(pile)))
+    Draws(SEED, deck[1], record=False, version=LEGACY).shuffle(positions)
+    start = [0] * len(pile)
+    for where, came_from in enumerate(positions):
+        start[came_from] = stacked[where]
+    deck[2], deck[3] = start, stacked
+    return stacked
+
+
+def test_a_stacked_deck_with_its_matching_start_fails_at_its_draws() -> None:
+    _, dice = crap_game(SEED)
+    moves = json.loads(json.dumps(dice.to_json()["moves"]))
+    stacked = rig_first_deck(moves)
+    assert sorted(rank(c) for c in stacked[-16:]) == [13] * 8 + [14] * 8
+    legacy = replay(SEED, moves, LEGACY)
+    assert legacy[0].ok and not legacy[0].proven  # the old check took it: only the order is new
+    checked = replay(SEED, moves)
+    bad = [c for c in checked if not c.ok]
+    assert [c.first for c in bad] == [0] and bad[0].end == len(stacked) - 1
+    assert bad[0].expected is not None and bad[0].expected[2] == sorted(stacked)
+
+
+def test_a_discard_with_reordered_candidates_and_another_card_fails() -> None:
+    _, dice = crap_game(SEED)
+    moves = json.loads(json.dumps(dice.to_json()["moves"]))
+    discard = next(e for m in moves for e in m["draws"] if e[-1] == "discard")
+    items, card = discard[2], discard[3]
+    other = next(c for c in items if c != card)
+    # The forger moves the card they want where the seed's number points.
+    index = items.index(card)
+    forged = [c for c in items if c != other]
+    forged.insert(index, other)
+    discard[2], discard[3] = forged, other
+    assert all(c.ok for c in replay(SEED, moves, LEGACY))  # the old check passed it all
+    bad = [c for c in replay(SEED, moves) if not c.ok]
+    assert [c.entry for c in bad] == [discard] and bad[0].expected[3] == card  # type: ignore[index]
+
+
+# ----------------------------------------------------------------------- rejection sampling
+
+
+def test_below_passes_over_a_draw_in_the_top_sliver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A draw at or above (2**256 // n) * n is passed over and the next one taken: forced
+    here at draws 3 and 4 with n = 6, whose top sliver is the highest 4 numbers."""
+    top = {3: 2**256 - 4, 4: 2**256 - 1}  # both in the sliver; 2**256 - 5 is not
+    real = draw
+    monkeypatch.setattr(
+        "games.draws.draw", lambda seed, i: top[i] if i in top else real(seed, i)
+    )
+    d = Draws(SEED)
+    d.move(7, "roll")
+    faces = d.dice(4, 7, "throw")
+    assert faces == [1 + sha(SEED + b":%d" % i) % 6 for i in (0, 1, 2, 5)]
+    assert d.position == 6 and d.rejected == [3, 4]
+    d.randrange(6)  # draw 6: no longer passed over
+    moves = json.loads(json.dumps(d.moves))
+    checked = replay(SEED, moves)
+    assert all(c.ok for c in checked) and checked[0].end == 6 and checked[0].rejected == (3, 4)
+    assert checked[1].first == 6 and contiguous(checked, 7)
+    assert breaks(checked, 7) == []
+    # The last number below 2**256 that a die may use is taken as it is.
+    monkeypatch.setattr("games.draws.draw", lambda seed, i: 2**256 - 5)
+    assert Draws(SEED).dice(1, None, "x") == [1 + (2**256 - 5) % 6]
+    # Format 1 took every draw as it was, so its record reads as it always did.
+    monkeypatch.setattr("games.draws.draw", lambda seed, i: top[i] if i in top else real(seed, i))
+    old = Draws(SEED, version=LEGACY)
+    assert old.dice(4, 7, "throw") == [1 + (top[i] if i in top else sha(SEED + b":%d" % i)) % 6
+                                       for i in range(4)]  # fmt: skip
+    assert old.position == 4 and old.rejected == []
+
+
+def test_without_the_rejection_the_record_does_not_replay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record made with a draw passed over fails a check that does not pass it over: the
+    verifier must follow the rejection, and it does (above)."""
+    real = draw
+    monkeypatch.setattr("games.draws.draw", lambda seed, i: 2**256 - 1 if i == 1 else real(seed, i))
+    d = Draws(SEED)
+    d.dice(3, 1, "throw")
+    moves = json.loads(json.dumps(d.moves))
+    monkeypatch.setattr("games.draws.draw", real)
+    assert not replay(SEED, moves)[0].ok
+
+
+# ------------------------------------------------------------------------- gaps and repeats
+
+
+def test_breaks_name_each_place_where_the_stream_does_not_follow_on() -> None:
+    d = Draws(SEED)
+    for who in range(4):
+        d.move(who, "roll").dice(2, who, "throw")  # draws 0-1, 2-3, 4-5, 6-7
+    moves = json.loads(json.dumps(d.moves))
+    assert breaks(replay(SEED, moves), 8) == []
+    gap = copy.deepcopy(moves)
+    del gap[1]  # draws 2-3 made and not recorded
+    assert breaks(replay(SEED, gap), 8) == [Break("missing", 2, 3)]
+    twice = copy.deepcopy(moves)
+    twice.insert(2, copy.deepcopy(moves[1]))  # draws 2-3 recorded twice
+    assert breaks(replay(SEED, twice), 8) == [Break("twice", 2, 3)]
+    assert breaks(replay(SEED, moves), 10) == [Break("missing", 8, 9)]  # the end hid two
+    assert breaks(replay(SEED, moves), 7) == [Break("beyond", 7, 7)]
+
+
+# --------------------------------------------------------------------------- older records
+
+
+def test_a_record_from_before_the_format_had_a_version() -> None:
+    """A stream saved without "v" draws on as it began (its shuffles and picks from the
+    order given), so its record reads one way; its dice replay fully, its shuffles and
+    picks only where the record gives their items in canonical order."""
+    d = Draws(SEED, version=LEGACY)
+    pile = [5, 1, 4, 2, 3]
+    d.shuffle(pile, what="deck")
+    stored = d.to_json()
+    del stored["v"]  # as the rows before versions were
+    again = Draws.from_json(json.loads(json.dumps(stored)))
+    assert again.version == LEGACY and again.to_json()["v"] == LEGACY
+    again.dice(2, 1, "throw")
+    again.choice([3, 1, 2], what="discard")
+    again.choice([1, 2, 3], what="discard")
+    checked = replay(SEED, json.loads(json.dumps(again.moves)), LEGACY)
+    assert all(c.ok for c in checked)
+    assert [c.proven for c in checked] == [False, True, False, True]
+    assert d.moves[0]["draws"][0][2] == [5, 1, 4, 2, 3]  # as given: the old way
+    with pytest.raises(ValueError):
+        Draws(SEED, version=3)
