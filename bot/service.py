@@ -73,9 +73,10 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         self._languages = {}
         self._display_locks: dict[int, asyncio.Lock] = {}
         self._seq = 0
-        self._latest: dict[int, int] = {}  # channel -> seq of its newest TableUpdate
-        # channel -> (updates decided by then, message id) of its table when last shown
-        self._showing: dict[int, tuple[int, int]] = {}
+        # channel -> game (its created_at) -> seq of its newest TableUpdate
+        self._latest: dict[int, dict[float, int]] = {}
+        # channel -> game -> (updates decided by then, message id) of its table when last shown
+        self._showing: dict[int, dict[float, tuple[int, int]]] = {}
         self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
         # channel -> (stamp, user, action) of the click that last closed a decision there,
         # so the same player's second tap of that button (a double tap) is not refused.

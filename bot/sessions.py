@@ -335,7 +335,7 @@ class Sessions:
         session.new_lines = []
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
-        if shown is not None and shown is not session:
+        if shown is not None and shown is not session and shown.created_at == session.created_at:
             # The table may have been posted afresh since `session` was copied from it.
             session.message_id = shown.message_id
             session.shown_revision = max(session.shown_revision, shown.shown_revision)
@@ -360,13 +360,22 @@ class Sessions:
         await self.store.delete_session(channel_id)
         self._forget(channel_id)
 
-    async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
-        """Which message is the table and which revision it shows; not a move, so the
-        revision stays."""
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, game: float
+    ) -> None:
+        """Which message is the table and which revision it shows, in the game created at
+        `game` (a mark of a game the channel has ended since changes nothing: not the next
+        game's row, nor its cached session); not a move, so the revision stays."""
         cached = self._cache.get(channel_id)
         edited = cached is not None and cached.message_id == message_id
-        await self.store.table_shown(channel_id, message_id, revision, defer=edited)
-        if cached is not None and revision >= cached.shown_revision:  # as the store does
+        await self.store.table_shown(
+            channel_id, message_id, revision, created_at=game, defer=edited
+        )
+        # Read again: a move may have replaced the cached session during the write.
+        cached = self._cache.get(channel_id)
+        if cached is None or cached.created_at != game:
+            return
+        if revision >= cached.shown_revision:  # as the store does
             cached.message_id = message_id
             cached.shown_revision = revision
 

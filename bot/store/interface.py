@@ -97,11 +97,19 @@ class Store(ABC):
 
     @abstractmethod
     async def table_shown(
-        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+        self,
+        channel_id: int,
+        message_id: int,
+        revision: int,
+        *,
+        created_at: float,
+        defer: bool = False,
     ) -> None:
-        """The table message now in the channel and the revision it shows. `defer` (the same
-        message, edited) lets a backend write the mark a moment later with others: a mark
-        lost in a crash only makes the restarted bot redraw that table once."""
+        """The table message now in the channel and the revision it shows, for the session
+        created at `created_at`: a mark of an earlier game of the channel (shown as the next
+        one was opened) writes nothing. `defer` (the same message, edited) lets a backend
+        write the mark a moment later with others: a mark lost in a crash only makes the
+        restarted bot redraw that table once."""
 
     @abstractmethod
     async def behind_sessions(self) -> list[int]:

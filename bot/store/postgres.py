@@ -182,16 +182,23 @@ class PostgresStore(Store):
         return status.endswith(" 1")
 
     async def table_shown(
-        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+        self,
+        channel_id: int,
+        message_id: int,
+        revision: int,
+        *,
+        created_at: float,
+        defer: bool = False,
     ) -> None:
         """Written at once (`defer` is a SQLite economy: a shared database's marks are read
-        by the other processes too)."""
+        by the other processes too); never over another game of the channel."""
         await self.pool.execute(
             "UPDATE sessions SET message_id = $1, shown_revision = $2"
-            " WHERE channel_id = $3 AND shown_revision <= $2",
+            " WHERE channel_id = $3 AND created_at = $4 AND shown_revision <= $2",
             message_id,
             revision,
             channel_id,
+            created_at,
         )
 
     async def behind_sessions(self) -> list[int]:
