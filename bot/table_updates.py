@@ -16,12 +16,12 @@ from typing import TypeVar
 
 import discord
 
-from bot.errors import CorruptSession
+from bot.errors import CorruptSession, NoSession
 from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.reach import Reach
-from bot.replies import Reply, TableUpdate
+from bot.replies import Actor, Reply, TableUpdate
 from bot.sealed import sealed
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
@@ -67,6 +67,7 @@ class TableUpdates:
     _seq: int
     _latest: dict[int, dict[float, int]]
     _showing: dict[int, dict[float, tuple[int, int]]]
+    _ended: dict[int, int]
     _chatter: dict[int, int]
 
     async def table_posted(
@@ -96,8 +97,12 @@ class TableUpdates:
     def overtaken(self, update: TableUpdate) -> bool:
         """A newer update of the same game exists: showing this one would show the past.
         (The next game of the channel overtakes nothing: an ended game's final table is
-        shown also when `/start` opened a lobby the moment after.)"""
-        return self._latest.get(update.channel_id, {}).get(update.game, 0) > update.seq
+        shown also when `/start` opened a lobby the moment after.) A final table shown
+        already (two presses brought it back at once) is not shown again."""
+        newest = self._latest.get(update.channel_id, {}).get(update.game, 0)
+        if newest > update.seq:
+            return True
+        return update.ending is not None and self._ended.get(update.channel_id) == update.ending
 
     def aimed(self, update: TableUpdate) -> TableUpdate:
         """`update` aimed at the message that shows its game's table now. An update is
@@ -109,6 +114,11 @@ class TableUpdates:
         if shown is None or shown[0] < update.seq or shown[1] == update.message_id:
             return update  # shown before the update was decided: it knew that message
         return replace(update, message_id=shown[1])
+
+    def shows(self, update: TableUpdate, message_id: int) -> bool:
+        """Whether `message_id` is the message that shows `update`'s game now."""
+        shown = self._showing.get(update.channel_id, {}).get(update.game)
+        return shown is not None and shown[1] == message_id
 
     def heard(self, channel_id: int, message_id: int) -> bool:
         """A message was posted in a channel: below its table, it pushes the table up.
@@ -132,8 +142,13 @@ class TableUpdates:
 
     async def shown(self, update: TableUpdate, message_id: int) -> None:
         """The table of `update` is in the channel as `message_id` (committed, so a restart
-        knows the table is current)."""
-        if update.revision:
+        knows the table is current). A final table marks its finished game seen, where the
+        bot is no member (it was kept until then, see `Endings._late_ending`)."""
+        if update.ending is not None:
+            self._ended[update.channel_id] = update.ending
+            if update.via is not None:
+                await self.sessions.ending_shown(update.ending)
+        elif update.revision:
             await self.sessions.table_shown(
                 update.channel_id, message_id, update.revision, game=update.game
             )
@@ -214,6 +229,7 @@ class TableUpdates:
             seq=self._seq,
             via=via,
             game=session.created_at,
+            ending=session.ended,
         )
 
     async def catch_up(self, channel_id: int) -> TableUpdate | None:
@@ -228,10 +244,18 @@ class TableUpdates:
                 return None
             return self._update(session, await self._render(session))
 
-    async def status(self, channel_id: int, kind: str) -> Reply:
-        """The live table, posted afresh at the bottom of the channel with its buttons."""
+    async def status(self, channel_id: int, kind: str, asker: Actor | None = None) -> Reply:
+        """The live table, posted afresh at the bottom of the channel with its buttons. With
+        no game running where the bot is no member: the last game's final table, if nothing
+        could show it when it ended (`Endings._late_ending`)."""
         async with self.sessions.lock(channel_id):
-            session = await self._session(channel_id, kind)
+            session = await self.sessions.get(channel_id)
+            if session is None and asker is not None:
+                late = await self._late_ending(asker, channel_id)
+                if late is not None:
+                    return self._on_table(*late, fresh=True)
+            if session is None:
+                raise NoSession.of(kind)
             return self._on_table(session, await self._render(session), fresh=True)
 
     async def _render(self, session: Session) -> Rendered:

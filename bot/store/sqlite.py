@@ -18,11 +18,14 @@ from bot.records import place_of
 from bot.store.interface import RevisionConflict, Store
 from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
+    CLEAR_UNSEEN_SQL,
+    ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
     IN_PLACE,
     PLAYED_COLUMNS,
     PLAYER_COLUMNS,
+    UNSEEN_SQL,
     FinishedGame,
     PlayedGame,
     PlayerRating,
@@ -30,6 +33,7 @@ from bot.store.rows import (
     RatedStanding,
     SessionRow,
     Standing,
+    UnseenEnding,
     finished_record,
     finished_values,
     played_game,
@@ -252,6 +256,7 @@ class SqliteStore(Store):
             if game.log is not None:
                 stored = conn.execute(_LOG_LINES, (channel_id,)).fetchall()
                 log = [line for (lines,) in stored for line in json.loads(lines)] + game.log
+            conn.execute(CLEAR_UNSEEN_SQL, (game.channel_id,))
             cur = conn.execute(
                 f"INSERT INTO finished_games ({FINISHED_INSERT})"
                 f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
@@ -263,6 +268,14 @@ class SqliteStore(Store):
             return game_id
 
         return self.db.transaction(finish)
+
+    async def unseen_ending(self, channel_id: int) -> UnseenEnding | None:
+        async with self.db.execute(UNSEEN_SQL, (channel_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else UnseenEnding(*row)
+
+    async def ending_shown(self, game_id: int) -> None:
+        await self.db.execute(ENDING_SHOWN_SQL, (game_id,))
 
     async def due_sessions(self, now: float) -> list[int]:
         async with self.db.execute(
