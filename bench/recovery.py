@@ -195,7 +195,7 @@ async def populate(
                 components=view_of(rendered.items).to_components(),
             )
             shown_id = msg.id
-        await store.table_shown(channel, shown_id, session.revision)
+        await store.table_shown(channel, shown_id, session.revision, created_at=session.created_at)
         if i in sample_indexes:  # (a sample is always planted)
             users = (FakeUser(a, "Ann"), FakeUser(b, "Ben"))
             samples.append(Sample(channel, users, msg))

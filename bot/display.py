@@ -139,12 +139,18 @@ async def show_on_interaction(
     tables = interaction.client.tables
     window = window_of(interaction)
     async with tables.display_lock(update.channel_id):
-        if tables.overtaken(update):
-            await interaction.response.defer()  # a newer answer shows more
-            return
-        update = tables.aimed(update)
         message = interaction.message
         clicked = message.id if message is not None else None
+        if tables.overtaken(update):
+            elsewhere = clicked is not None and not tables.shows(update, clicked)
+            if update.ending is not None and elsewhere:
+                # Another press shows (or showed) the game's end: the message pressed here
+                # goes quiet, so only the final table is left to press.
+                await _retire_clicked(interaction, update, clicked)  # type: ignore[arg-type]
+            else:
+                await interaction.response.defer()  # a newer answer shows more
+            return
+        update = tables.aimed(update)
         if clicked is None:  # a slash command: the answer is the new table
             response = await interaction.response.send_message(**post_kwargs(update))
             if window is not None and response.message_id:

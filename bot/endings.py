@@ -1,6 +1,8 @@
 """A game's end (part of `Tables`): the finished-games row it is recorded as, the story
 picture drawn in a thread, the Rematch button of its last table, and /end, which ends a
-game early (its host or a server manager) or clears a stored game that cannot be loaded."""
+game early (its host or a server manager) or clears a stored game that cannot be loaded.
+Where the bot is no member of the channel, a game a timer ended with no interaction open
+to show it keeps its final table for the next press or /<game> status (`_late_ending`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from bot.errors import CorruptSession, NoSession, UserError
 from bot.i18n import _
 from bot.mentions import mention
 from bot.pictures.story import story_of, story_picture
+from bot.players import people
 from bot.replies import Actor, Reply
 from bot.sealed import dice_record, luck_counts, revealed
 from bot.sessions import Session, Sessions
@@ -113,6 +116,37 @@ class Endings:
                     session,
                     final,
                 )
+
+    async def _final_table(
+        self, session: Session, adapter: TableAdapter, game_id: int
+    ) -> Rendered:
+        """The table of a game that ended (not ended early): its result, its seed and the
+        Rematch button, with its story picture, in the channel's language."""
+        with self.speaking_to(session):
+            final = revealed(adapter.render(session), session, game_id)
+            final.picture = await self._story(session)
+            return self._add_rematch(final, session, game_id)
+
+    async def _late_ending(
+        self, actor: Actor, channel_id: int, *, game: int | None = None
+    ) -> tuple[Session, Rendered] | None:
+        """Where the bot is no member: the channel's last game, if a timer (or a bot) ended
+        it when no interaction was open to show it and nobody has seen its end since (of
+        game `game`, the button's, when a press asks). Its final table, to show now through
+        the asker's interaction, calling every other person at it: the end is news to them
+        too. None when there is no such game (the caller says there is no game here)."""
+        if self.sessions.reach(channel_id) is None:
+            return None  # the bot shows a game's end in its channel itself
+        session = await self.sessions.unseen(channel_id)
+        if session is None or session.ended is None:
+            return None
+        if game is not None and session.game_id != game:
+            return None
+        adapter = self.adapters.get(session.kind)
+        if adapter is None or not adapter.is_finished(session.state):
+            return None
+        session.ping = [u for u in people(adapter.present_ids(session.state)) if u != actor.id]
+        return session, await self._final_table(session, adapter, session.ended)
 
     async def _story(self, session: Session) -> bytes | None:
         """The finished game's picture, drawn in a thread (never on the event loop, which

@@ -44,6 +44,16 @@ class StaleTable(UserError):
 class NoSession(UserError):
     """No game or lobby runs in the channel."""
 
+    @classmethod
+    def of(cls, kind: str) -> NoSession:
+        """Said to a command or press of game `kind`: with the command that starts one."""
+        return cls(
+            _(
+                "There is no game running in this channel. Start one with {command}.",
+                command=mention(kind + " start"),
+            )
+        )
+
 
 class GameOver(UserError):
     """A button of a game that is over (another game may run in the channel now)."""

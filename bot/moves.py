@@ -16,19 +16,21 @@ from typing import Any
 import discord
 
 from bot.components import Click
-from bot.errors import GameOver, StaleTable, UserError, said
+from bot.errors import GameOver, NoSession, StaleTable, UserError, said
 from bot.i18n import N_, _
 from bot.lobbies import LOBBY_ACTIONS
 from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Reply
-from bot.sealed import revealed
 from bot.sessions import Session, Sessions, state_json, take_lines
 from bot.settings import GuildSettings
 from bot.tables.base import Move, Rendered, TableAdapter
 from games.bots import bot_seats
 from games.errors import GameError, NotInGame
 from games.text import M
+
+#: What a press on a button of a game that is over is told.
+GAME_OVER = N_("That button belongs to a game that is over.")
 
 #: Why a game ends when the last person leaves it: bots never play on their own. The
 #: engines keep it in their state (`ended_by_departure`) as a message, so each reader sees
@@ -64,10 +66,15 @@ class Moves:
         # Whether the answer may update the clicked ephemeral in place.
         edit_private = ephemeral and owner in (None, actor.id)
         async with self.sessions.lock(click.channel_id):
-            session = await self._session(click.channel_id, click.kind)
+            session = await self.sessions.get(click.channel_id)
+            if session is None or session.kind != click.kind or session.game_id != click.game:
+                late = await self._late_ending(actor, click.channel_id, game=click.game)
+                if late is not None:
+                    return self._late_answer(late, click, message_id, ephemeral, edit_private)
+                if session is None:
+                    raise NoSession.of(click.kind)
+                raise GameOver(_(GAME_OVER))
             adapter = self.adapters[session.kind]
-            if session.kind != click.kind or session.game_id != click.game:
-                raise GameOver(_("That button belongs to a game that is over."))
             on_table = not ephemeral and click.action not in adapter.off_table_actions
             # Only lobby clicks change the lobby; a copy keeps the cache clean if saving fails.
             lobby_click = click.action in LOBBY_ACTIONS
@@ -179,6 +186,26 @@ class Moves:
                     ping = replace(ping, content=_unmention(ping.content, reply.update.ping))
                 reply.followups.append(Reply.of_table(ping))
             return reply
+
+    def _late_answer(
+        self,
+        late: tuple[Session, Rendered],
+        click: Click,
+        clicked: int | None,
+        ephemeral: bool,
+        edit_private: bool,
+    ) -> Reply:
+        """A press on a message of a game whose end nothing could show (`_late_ending`):
+        its final table. Pressed on the table, the answer is the final table (posted afresh
+        when it calls the others, the pressed table retired); pressed elsewhere (a private
+        reply, a vote), that message loses its buttons and the final table follows."""
+        session, final = late
+        adapter = self.adapters[session.kind]
+        if not ephemeral and click.action not in adapter.off_table_actions:
+            return self._on_table(session, final, clicked=clicked)
+        note = _(GAME_OVER)
+        answer = Reply(content=note, items=[], edit=True) if edit_private else Reply.private(note)
+        return self._with_table(answer, session, final)
 
     def _again(
         self, session: Session, adapter: TableAdapter, clicked: int | None, why: str | None
@@ -309,11 +336,13 @@ class Moves:
             # posted afresh mentioning them (an edit notifies nobody); not bots, nor who left,
             # nor whoever's move ended it.
             work.ping = people(u for u in adapter.present_ids(work.state) if u != actor_id)
-            game_id = await self.sessions.finish(work, self._record(work, adapter))
-            with self.speaking_to(work):
-                final = revealed(adapter.render(work), work, game_id)
-                final.picture = await self._story(work)
-                return self._add_rematch(final, work, game_id)
+            # Where the bot is no member, nothing may be open to show the end (a timer,
+            # every token expired): the record keeps the game until its final table is
+            # shown, at the next press or /<game> status (`Endings._late_ending`).
+            unseen = self.sessions.reach(work.channel_id) is not None
+            record = self._record(work, adapter)
+            game_id = await self.sessions.finish(work, record, unseen=unseen)
+            return await self._final_table(work, adapter, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         if not timer or on_clock is None:

@@ -48,6 +48,13 @@ class TableUpdate:
     seq: int = 0
     #: Where the bot is no member of the channel: the interactions to show it through.
     via: Reach | None = None
+    #: Which game of the channel it shows (its session's `created_at`): updates are ordered,
+    #: aimed and marked as shown within their own game, so the final table of a game just
+    #: ended and the lobby opened the next moment never stand in each other's way.
+    game: float = 0.0
+    #: The finished game's id when this is its final table: once shown, it is marked seen
+    #: (`Tables.shown`) rather than the channel's session, which is gone.
+    ending: int | None = None
 
 
 @dataclass

@@ -20,10 +20,8 @@ from bot.config import REPOST_AFTER
 from bot.deadlines import Deadlines
 from bot.endings import Endings
 from bot.errors import CorruptSession, NoSession
-from bot.i18n import _
 from bot.lobbies import Lobbies
 from bot.lobby_settings import OWN_SETTINGS, kept_settings
-from bot.mentions import mention
 from bot.moves import Moves
 from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
 from bot.sessions import Session, Sessions
@@ -73,9 +71,11 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         self._languages = {}
         self._display_locks: dict[int, asyncio.Lock] = {}
         self._seq = 0
-        self._latest: dict[int, int] = {}  # channel -> seq of its newest TableUpdate
-        # channel -> (updates decided by then, message id) of its table when last shown
-        self._showing: dict[int, tuple[int, int]] = {}
+        # channel -> game (its created_at) -> seq of its newest TableUpdate
+        self._latest: dict[int, dict[float, int]] = {}
+        # channel -> game -> (updates decided by then, message id) of its table when last shown
+        self._showing: dict[int, dict[float, tuple[int, int]]] = {}
+        self._ended: dict[int, int] = {}  # channel -> finished game whose final table it shows
         self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
         # channel -> (stamp, user, action) of the click that last closed a decision there,
         # so the same player's second tap of that button (a double tap) is not refused.
@@ -146,10 +146,5 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
     async def _session(self, channel_id: int, kind: str) -> Session:
         session = await self.sessions.get(channel_id)
         if session is None:
-            raise NoSession(
-                _(
-                    "There is no game running in this channel. Start one with {command}.",
-                    command=mention(kind + " start"),
-                )
-            )
+            raise NoSession.of(kind)
         return session

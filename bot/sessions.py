@@ -55,6 +55,9 @@ class Session:
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
     #: Log lines taken from the state (`take_lines`), stored with the next save.
     new_lines: list[dict[str, object] | str] = field(default_factory=list, repr=False, compare=False)
+    #: The finished game's id once it is recorded (`Sessions.finish`): its tables from then
+    #: on are its final table.
+    ended: int | None = None
 
     @property
     def started(self) -> bool:
@@ -123,6 +126,15 @@ def session_json(session: Session, via: Reach | None = None) -> str:
         f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},'
         f'{tail[1:-1]},"draws":{draws}}}'
     )
+
+
+def ending_json(session: Session) -> str:
+    """What a finished game keeps until its final table is shown where the bot is no member
+    (`FinishedGame.unseen`): its stored form, with its table message and revision (read
+    back by `Sessions.unseen`)."""
+    data = json.loads(session_json(session))
+    data.update(message_id=session.message_id, revision=session.revision)
+    return json.dumps(data, separators=(",", ":"))
 
 
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
@@ -359,17 +371,22 @@ class Sessions:
         session.new_lines = []
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
-        if shown is not None and shown is not session:
+        if shown is not None and shown is not session and shown.created_at == session.created_at:
             # The table may have been posted afresh since `session` was copied from it.
             session.message_id = shown.message_id
             session.shown_revision = max(session.shown_revision, shown.shown_revision)
         self._keep(session)
 
-    async def finish(self, session: Session, record: FinishedGame) -> int:
+    async def finish(
+        self, session: Session, record: FinishedGame, *, unseen: bool = False
+    ) -> int:
         """Record the finished game, with its whole log, and drop the session; returns the
-        finished game's id."""
+        finished game's id (also kept as `session.ended`). `unseen`: keep the finished
+        session with the record until its final table is shown (`unseen`, `ending_shown`)."""
         take_lines(session)
         record.log = session.new_lines
+        if unseen:
+            record.unseen = ending_json(session)
         try:
             game_id = await self.store.finish_session(
                 session.channel_id, record, revision=session.revision
@@ -378,19 +395,59 @@ class Sessions:
             self._forget(session.channel_id)
             raise MovedMeanwhile() from None
         self._forget(session.channel_id)
+        session.ended = game_id
         return game_id
+
+    async def unseen(self, channel_id: int) -> Session | None:
+        """The channel's latest game, finished where the bot is no member and never shown
+        finished (`ended` set), as it was at its end; None when there is none (or it cannot
+        be read: logged, and nothing is shown). Never cached: the channel has no game."""
+        found = await self.store.unseen_ending(channel_id)
+        if found is None:
+            return None
+        try:
+            data = json.loads(found.unseen)
+            row = SessionRow(
+                channel_id=found.channel_id,
+                guild_id=found.guild_id,
+                kind=found.kind,
+                data=found.unseen,
+                revision=data["revision"],
+                message_id=data["message_id"],
+                deadline=None,
+                created_at=found.started_at,
+                shown_revision=data["revision"],
+            )
+            session = self._decode(row)
+        except (ValueError, KeyError, TypeError, CorruptSession):
+            log.warning("The unseen end of game %s cannot be read: not shown", found.game_id)
+            return None
+        session.ended = found.game_id
+        return session
+
+    async def ending_shown(self, game_id: int) -> None:
+        await self.store.ending_shown(game_id)
 
     async def delete(self, channel_id: int) -> None:
         await self.store.delete_session(channel_id)
         self._forget(channel_id)
 
-    async def table_shown(self, channel_id: int, message_id: int, revision: int) -> None:
-        """Which message is the table and which revision it shows; not a move, so the
-        revision stays."""
+    async def table_shown(
+        self, channel_id: int, message_id: int, revision: int, *, game: float
+    ) -> None:
+        """Which message is the table and which revision it shows, in the game created at
+        `game` (a mark of a game the channel has ended since changes nothing: not the next
+        game's row, nor its cached session); not a move, so the revision stays."""
         cached = self._cache.get(channel_id)
         edited = cached is not None and cached.message_id == message_id
-        await self.store.table_shown(channel_id, message_id, revision, defer=edited)
-        if cached is not None and revision >= cached.shown_revision:  # as the store does
+        await self.store.table_shown(
+            channel_id, message_id, revision, created_at=game, defer=edited
+        )
+        # Read again: a move may have replaced the cached session during the write.
+        cached = self._cache.get(channel_id)
+        if cached is None or cached.created_at != game:
+            return
+        if revision >= cached.shown_revision:  # as the store does
             cached.message_id = message_id
             cached.shown_revision = revision
 

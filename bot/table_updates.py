@@ -12,15 +12,16 @@ import asyncio
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
+from typing import TypeVar
 
 import discord
 
-from bot.errors import CorruptSession
+from bot.errors import CorruptSession, NoSession
 from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.reach import Reach
-from bot.replies import Reply, TableUpdate
+from bot.replies import Actor, Reply, TableUpdate
 from bot.sealed import sealed
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
@@ -30,6 +31,20 @@ from bot.tables.base import Rendered, TableAdapter
 EDIT_WINDOW = 50 * 60
 #: The lobby option that keeps the language a game's lobby was opened in (`language`).
 LANGUAGE = "language"
+#: Games of a channel the display keeps apart (`_latest`, `_showing`): the one played now,
+#: the one just ended, and a few before (an update of each may still be on its way).
+GAMES_KEPT = 4
+
+V = TypeVar("V")
+
+
+def remember(per_game: dict[int, dict[float, V]], channel_id: int, game: float, value: V) -> None:
+    """Note `value` for one game of a channel, forgetting the channel's oldest games."""
+    games = per_game.setdefault(channel_id, {})
+    games.pop(game, None)
+    games[game] = value
+    while len(games) > GAMES_KEPT:
+        del games[next(iter(games))]
 
 
 def message_age(message_id: int, now: float) -> float:
@@ -50,8 +65,9 @@ class TableUpdates:
     repost_after: int
     _display_locks: dict[int, asyncio.Lock]
     _seq: int
-    _latest: dict[int, int]
-    _showing: dict[int, tuple[int, int]]
+    _latest: dict[int, dict[float, int]]
+    _showing: dict[int, dict[float, tuple[int, int]]]
+    _ended: dict[int, int]
     _chatter: dict[int, int]
 
     async def table_posted(
@@ -65,8 +81,8 @@ class TableUpdates:
             if session is None:
                 return None
             shows = session.revision if revision is None else min(revision, session.revision)
-            await self.sessions.table_shown(channel_id, message_id, shows)
-            self._showing[channel_id] = (self._seq, message_id)
+            await self.sessions.table_shown(channel_id, message_id, shows, game=session.created_at)
+            remember(self._showing, channel_id, session.created_at, (self._seq, message_id))
             if shows >= session.revision:
                 return None
             return self._update(session, await self._render(session))
@@ -79,19 +95,30 @@ class TableUpdates:
         return lock
 
     def overtaken(self, update: TableUpdate) -> bool:
-        """A newer update of the same channel exists: showing this one would show the past."""
-        return self._latest.get(update.channel_id, 0) > update.seq
+        """A newer update of the same game exists: showing this one would show the past.
+        (The next game of the channel overtakes nothing: an ended game's final table is
+        shown also when `/start` opened a lobby the moment after.) A final table shown
+        already (two presses brought it back at once) is not shown again."""
+        newest = self._latest.get(update.channel_id, {}).get(update.game, 0)
+        if newest > update.seq:
+            return True
+        return update.ending is not None and self._ended.get(update.channel_id) == update.ending
 
     def aimed(self, update: TableUpdate) -> TableUpdate:
-        """`update` aimed at the message that shows the channel's table now. An update is
+        """`update` aimed at the message that shows its game's table now. An update is
         decided with the table message of its moment; when a table posted afresh was still
         on its way then (a bot moved, or someone pressed, as it was being posted), that new
         message is the table to edit or retire, and the one the update was decided with is
         a summary already: editing it would bring a second live table back above it."""
-        shown = self._showing.get(update.channel_id)
+        shown = self._showing.get(update.channel_id, {}).get(update.game)
         if shown is None or shown[0] < update.seq or shown[1] == update.message_id:
             return update  # shown before the update was decided: it knew that message
         return replace(update, message_id=shown[1])
+
+    def shows(self, update: TableUpdate, message_id: int) -> bool:
+        """Whether `message_id` is the message that shows `update`'s game now."""
+        shown = self._showing.get(update.channel_id, {}).get(update.game)
+        return shown is not None and shown[1] == message_id
 
     def heard(self, channel_id: int, message_id: int) -> bool:
         """A message was posted in a channel: below its table, it pushes the table up.
@@ -115,11 +142,18 @@ class TableUpdates:
 
     async def shown(self, update: TableUpdate, message_id: int) -> None:
         """The table of `update` is in the channel as `message_id` (committed, so a restart
-        knows the table is current)."""
-        if update.revision:
-            await self.sessions.table_shown(update.channel_id, message_id, update.revision)
+        knows the table is current). A final table marks its finished game seen, where the
+        bot is no member (it was kept until then, see `Endings._late_ending`)."""
+        if update.ending is not None:
+            self._ended[update.channel_id] = update.ending
+            if update.via is not None:
+                await self.sessions.ending_shown(update.ending)
+        elif update.revision:
+            await self.sessions.table_shown(
+                update.channel_id, message_id, update.revision, game=update.game
+            )
         # (after the write: an update decided during it was decided with the old message)
-        self._showing[update.channel_id] = (self._seq, message_id)
+        remember(self._showing, update.channel_id, update.game, (self._seq, message_id))
         if message_id != update.message_id:
             # After the write: the new table's own MESSAGE_CREATE may arrive meanwhile.
             self._chatter.pop(update.channel_id, None)
@@ -159,6 +193,11 @@ class TableUpdates:
         over = session.started and adapter.is_finished(session.state)  # its one and last table
         ping = tuple(session.ping) if over or session.shown_revision < session.revision else ()
         current = session.message_id
+        if current is None and clicked is not None:
+            # A press on the game's first table while the answer that posted it is still
+            # on its way back (Discord shows it to everyone before the bot hears its id):
+            # the pressed message is the table, to edit, not to post again.
+            current = clicked
         fresh = (
             fresh
             or bool(ping)
@@ -177,7 +216,7 @@ class TableUpdates:
                 waiting = dict.fromkeys(ping, _("the game is over"))
             table = replace(table, content=_ping_text(ping, waiting, table.content))
         self._seq += 1
-        self._latest[session.channel_id] = self._seq
+        remember(self._latest, session.channel_id, session.created_at, self._seq)
         return TableUpdate(
             channel_id=session.channel_id,
             revision=session.revision,
@@ -189,6 +228,8 @@ class TableUpdates:
             ping=ping,
             seq=self._seq,
             via=via,
+            game=session.created_at,
+            ending=session.ended,
         )
 
     async def catch_up(self, channel_id: int) -> TableUpdate | None:
@@ -203,10 +244,18 @@ class TableUpdates:
                 return None
             return self._update(session, await self._render(session))
 
-    async def status(self, channel_id: int, kind: str) -> Reply:
-        """The live table, posted afresh at the bottom of the channel with its buttons."""
+    async def status(self, channel_id: int, kind: str, asker: Actor | None = None) -> Reply:
+        """The live table, posted afresh at the bottom of the channel with its buttons. With
+        no game running where the bot is no member: the last game's final table, if nothing
+        could show it when it ended (`Endings._late_ending`)."""
         async with self.sessions.lock(channel_id):
-            session = await self._session(channel_id, kind)
+            session = await self.sessions.get(channel_id)
+            if session is None and asker is not None:
+                late = await self._late_ending(asker, channel_id)
+                if late is not None:
+                    return self._on_table(*late, fresh=True)
+            if session is None:
+                raise NoSession.of(kind)
             return self._on_table(session, await self._render(session), fresh=True)
 
     async def _render(self, session: Session) -> Rendered:

@@ -83,9 +83,9 @@ async def start(interaction: discord.Interaction[GameBot], kind: str, **options:
 
 async def status(interaction: discord.Interaction[GameBot], kind: str) -> None:
     assert interaction.channel_id is not None
-    await send_reply(
-        interaction, await interaction.client.tables.status(interaction.channel_id, kind)
-    )
+    tables = interaction.client.tables
+    reply = await tables.status(interaction.channel_id, kind, actor_of(interaction))
+    await send_reply(interaction, reply)
 
 
 async def leave(interaction: discord.Interaction[GameBot], kind: str) -> None:

@@ -23,6 +23,7 @@ from bot.store.rows import (
     RatedStanding,
     SessionRow,
     Standing,
+    UnseenEnding,
 )
 from bot.store.sqlite import SHOWN_DELAY, SqliteStore
 from bot.store.stats import REBUILD_SQL
@@ -46,6 +47,7 @@ __all__ = [
     "SqliteStore",
     "Standing",
     "Store",
+    "UnseenEnding",
     "is_postgres_url",
     "migration_sql",
     "postgres_types",

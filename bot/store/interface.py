@@ -20,6 +20,7 @@ from bot.store.rows import (
     RatedStanding,
     SessionRow,
     Standing,
+    UnseenEnding,
 )
 
 
@@ -97,11 +98,19 @@ class Store(ABC):
 
     @abstractmethod
     async def table_shown(
-        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+        self,
+        channel_id: int,
+        message_id: int,
+        revision: int,
+        *,
+        created_at: float,
+        defer: bool = False,
     ) -> None:
-        """The table message now in the channel and the revision it shows. `defer` (the same
-        message, edited) lets a backend write the mark a moment later with others: a mark
-        lost in a crash only makes the restarted bot redraw that table once."""
+        """The table message now in the channel and the revision it shows, for the session
+        created at `created_at`: a mark of an earlier game of the channel (shown as the next
+        one was opened) writes nothing. `defer` (the same message, edited) lets a backend
+        write the mark a moment later with others: a mark lost in a crash only makes the
+        restarted bot redraw that table once."""
 
     @abstractmethod
     async def behind_sessions(self) -> list[int]:
@@ -131,7 +140,17 @@ class Store(ABC):
         """Record a finished game and drop its session in one transaction; returns the id.
         The game keeps its whole log: the lines stored with its moves, then `game.log`
         (None: no log). With `revision`, raises RevisionConflict (and writes nothing) when
-        the stored session is at another revision."""
+        the stored session is at another revision. The channel's earlier games are no
+        longer unseen (see `unseen_ending`): only its latest can be."""
+
+    @abstractmethod
+    async def unseen_ending(self, channel_id: int) -> UnseenEnding | None:
+        """The channel's latest finished game if its final table was never shown (it
+        ended where the bot is no member, with no interaction open to show it), or None."""
+
+    @abstractmethod
+    async def ending_shown(self, game_id: int) -> None:
+        """The finished game's final table is in its channel now: it is no longer unseen."""
 
     @abstractmethod
     async def due_sessions(self, now: float) -> list[int]:

@@ -229,6 +229,15 @@ MIGRATIONS: list[Migration] = [
         "sqlite": GAME_LOG.format(clustered=" WITHOUT ROWID"),
         "postgresql": postgres_types(GAME_LOG.format(clustered="")),
     },
+    # 10: where the bot is no member of the channel, a finished game keeps its last session
+    # (JSON: the session's stored form, its table message and revision) until its final
+    # table is shown: a timer may end a game when no interaction is open to show it, and
+    # the next press or /<game> status shows it then. NULL once shown (and on every game
+    # of the channel but its latest); the index holds only the few not yet shown.
+    """
+    ALTER TABLE finished_games ADD COLUMN unseen TEXT;
+    CREATE INDEX finished_unseen ON finished_games(channel_id) WHERE unseen IS NOT NULL;
+    """,
 ]
 
 

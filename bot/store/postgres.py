@@ -22,11 +22,14 @@ from bot.records import place_of
 from bot.store.interface import RevisionConflict, Shards, Store
 from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
 from bot.store.rows import (
+    CLEAR_UNSEEN_SQL,
+    ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
     IN_PLACE,
     PLAYED_COLUMNS,
     PLAYER_COLUMNS,
+    UNSEEN_SQL,
     FinishedGame,
     PlayedGame,
     PlayerRating,
@@ -35,6 +38,7 @@ from bot.store.rows import (
     RatedStanding,
     SessionRow,
     Standing,
+    UnseenEnding,
     finished_record,
     finished_values,
     played_game,
@@ -182,16 +186,23 @@ class PostgresStore(Store):
         return status.endswith(" 1")
 
     async def table_shown(
-        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+        self,
+        channel_id: int,
+        message_id: int,
+        revision: int,
+        *,
+        created_at: float,
+        defer: bool = False,
     ) -> None:
         """Written at once (`defer` is a SQLite economy: a shared database's marks are read
-        by the other processes too)."""
+        by the other processes too); never over another game of the channel."""
         await self.pool.execute(
             "UPDATE sessions SET message_id = $1, shown_revision = $2"
-            " WHERE channel_id = $3 AND shown_revision <= $2",
+            " WHERE channel_id = $3 AND created_at = $4 AND shown_revision <= $2",
             message_id,
             revision,
             channel_id,
+            created_at,
         )
 
     async def behind_sessions(self) -> list[int]:
@@ -255,6 +266,7 @@ class PostgresStore(Store):
             if game.log is not None:
                 stored = await conn.fetch(_LOG_LINES, channel_id)
                 log = [line for r in stored for line in json.loads(r[0])] + game.log
+            await conn.execute(postgres_params(CLEAR_UNSEEN_SQL), game.channel_id)
             game_id = int(
                 await conn.fetchval(
                     f"INSERT INTO finished_games ({FINISHED_INSERT}) VALUES ({_FINISHED_MARKS})"
@@ -290,6 +302,13 @@ class PostgresStore(Store):
             await conn.executemany(
                 _UPSERT_RATING, ratings.updated_ratings(place, rows, [tuple(r) for r in stored])
             )
+
+    async def unseen_ending(self, channel_id: int) -> UnseenEnding | None:
+        row = await self.pool.fetchrow(postgres_params(UNSEEN_SQL), channel_id)
+        return None if row is None else UnseenEnding(*row)
+
+    async def ending_shown(self, game_id: int) -> None:
+        await self.pool.execute(postgres_params(ENDING_SHOWN_SQL), game_id)
 
     async def due_sessions(self, now: float) -> list[int]:
         rows = await self.pool.fetch(

@@ -62,6 +62,10 @@ class FinishedGame:
     log: list[str] | None = None
     #: What its story picture draws (`bot.pictures.story`), to draw it again later.
     story: dict[str, object] | None = None
+    #: Where the bot is no member of the channel: the finished session as stored (see
+    #: `bot.sessions.ending_json`), kept until its final table is shown
+    #: (`Store.unseen_ending`, `Store.ending_shown`). None elsewhere.
+    unseen: str | None = None
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
@@ -186,7 +190,7 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby, bots"
-    ", dice, log, story"
+    ", dice, log, story, unseen"
 )
 
 
@@ -211,6 +215,7 @@ def finished_values(
         None if game.dice is None else json.dumps(game.dice, separators=(",", ":")),
         None if log is None else json.dumps(log),
         None if game.story is None else json.dumps(game.story),
+        game.unseen,
     )
 
 
@@ -229,6 +234,31 @@ def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
     return rec
+
+
+@dataclass
+class UnseenEnding:
+    """A finished game whose final table nobody has seen yet (`FinishedGame.unseen`)."""
+
+    game_id: int
+    channel_id: int
+    guild_id: int | None
+    kind: str
+    started_at: float
+    unseen: str
+
+
+#: What `unseen_ending` reads, in `UnseenEnding`'s order; the channel's latest game only
+#: (a game's record clears the `unseen` of the games before it in its channel).
+UNSEEN_SQL = (
+    "SELECT id, channel_id, guild_id, kind, started_at, unseen FROM finished_games"
+    " WHERE channel_id = ? AND unseen IS NOT NULL ORDER BY id DESC LIMIT 1"
+)
+#: Run before a game's record is inserted: only the channel's latest game can be unseen.
+CLEAR_UNSEEN_SQL = (
+    "UPDATE finished_games SET unseen = NULL WHERE channel_id = ? AND unseen IS NOT NULL"
+)
+ENDING_SHOWN_SQL = "UPDATE finished_games SET unseen = NULL WHERE id = ? AND unseen IS NOT NULL"
 
 
 @dataclass

@@ -18,11 +18,14 @@ from bot.records import place_of
 from bot.store.interface import RevisionConflict, Store
 from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
+    CLEAR_UNSEEN_SQL,
+    ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
     IN_PLACE,
     PLAYED_COLUMNS,
     PLAYER_COLUMNS,
+    UNSEEN_SQL,
     FinishedGame,
     PlayedGame,
     PlayerRating,
@@ -30,6 +33,7 @@ from bot.store.rows import (
     RatedStanding,
     SessionRow,
     Standing,
+    UnseenEnding,
     finished_record,
     finished_values,
     played_game,
@@ -49,8 +53,9 @@ class SqliteStore(Store):
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        #: Deferred "table shows revision N" marks: channel -> (message id, revision).
-        self._shown: dict[int, tuple[int, int]] = {}
+        #: Deferred "table shows revision N" marks: (channel, the session's created_at) ->
+        #: (message id, revision). Keyed by the game: two games of a channel never merge.
+        self._shown: dict[tuple[int, float], tuple[int, int]] = {}
         self._shown_writer: asyncio.Task[None] | None = None
         #: Saves waiting for the statement being written (see save_session).
         self._saves: list[tuple[SessionRow, asyncio.Future[bool]]] = []
@@ -152,22 +157,31 @@ class SqliteStore(Store):
             self._saver = None
 
     async def table_shown(
-        self, channel_id: int, message_id: int, revision: int, *, defer: bool = False
+        self,
+        channel_id: int,
+        message_id: int,
+        revision: int,
+        *,
+        created_at: float,
+        defer: bool = False,
     ) -> None:
         """The table message now in the channel, and the revision it shows. With `defer`
         (the same message, edited) the mark is written with the others of the next
         SHOWN_DELAY seconds in one transaction: a move's own commit is what must not be
         lost, and a mark lost in a crash only makes the restarted bot redraw that table
         once. A new message is written at once (a restart edits the message it names)."""
-        pending = self._shown.pop(channel_id, None)
+        game = (channel_id, created_at)
+        pending = self._shown.pop(game, None)
         if pending is not None:
             revision = max(revision, pending[1])
         if defer:
-            self._shown[channel_id] = (message_id, revision)
+            self._shown[game] = (message_id, revision)
             if self._shown_writer is None:
                 self._shown_writer = asyncio.create_task(self._write_shown_later())
             return
-        await self.db.execute(_SHOWN_UPDATE, (message_id, revision, channel_id, revision))
+        await self.db.execute(
+            _SHOWN_UPDATE, (message_id, revision, channel_id, created_at, revision)
+        )
 
     async def _write_shown_later(self) -> None:
         await asyncio.sleep(SHOWN_DELAY)
@@ -182,7 +196,8 @@ class SqliteStore(Store):
         marks, self._shown = self._shown, {}
         if marks:
             await self.db.executemany(
-                _SHOWN_UPDATE, [(m, r, channel, r) for channel, (m, r) in marks.items()]
+                _SHOWN_UPDATE,
+                [(m, r, channel, created, r) for (channel, created), (m, r) in marks.items()],
             )
 
     async def behind_sessions(self) -> list[int]:
@@ -241,6 +256,7 @@ class SqliteStore(Store):
             if game.log is not None:
                 stored = conn.execute(_LOG_LINES, (channel_id,)).fetchall()
                 log = [line for (lines,) in stored for line in json.loads(lines)] + game.log
+            conn.execute(CLEAR_UNSEEN_SQL, (game.channel_id,))
             cur = conn.execute(
                 f"INSERT INTO finished_games ({FINISHED_INSERT})"
                 f" VALUES ({', '.join('?' * len(FINISHED_INSERT.split(',')))})",
@@ -252,6 +268,14 @@ class SqliteStore(Store):
             return game_id
 
         return self.db.transaction(finish)
+
+    async def unseen_ending(self, channel_id: int) -> UnseenEnding | None:
+        async with self.db.execute(UNSEEN_SQL, (channel_id,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else UnseenEnding(*row)
+
+    async def ending_shown(self, game_id: int) -> None:
+        await self.db.execute(ENDING_SHOWN_SQL, (game_id,))
 
     async def due_sessions(self, now: float) -> list[int]:
         async with self.db.execute(
@@ -513,9 +537,10 @@ def _upsert_sessions(count: int) -> str:
 
 #: A mark of an older revision than the recorded one changes nothing: a late writer (a
 #: display that lost a race, a process thought dead) never points a restart at a table
-#: message older than the one recorded.
+#: message older than the one recorded. Nor does a mark of an earlier game of the channel
+#: (another `created_at`): its final table never becomes the next lobby's message.
 _SHOWN_UPDATE = (
     "UPDATE sessions SET message_id = ?, shown_revision = ?"
-    " WHERE channel_id = ? AND shown_revision <= ?"
+    " WHERE channel_id = ? AND created_at = ? AND shown_revision <= ?"
 )
 

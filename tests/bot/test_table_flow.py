@@ -350,7 +350,7 @@ async def test_a_late_mark_of_an_older_table_never_replaces_the_newer_one(
     rolled = await tables.click(mover, find(started, "roll"), old_id)
     new_id = old_id + 1000
     await tables.shown(rolled.update, new_id)  # type: ignore[arg-type]  # posted afresh
-    await tables.sessions.table_shown(CHANNEL, old_id, started.update.revision)  # type: ignore[union-attr]
+    await tables.sessions.table_shown(CHANNEL, old_id, started.update.revision, game=session.created_at)  # type: ignore[union-attr]
     if hasattr(tables.store, "flush_shown"):
         await tables.store.flush_shown()
     stored = await tables.store.load_session(CHANNEL)

@@ -87,8 +87,10 @@ def die_at(moment: str) -> None:
         return
     finish = Sessions.finish
 
-    async def finished(self: Sessions, session: Session, record: FinishedGame) -> int:
-        await finish(self, session, record)
+    async def finished(
+        self: Sessions, session: Session, record: FinishedGame, **options: bool
+    ) -> int:
+        await finish(self, session, record, **options)
         die()
         raise AssertionError("unreachable")
 

@@ -1126,6 +1126,13 @@ class FakeDiscord:
         #: (tests/e2e/language_check.py reads the texts there). A hook that raises is a
         #: violation, not a refusal.
         self.body_hooks: list[Callable[[str, str, Any], None]] = []
+        #: Awaited with (stage, request) for every REST request: at "arrive", before the
+        #: fake does anything with it, and at "answer", once done (what it made is there
+        #: for everyone to see and press) but before its answer leaves. A test holds a
+        #: request at one of them until something else happened, to play out a race the way
+        #: the network can (a request slow to arrive, an answer slow to come back) without
+        #: sleeping on luck.
+        self.holds: list[Callable[[str, web.Request], Awaitable[None]]] = []
         self.uploads: list[Upload] = []  # every file the bot uploaded, accepted or not
         #: The application's emojis, by id; `emoji_refusal` = (status, code, message) makes
         #: every emoji creation fail that way (e.g. 403 Missing Permissions).
@@ -1722,7 +1729,11 @@ class FakeDiscord:
             )
             if not token_auth and request.headers.get("Authorization") != f"Bot {self.token}":
                 raise _Refused(401, 0, "401: Unauthorized")
+            for hold in list(self.holds):
+                await hold("arrive", request)
             response = await handler(request)
+            for hold in list(self.holds):
+                await hold("answer", request)
         except _Refused as refused:
             response = refused.response
         except web.HTTPException:

@@ -22,9 +22,10 @@ a summary without buttons. `d.table(TABLE)` is always the live one; `d.on_table(
 clicked)` checks how a press on the table was answered and returns the live table;
 `d.notified(message)` is whom a new message notified.
 
-Also: `d.prepare_click(...)` + `d.dispatch_all([...])` send clicks at once; `d.crash()` kills
-the in-process bot without any shutdown; `bot_process(...)` runs the bot in a child process
-(`d.kill()` is SIGKILL); `read_session` / `read_finished` read the database file; and
+Also: `d.prepare_click(...)` / `d.prepare_slash(...)` + `d.dispatch_all([...])` send
+presses and commands at once (`d.fake.holds` can hold one of their requests back);
+`d.crash()` kills the in-process bot without any shutdown; `bot_process(...)` runs the bot
+in a child process (`d.kill()` is SIGKILL); `read_session` / `read_finished` read the database file; and
 `late_answers(fake)` lists interactions not answered within Discord's 3 s."""
 
 from __future__ import annotations
@@ -205,9 +206,14 @@ class Driver:
         Any place works (a DM, a group DM, a server without the bot: `fake.add_dm` and co.);
         where the command's contexts / integration_types forbid it, the fake raises
         CannotInvoke, as the client offers no such command there."""
+        return await self._run(self.prepare_slash(user, channel, command, **options))
+
+    def prepare_slash(
+        self, user: FakeUser, channel: int, command: str, **options: Any
+    ) -> InteractionRecord:
+        """The command `slash` would send, built but not sent (for `dispatch_all`)."""
         data = self._command_data(command, options, self.fake.channels[channel].guild_id)
-        record = self.fake.interaction_payload(APPLICATION_COMMAND, user, channel, data)
-        return await self._run(record)
+        return self.fake.interaction_payload(APPLICATION_COMMAND, user, channel, data)
 
     def _command_data(
         self, command: str, options: dict[str, Any], guild_id: int | None = None
