@@ -1,5 +1,9 @@
 """Buttons and selects that survive restarts: everything lives in the custom_id, and the
-bot's one interaction listener receives every component click, forged or unknown ones too."""
+bot's one interaction listener receives every component click, forged or unknown ones too.
+
+Labels, placeholders and options read no markdown, but Discord does apply bidirectional
+controls in them: a name's U+202E would reverse the rest of a label. `button` and `select`
+leave them out of every text they show (`players.unbidi`)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import discord
+
+from bot.players import unbidi
 
 # t:<game kind>:<action>:<channel>:<game id>:<stamp>[:<arg>], at most 100 characters. Numbers
 # are ASCII digits only (a Unicode digit such as "²" passes str.isdigit() but not int()).
@@ -167,7 +173,7 @@ def button(
 ) -> TableItem:
     return TableItem(
         custom_id(kind, action, channel_id, game, stamp, arg),
-        label[:80],
+        unbidi(label)[:80],
         style.value,
         disabled,
         row,
@@ -190,9 +196,9 @@ def select(
     with a picture, at most 25."""
     return TableItem(
         custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
-        placeholder=placeholder[:150],
+        placeholder=unbidi(placeholder)[:150],
         options=tuple(
-            Option(o[0][:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
+            Option(unbidi(o[0])[:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
             for o in options
         ),
     )
