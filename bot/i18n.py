@@ -189,16 +189,18 @@ def _p(context: str, text: str, /, **args: Arg) -> str:
     return _fill(translated, text, args, language) if args else translated
 
 
-#: Lines already rendered, by (the message's id, language): a table shows the same log
-#: lines move after move (a game's working copies share them, games/copies.py), and each
-#: is rendered once. The message is kept with its text, so an id reused is no hit.
+#: Lines already rendered, by (the message's id, language, markdown or plain text): a table
+#: shows the same log lines move after move (a game's working copies share them,
+#: games/copies.py), and each is rendered once. The message is kept with its text, so an id
+#: reused is no hit.
 _rendered: dict[tuple[int, str, bool], tuple[Msg, str]] = {}
 _RENDERED_KEPT = 4096
 
 
 def render(line: Line | None) -> str:
-    """A message an engine wrote, in the current language; text a game saved before
-    messages had keys is shown as it was written."""
+    """A message an engine wrote, in the current language, its text arguments (names) shown
+    as the plain text they are; text a game saved before messages had keys is shown as it
+    was written."""
     if line is None:
         return ""
     if isinstance(line, str):
