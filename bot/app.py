@@ -77,7 +77,9 @@ class GameBot(commands.AutoShardedBot):
             help_command=None,
             shard_count=config.shard_count,
             shard_ids=config.shard_ids,
-            allowed_mentions=discord.AllowedMentions(everyone=False, roles=False, users=True),
+            # Nobody is notified unless a message names whom (`replies.only_mentioning`): a
+            # display name that looks like a mention must never ping anyone.
+            allowed_mentions=discord.AllowedMentions.none(),
             max_messages=None,  # no message cache: the bot reads every message it needs once
         )
         self.config = config

@@ -1,5 +1,9 @@
 """Buttons and selects that survive restarts: everything lives in the custom_id, and the
-bot's one interaction listener receives every component click, forged or unknown ones too."""
+bot's one interaction listener receives every component click, forged or unknown ones too.
+
+Labels, placeholders and options read no markdown, but Discord does apply bidirectional
+controls in them: a name's U+202E would reverse the rest of a label. `button` and `select`
+leave them out of every text they show (`players.unbidi`)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,9 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import discord
+
+from bot.players import unbidi
+from games.numbers import MAX_ID, number
 
 # t:<game kind>:<action>:<channel>:<game id>:<stamp>[:<arg>], at most 100 characters. Numbers
 # are ASCII digits only (a Unicode digit such as "²" passes str.isdigit() but not int()).
@@ -35,13 +42,16 @@ class Click:
 
     @classmethod
     def parse(cls, custom_id: str, values: tuple[str, ...] = ()) -> Click | None:
+        """The click a custom_id asks for; None for one no button of the bot carries (a
+        channel id too large to be one: `games.numbers.MAX_ID`)."""
         m = CUSTOM_ID.fullmatch(custom_id)
-        if m is None:
+        channel = None if m is None else number(m["channel"])
+        if m is None or channel is None:
             return None
         return cls(
             kind=m["kind"],
             action=m["action"],
-            channel_id=int(m["channel"]),
+            channel_id=channel,
             game=int(m["game"]),
             stamp=int(m["stamp"]),
             arg=m["arg"],
@@ -78,7 +88,7 @@ def _prefix(kind: str, action: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _ids(channel_id: int, game: int, stamp: int) -> str:
     """'<channel>:<game>:<stamp>', once the three are checked as CUSTOM_ID reads them."""
-    if not (0 <= channel_id < 10**20 and 0 <= game < 10**9 and 0 <= stamp < 10**10):
+    if not (0 <= channel_id <= MAX_ID and 0 <= game < 10**9 and 0 <= stamp < 10**10):
         raise ValueError(f"bad custom_id fields {(channel_id, game, stamp)!r}")
     return f"{channel_id}:{game}:{stamp}"
 
@@ -167,7 +177,7 @@ def button(
 ) -> TableItem:
     return TableItem(
         custom_id(kind, action, channel_id, game, stamp, arg),
-        label[:80],
+        unbidi(label)[:80],
         style.value,
         disabled,
         row,
@@ -190,9 +200,9 @@ def select(
     with a picture, at most 25."""
     return TableItem(
         custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
-        placeholder=placeholder[:150],
+        placeholder=unbidi(placeholder)[:150],
         options=tuple(
-            Option(o[0][:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
+            Option(unbidi(o[0])[:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
             for o in options
         ),
     )

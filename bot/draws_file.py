@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from bot.players import unbidi
+
 if TYPE_CHECKING:
     from bot.verify import Verdict
 
@@ -76,7 +78,7 @@ def draws_file(game_id: int, record: dict[str, Any], found: Verdict) -> str:
         "commitment": found.commitment,
         "seed": found.seed,
         "draws": found.end,
-        "players": {str(p["id"]): str(p["name"]) for p in record.get("players") or []},
+        "players": {str(p["id"]): unbidi(str(p["name"])) for p in record.get("players") or []},
     }
     text = json.dumps(head, ensure_ascii=False, indent=1)[:-2]
     body = ",\n".join("  " + json.dumps(e, ensure_ascii=False) for e in entries)

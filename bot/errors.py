@@ -10,6 +10,7 @@ from discord import app_commands
 
 from bot.i18n import N_, _, render, speak
 from bot.mentions import mention
+from bot.options import RefusedOption, check_options
 from bot.reach import answered
 from games.errors import GameError
 
@@ -157,6 +158,8 @@ def message_for(error: BaseException) -> tuple[str, bool]:
         error = cause or error
     if isinstance(error, GameError | UserError):
         return said(error), True
+    if isinstance(error, RefusedOption):
+        return str(error), True
     if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
         return _("That command has changed: reload Discord and try again."), True
     if isinstance(error, app_commands.MissingPermissions):
@@ -189,10 +192,14 @@ class GameTree(app_commands.CommandTree):
     """Command tree whose errors become ephemeral replies instead of silent failures."""
 
     async def interaction_check(self, interaction: discord.Interaction) -> bool:
+        """Before any command runs: its answers in its user's language, and its options
+        checked as it declares them (`check_options` raises a refusal, which `on_error`
+        answers)."""
         speak(interaction.locale)  # every answer of this command in its user's language
         note = getattr(interaction.client, "note", None)
         if note is not None:
             note(interaction)
+        check_options(interaction)
         return True
 
     async def on_error(

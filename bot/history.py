@@ -24,6 +24,7 @@ from babel.dates import format_date
 from bot.components import Click, TableItem, button, select
 from bot.errors import UserError
 from bot.i18n import N_, _, _n, _p, current, duration, listed, number, render
+from bot.players import as_text, who
 from bot.records import GAME_TITLES, game_name, game_title, place_of, rating_change, rating_number
 from bot.store import PlayedGame, Store
 from bot.tables.base import EMBED_COLOUR
@@ -50,8 +51,9 @@ def _score(kind: str, score: int) -> str:
 
 
 def _name(player: dict[str, Any]) -> str:
-    """A player's name as the table knew it, shown as written (no markdown)."""
-    return discord.utils.escape_markdown(str(player["name"]))
+    """A player's name as the table knew it, shown as written (`players.as_text`): these
+    lines are put together here, outside a sentence that would escape it."""
+    return as_text(str(player["name"]))
 
 
 def _result(game: PlayedGame) -> str:
@@ -112,12 +114,12 @@ async def list_page(
         else _("📜 Game history · {game}", game=game_title(listing.kind))
     )
     embed = discord.Embed(title=title, colour=EMBED_COLOUR)
-    who = f"<@{listing.player_id}>"
+    player = who(listing.player_id)
     if not games:
-        embed.description = _("{player} has no finished games here yet.", player=who)
+        embed.description = _("{player} has no finished games here yet.", player=player)
         return embed, []
     start = page * PAGE_SIZE
-    rows = [_("{player}'s games here, the most recent first:", player=who)]
+    rows = [_("{player}'s games here, the most recent first:", player=player)]
     for n, g in enumerate(games, start=1):
         parts = [f"**{number(start + n)}.** <t:{int(g.finished_at)}:d>", game_title(g.kind),
                  f"**{_result(g)}**"]  # fmt: skip

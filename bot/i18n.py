@@ -15,7 +15,13 @@ renders a channel's public table, log and announcements in that channel's langua
 - `render(msg)` for a `games.text.Msg` an engine wrote (a log line, a refusal);
 - `number`, `listed`, `duration` for numbers, lists and times as the language writes them.
 
-Integer arguments are formatted as numbers of the language (1,500 / 1.500 / 1 500)."""
+Integer arguments are formatted as numbers of the language (1,500 / 1.500 / 1 500).
+
+Players' names are shown as the plain text they are (`bot/players.py`): a placeholder in
+`NAME_ARGS` is given a display name as it was written (or a `who` mention, shown as it is),
+and every text argument of an engine's message is plain text; both are escaped here, the
+one place that does it. Where Discord reads no markdown (labels, pictures), text is made
+`plain_text()`: names then only lose their bidirectional controls."""
 
 from __future__ import annotations
 
@@ -38,6 +44,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 
+from bot.players import Mention, as_text, unbidi
 from games.text import Arg, Line, Msg
 
 log = logging.getLogger(__name__)
@@ -111,6 +118,14 @@ def language_of(discord_locale: object) -> str:
 
 
 _current: ContextVar[Lang | None] = ContextVar("language", default=None)
+#: Whether the text being made now is read as Discord markdown (see `plain_text`).
+_markdown: ContextVar[bool] = ContextVar("markdown", default=True)
+
+#: Placeholders that hold players' names as they wrote them, or `who` mentions: the names
+#: are escaped (`players.as_text`), whoever fills the sentence.
+NAME_ARGS = frozenset(
+    {"name", "names", "player", "other", "host", "caller", "accused", "voters"}
+)
 
 
 def current() -> Lang:
@@ -132,6 +147,18 @@ def speak(language: str | object | None) -> None:
     """From here to the end of the current task, text is in `language`: what an interaction
     handler says first, so every answer of the interaction is in its user's locale."""
     _current.set(lang(language_of(language)))
+
+
+@contextlib.contextmanager
+def plain_text() -> Iterator[None]:
+    """Make the text of this block for a place that reads no markdown (a button's label, a
+    select's options, a picture, a text file): names in it keep their markdown characters
+    and lose only their bidirectional controls. Also a decorator."""
+    token = _markdown.set(False)
+    try:
+        yield
+    finally:
+        _markdown.reset(token)
 
 
 def N_(text: str) -> str:
@@ -162,42 +189,53 @@ def _p(context: str, text: str, /, **args: Arg) -> str:
     return _fill(translated, text, args, language) if args else translated
 
 
-#: Lines already rendered, by (the message's id, language): a table shows the same log
-#: lines move after move (a game's working copies share them, games/copies.py), and each
-#: is rendered once. The message is kept with its text, so an id reused is no hit.
-_rendered: dict[tuple[int, str], tuple[Msg, str]] = {}
+#: Lines already rendered, by (the message's id, language, markdown or plain text): a table
+#: shows the same log lines move after move (a game's working copies share them,
+#: games/copies.py), and each is rendered once. The message is kept with its text, so an id
+#: reused is no hit.
+_rendered: dict[tuple[int, str, bool], tuple[Msg, str]] = {}
 _RENDERED_KEPT = 4096
 
 
 def render(line: Line | None) -> str:
-    """A message an engine wrote, in the current language; text a game saved before
-    messages had keys is shown as it was written."""
+    """A message an engine wrote, in the current language, its text arguments (names) shown
+    as the plain text they are; text a game saved before messages had keys is shown as it
+    was written."""
     if line is None:
         return ""
     if isinstance(line, str):
         return line
-    code = current().code
-    key = (id(line), code)
+    language = current()
+    key = (id(line), language.code, _markdown.get())
     hit = _rendered.get(key)
     if hit is not None and hit[0] is line:
         return hit[1]
     if line.n is not None and line.p is not None:
-        text = _n(line.k, line.p, line.n, **line.a)
+        source = line.k if line.n == 1 else line.p
+        translated = language.ngettext(line.k, line.p, line.n)
+        text = _fill(translated, source, {"n": line.n, **line.a}, language, texts=True)
     else:
-        text = _(line.k, **line.a)
+        translated = language.gettext(line.k)
+        text = _fill(translated, line.k, line.a, language, texts=True) if line.a else translated
     if len(_rendered) >= _RENDERED_KEPT:
         _rendered.clear()
     _rendered[key] = (line, text)
     return text
 
 
-def _fill(text: str, source: str, args: dict[str, Arg], language: Lang) -> str:
+def _fill(
+    text: str, source: str, args: dict[str, Arg], language: Lang, *, texts: bool = False
+) -> str:
+    """`text` with its placeholders filled: names escaped (`NAME_ARGS`, or every text
+    argument when `texts`: an engine's message holds no markup)."""
     code = language.code
     values = {
-        key: value
-        if type(value) is str
-        else _whole(value, code)
+        key: _whole(value, code)
         if type(value) is int
+        else _text(value, language)
+        if texts or key in NAME_ARGS
+        else value
+        if type(value) is str
         else _value(value, language)
         for key, value in args.items()
     }
@@ -228,6 +266,18 @@ def _value(value: Arg, language: Lang) -> str:
     if isinstance(value, list):
         return listed(_value(v, language) for v in value)
     return value
+
+
+def _text(value: Arg, language: Lang) -> str:
+    """An argument that is a player's text (a name), shown as the text it is: escaped where
+    markdown is read (`plain_text`); a `who` mention is the bot's own markup."""
+    if isinstance(value, str):
+        if isinstance(value, Mention):
+            return value
+        return as_text(value) if _markdown.get() else unbidi(value)
+    if isinstance(value, list):
+        return listed(_text(v, language) for v in value)
+    return _value(value, language)
 
 
 @functools.lru_cache(maxsize=8192)

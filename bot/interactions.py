@@ -10,8 +10,9 @@ import discord
 from bot.components import view_of
 from bot.display import show_on_interaction, show_table
 from bot.i18n import language_of
+from bot.players import mentioned
 from bot.reach import window_of
-from bot.replies import Actor, Rematch, Reply
+from bot.replies import Actor, Rematch, Reply, only_mentioning
 from bot.respond import update_message
 
 if TYPE_CHECKING:
@@ -41,10 +42,13 @@ def ephemeral_owner(message: discord.Message) -> int:
 
 
 def _message_kwargs(reply: Reply) -> dict[str, object]:
-    """The keyword arguments of a new message (response or follow-up) for `reply`."""
+    """The keyword arguments of a new message (response or follow-up) for `reply`. It
+    notifies exactly the players the bot mentions in it (a vote's voters), never anyone a
+    display name in it seems to mention."""
     kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}
     if reply.content is not None:
         kwargs["content"] = reply.content
+        kwargs["allowed_mentions"] = only_mentioning(mentioned(reply.content))
     if reply.embed is not None:
         kwargs["embed"] = reply.embed
     view = reply.view()

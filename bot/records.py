@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Literal
 
 from babel.numbers import format_decimal, format_percent
@@ -119,9 +120,17 @@ def percent(part: float, whole: float) -> str:
     return format_percent(part / whole, locale=current().locale)
 
 
+def tenths(value: float) -> int:
+    """A rating as shown, in tenths (12.34 -> 123): its exact value rounded half to even.
+    Ratings equal as shown are equal on a leaderboard (they share a place)."""
+    return int(Decimal(value).scaleb(1).to_integral_value(ROUND_HALF_EVEN))
+
+
 def rating_number(value: float) -> str:
-    """A rating as shown: one decimal, in the current language ("12.3", "12,3")."""
-    return format_decimal(value, format="#,##0.0;-#,##0.0", locale=current().locale)
+    """A rating as shown: one decimal (`tenths`), in the current language ("12.3",
+    "12,3")."""
+    shown = Decimal(tenths(value)).scaleb(-1)
+    return format_decimal(shown, format="#,##0.0;-#,##0.0", locale=current().locale)
 
 
 def rating_change(value: float) -> str:

@@ -31,6 +31,7 @@ from bot.draws_file import draws_file
 from bot.errors import CorruptSession, UserError
 from bot.i18n import SOURCE, _, _n, render, speaking
 from bot.mentions import mention
+from bot.players import unbidi
 from bot.records import GAME_NAMES, game_name, place_of
 from bot.sessions import Sessions
 from bot.store import Store
@@ -201,7 +202,8 @@ def report(
 def _report(
     game_id: int, record: dict[str, Any], found: Verdict, adapter: TableAdapter
 ) -> str:
-    names = {int(p["id"]): str(p["name"]) for p in record.get("players") or []}
+    # A text file reads no markdown, but a name's U+202E would reverse its lines.
+    names = {int(p["id"]): unbidi(str(p["name"])) for p in record.get("players") or []}
     lines = [
         f"Game {game_id} · {adapter.title} · record format {found.version}",
         f"Commitment shown from the start (SHA-256 of the seed): {found.commitment}",

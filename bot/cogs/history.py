@@ -28,6 +28,7 @@ from bot.history import (
 )
 from bot.i18n import _
 from bot.pictures.story import FILENAME, draw_story
+from bot.players import who
 from bot.records import place_of
 from bot.respond import update_message
 from games.numbers import number
@@ -111,7 +112,7 @@ class HistoryCog(commands.Cog):
             await self._send(
                 interaction,
                 game,
-                content=_("Shared by {player}.", player=f"<@{interaction.user.id}>"),
+                content=_("Shared by {player}.", player=who(interaction.user.id)),
                 embed=embed,
                 view=view_of(items),
                 allowed_mentions=discord.AllowedMentions.none(),

@@ -11,7 +11,7 @@ import math
 
 from PIL import Image, ImageDraw
 
-from bot.i18n import _, _n, number
+from bot.i18n import _, _n, number, plain_text
 from bot.luck import Spread
 from bot.pictures.story import BACKGROUND, GOLD, GRID, MUTED, TEXT, _nice_step, _png
 from bot.pictures.text import drawable, fit, write
@@ -23,6 +23,7 @@ BAR = (88, 160, 255)
 BAND = (62, 66, 74)
 
 
+@plain_text()  # a picture reads no markdown: the name is drawn as written
 def luck_picture(name: str, game: str, shown: list[Spread]) -> bytes:
     """`name`'s dice in `game` ("Farkle", "all games", in the reader's language), one panel
     per spread."""

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field, TypeAdapter
 
-from bot.i18n import _, _p, number, render
+from bot.i18n import _, _p, number, plain_text, render
 from bot.pictures.text import fit, font, player_names, write
 from games.bots import is_bot
 from games.crap.engine import CrapState
@@ -117,6 +117,7 @@ def _nice_step(span: float) -> int:
     return int(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
 
 
+@plain_text()  # a picture reads no markdown: names are drawn as written
 def line_chart(story: LineStory) -> bytes:
     """Scores over time, one line per player, with the target as a dashed red line and a
     legend of names and final scores (the winner's in gold, with a crown)."""
@@ -300,6 +301,7 @@ def kuriki_story(state: KurikiState) -> bytes:
 PAD_W, PAD_H = 240, 300
 
 
+@plain_text()
 def pad_chart(story: PadStory) -> bytes:
     """One score pad per player, in seating order: a star of `lives - 1` arms, a spot at an
     arm's end per life lost and the centre for the last life; crowns for Kurikis, a mark per

@@ -204,7 +204,8 @@ class Store(ABC):
         self, place: int, kind: str, period: str, offset: int, limit: int
     ) -> tuple[int, list[Standing]]:
         """How many players a leaderboard has, and `limit` of them from `offset`: most wins
-        first, then fewer games (the better rate), then the earlier player id. `place` is
+        first, then fewer games (the better rate), then the earlier player id; players with
+        as many wins in as many games share a place (`rows.places`). `place` is
         `records.place_of` (a server, or the channel of games outside servers); `kind` a
         game or `ALL_GAMES`; `period` a key of `records.period_keys`."""
 
@@ -226,7 +227,8 @@ class Store(ABC):
         self, place: int, kind: str, season: int, offset: int, limit: int
     ) -> tuple[int, list[RatedStanding]]:
         """How many players have a rating in a place, game and season, and `limit` of them
-        from `offset`: the highest shown rating first, then the earlier player id."""
+        from `offset`: the highest shown rating first, then the earlier player id; ratings
+        equal as shown (`records.tenths`) share a place."""
 
     @abstractmethod
     async def player_ratings(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import asyncpg
 
 import bot.store.ratings as ratings
-from bot.records import place_of
+from bot.records import place_of, tenths
 from bot.store.interface import RevisionConflict, Shards, Store
 from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
 from bot.store.rows import (
@@ -30,6 +30,7 @@ from bot.store.rows import (
     PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     UNSEEN_SQL,
+    WINS_AHEAD_SQL,
     FinishedGame,
     PlayedGame,
     PlayerRating,
@@ -41,6 +42,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
+    places,
     played_game,
     session_values,
 )
@@ -62,6 +64,7 @@ _NEW_SEASON = postgres_params(ratings.NEW_SEASON_SQL)
 _UPSERT_RATING = postgres_params(ratings.UPSERT_SQL)
 _BOARD_COUNT = postgres_params(ratings.BOARD_COUNT_SQL)
 _BOARD = postgres_params(ratings.BOARD_SQL)
+_WINS_AHEAD = postgres_params(WINS_AHEAD_SQL)
 
 #: Insert or update a session ($1-$8: `session_values`), only over the revision before it.
 _UPSERT_SESSION = (
@@ -430,9 +433,14 @@ class PostgresStore(Store):
             limit,
             offset,
         )
+        ahead = 0
+        if rows and offset:  # a tie may run over the page's top
+            games, wins = rows[0][1], rows[0][2]
+            ahead = int(await self.pool.fetchval(_WINS_AHEAD, *key, wins, wins, games))
+        ranks = places([(r[1], r[2]) for r in rows], offset, ahead)
         return int(total or 0), [
-            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
-            for i, r in enumerate(rows)
+            Standing(rank=rank, player_id=r[0], games=r[1], wins=r[2])
+            for rank, r in zip(ranks, rows, strict=True)
         ]
 
 
@@ -451,8 +459,13 @@ class PostgresStore(Store):
     ) -> tuple[int, list[RatedStanding]]:
         total = await self.pool.fetchval(_BOARD_COUNT, place, kind, season)
         rows = await self.pool.fetch(_BOARD, place, kind, season, limit, offset)
+        ahead = 0
+        if rows and offset:  # a tie may run over the page's top
+            sql, bound = ratings.ahead_sql(float(rows[0][1]))
+            ahead = int(await self.pool.fetchval(postgres_params(sql), place, kind, season, bound))
+        ranks = places([tenths(float(r[1])) for r in rows], offset, ahead)
         return int(total or 0), [
-            RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
+            RatedStanding(rank, *r) for rank, r in zip(ranks, rows, strict=True)
         ]
 
     async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:

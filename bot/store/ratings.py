@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from decimal import Decimal
 from itertools import groupby
 
 from openskill.models import PlackettLuce
 
-from bot.records import place_of
+from bot.records import place_of, tenths
 from bot.store.rows import PLAYER_COLUMNS, FinishedGame, PlayerRating, PlayerRow
 
 #: The model and its parameters, fixed here (OpenSkill's defaults as of 6.x) so that a change
@@ -273,6 +274,20 @@ PLACE_REPLAY_SQL = REPLAY_SQL.replace(
 )
 ALL_RATINGS_SQL = f"SELECT place, kind, season, player_id, {RATING_COLUMNS} FROM ratings"
 BOARD_COUNT_SQL = "SELECT COUNT(*) FROM ratings WHERE place = ? AND kind = ? AND season = ?"
+
+
+def ahead_sql(shown: float) -> tuple[str, float]:
+    """How many players rank above a rating `shown` on its board (SQL with the board's
+    place, game and season, and the float it returns): those shown higher, as
+    `records.tenths` rounds, so that equal ratings as shown share a place. Shown higher than
+    t tenths means above (2t + 1) / 20 exactly, or on it when half to even rounds it up (t
+    odd); the float nearest that bound says whether `>` or `>=` draws that line in floats."""
+    t = tenths(shown)
+    bound = Decimal(2 * t + 1) / 20
+    nearest = float(bound)
+    inclusive = Decimal(nearest) > bound or (Decimal(nearest) == bound and t % 2 == 1)
+    return f"{BOARD_COUNT_SQL} AND shown {'>=' if inclusive else '>'} ?", nearest
+
 BOARD_SQL = (
     "SELECT player_id, shown, games, last_change FROM ratings"
     " WHERE place = ? AND kind = ? AND season = ?"

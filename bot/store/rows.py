@@ -5,7 +5,7 @@ sessions columns in the order both backends write them."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -139,9 +139,28 @@ class PlayerRecord:
                 self.luck[key] = self.records.pop(key)
 
 
+def places(keys: Sequence[object], offset: int, ahead: int) -> list[int]:
+    """The places of a leaderboard page's rows, best first, as standard competition ranking
+    numbers them (1, 2, 2, 4): `keys` is what the board ranks each row by (equal keys tie),
+    `offset` how many rows come before the page, `ahead` how many of them rank above its
+    first row (fewer than `offset` when a tie runs over the page's top)."""
+    out: list[int] = []
+    for i, key in enumerate(keys):
+        out.append(ahead + 1 if i == 0 else out[-1] if key == keys[i - 1] else offset + i + 1)
+    return out
+
+
+#: How many players rank above wins `?` and games `?` on a board by wins (more wins, or as
+#: many in fewer games), with the board's place, game and period.
+WINS_AHEAD_SQL = (
+    "SELECT COUNT(*) FROM player_totals WHERE guild_id = ? AND kind = ? AND period = ?"
+    " AND (wins > ? OR (wins = ? AND games < ?))"
+)
+
+
 @dataclass
 class Standing:
-    """One line of a leaderboard."""
+    """One line of a leaderboard: `rank` its place, shared with those who tie."""
 
     rank: int
     player_id: int
@@ -151,7 +170,8 @@ class Standing:
 
 @dataclass
 class RatedStanding:
-    """One line of a leaderboard by rating (see `store.ratings`)."""
+    """One line of a leaderboard by rating (see `store.ratings`): `rank` its place, shared
+    with those whose rating is the same as shown (`records.tenths`)."""
 
     rank: int
     player_id: int

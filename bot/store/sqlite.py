@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import bot.store.ratings as ratings
-from bot.records import place_of
+from bot.records import place_of, tenths
 from bot.store.interface import RevisionConflict, Store
 from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
@@ -26,6 +26,7 @@ from bot.store.rows import (
     PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     UNSEEN_SQL,
+    WINS_AHEAD_SQL,
     FinishedGame,
     PlayedGame,
     PlayerRating,
@@ -36,6 +37,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
+    places,
     played_game,
     session_values,
 )
@@ -388,9 +390,14 @@ class SqliteStore(Store):
             " ORDER BY wins DESC, games, player_id LIMIT ? OFFSET ?",
             (*key, limit, offset),
         )
+        ahead = 0
+        if rows and offset:  # a tie may run over the page's top
+            games, wins = rows[0][1], rows[0][2]
+            ahead = int((await self.db.read(WINS_AHEAD_SQL, (*key, wins, wins, games)))[0][0])
+        ranks = places([(r[1], r[2]) for r in rows], offset, ahead)
         return total, [
-            Standing(rank=offset + i + 1, player_id=r[0], games=r[1], wins=r[2])
-            for i, r in enumerate(rows)
+            Standing(rank=rank, player_id=r[0], games=r[1], wins=r[2])
+            for rank, r in zip(ranks, rows, strict=True)
         ]
 
     # ----------------------------------------------------------------- ratings
@@ -412,8 +419,13 @@ class SqliteStore(Store):
         key = (place, kind, season)
         counted = await self.db.read(ratings.BOARD_COUNT_SQL, key)
         rows = await self.db.read(ratings.BOARD_SQL, (*key, limit, offset))
+        ahead = 0
+        if rows and offset:  # a tie may run over the page's top
+            sql, bound = ratings.ahead_sql(float(rows[0][1]))
+            ahead = int((await self.db.read(sql, (*key, bound)))[0][0])
+        ranks = places([tenths(float(r[1])) for r in rows], offset, ahead)
         return int(counted[0][0]), [
-            RatedStanding(offset + i + 1, *r) for i, r in enumerate(rows)
+            RatedStanding(rank, *r) for rank, r in zip(ranks, rows, strict=True)
         ]
 
     async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:

@@ -14,7 +14,7 @@ import discord
 from pydantic import BaseModel
 
 from bot.components import TableItem, button, select, view_of
-from bot.i18n import N_, _, _n, listed, one_unit, render
+from bot.i18n import N_, _, _n, one_unit, render
 from bot.mentions import spoken
 from bot.pictures.emojis import Faces
 from bot.players import who
@@ -307,7 +307,7 @@ class TableAdapter(ABC):
             "{names} is thinking…",
             "{names} are thinking…",
             len(bots),
-            names=listed(who(b) for b in bots),
+            names=[who(b) for b in bots],
         )
 
     def summary(self, session: Session, table: Rendered) -> Rendered | None:

@@ -14,7 +14,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
-from bot.i18n import N_, _, _n, render
+from bot.i18n import N_, _, _n, plain_text, render
 from bot.players import who
 from bot.sessions import Session
 from bot.tables.base import EMBED_COLOUR, Rendered
@@ -201,15 +201,18 @@ class CrapHand:
             items.append(self.select(session, "protect", options, placeholder=_("Protect a card…")))
         if legal & {"challenge", "cooperate", "force"}:
             options = []
-            for p in state.players:
-                if p.id == user_id:
-                    continue
-                options.append((_("Challenge {name}", name=p.name), f"challenge-{p.id}"))
-                options.append((_("Co-operate with {name}", name=p.name), f"cooperate-{p.id}"))
-                if "force" in legal:
+            with plain_text():  # a select's options read no markdown: names as written
+                for p in state.players:
+                    if p.id == user_id:
+                        continue
+                    options.append((_("Challenge {name}", name=p.name), f"challenge-{p.id}"))
                     options.append(
-                        (_("Force {name} to recycle (vote)", name=p.name), f"force-{p.id}")
+                        (_("Co-operate with {name}", name=p.name), f"cooperate-{p.id}")
                     )
+                    if "force" in legal:
+                        options.append(
+                            (_("Force {name} to recycle (vote)", name=p.name), f"force-{p.id}")
+                        )
             items.append(
                 self.select(
                     session,

@@ -12,7 +12,7 @@ import discord
 from bot.components import TableItem
 from bot.i18n import N_, _, _n, number
 from bot.mentions import mention, spoken
-from bot.players import who
+from bot.players import mentions, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
@@ -422,8 +422,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
             if state.passed:
                 # In the order they passed: a sequence, not a sentence's list.
-                passed = ", ".join(who(p) for p in state.passed)
-                lines.append(_("Passed: {names}", names=passed))
+                lines.append(_("Passed: {names}", names=mentions(state.passed)))
         bots = self.thinking(state)
         if bots and state.phase != "declare":  # a Roller peeking says it already
             lines.append(self.thinking_line(bots))

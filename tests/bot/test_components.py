@@ -1,5 +1,6 @@
 """custom_id is checked field by field (no regex per button); what it accepts is exactly
-what `CUSTOM_ID` parses back, and it refuses everything else."""
+what `Click.parse` reads back, and it refuses everything else (a channel id a database
+cannot hold, too)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import string
 
 import pytest
 
-from bot.components import CUSTOM_ID, Click, action_rows, button, custom_id, select
+from bot.components import Click, action_rows, button, custom_id, select
+from games.numbers import MAX_ID, is_number, number
 
 
 def test_custom_id_accepts_exactly_what_the_parser_reads() -> None:
@@ -26,19 +28,27 @@ def test_custom_id_accepts_exactly_what_the_parser_reads() -> None:
                 ),
             ]
         )
-        channel = rng.choice([0, 5, 10**19, 10**20])
+        channel = rng.choice([0, 5, MAX_ID, MAX_ID + 1, 10**19, 10**20])
         game = rng.choice([0, 10**9 - 1, 10**9])
         stamp = rng.choice([0, 10**10 - 1, 10**10])
         written = f"t:{kind}:{action}:{channel}:{game}:{stamp}" + ("" if arg is None else f":{arg}")
         try:
             made = custom_id(kind, action, channel, game, stamp, arg)
         except ValueError:
-            assert CUSTOM_ID.fullmatch(written) is None, written
+            assert Click.parse(written) is None, written
             refused += 1
         else:
             assert made == written and Click.parse(made) is not None
             accepted += 1
     assert accepted > 100 and refused > 100
+
+
+def test_numbers_from_clients_are_ascii_digits_a_database_can_hold() -> None:
+    assert number(str(MAX_ID)) == MAX_ID and is_number("0") and number("007") == 7
+    for text in (str(MAX_ID + 1), "9" * 20, "1" * 25, "9" * 30, "", None, "²", "٣", " 1", "1_0", "-1"):
+        assert number(text) is None and not is_number(text), text
+    assert Click.parse(f"t:hist:list:{MAX_ID}:0:0:1-all") is not None
+    assert Click.parse(f"t:hist:list:{MAX_ID + 1}:0:0:1-all") is None
 
 
 def test_components_are_laid_out_as_discord_ui_would() -> None:
