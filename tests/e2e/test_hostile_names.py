@@ -73,9 +73,11 @@ async def test_hostile_names_read_as_written_in_history_stats_verify_and_rematch
     # /verify: the attached record names the players without their bidi control.
     answer = await d.slash(SPOILER, TABLE, "verify", game=row["id"], share=True)
     assert answer.message is not None
-    [attachment] = answer.message.attachments
-    record = answer.message.files[attachment["id"]].decode()
+    files = {a["filename"]: answer.message.files[a["id"]].decode() for a in answer.message.attachments}
+    [record] = [text for name, text in files.items() if name.endswith(".txt")]
+    [data] = [text for name, text in files.items() if name.endswith(".json")]
     assert "Annevil's throw" in record and not BIDI.search(record)
+    assert "Annevil" in data and not BIDI.search(data)
 
     # Rematch, pressed by <@&1>: the lobby pings exactly the other players.
     rematch = await d.click(ROLE, TABLE, label="Rematch", message=final_table(d, "farkle"))
