@@ -49,7 +49,7 @@ class GuildSettings(BaseModel):
     crap_threshold: int = Field(1000, ge=100, le=100000, description="Points that win CRAP.")
     crap_jokers: bool = Field(False, description="Play CRAP with the four jokers.")
     crap_force_recycle: bool = Field(False, description="The optional Force Recycle action.")
-    crap_bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
+    crap_bluff_window: int = Field(10, ge=5, le=300, description="Seconds to call a bluff.")
     language: str | None = Field(
         None,
         description="Language of the public tables and logs (bot/i18n.py LANGUAGES); "
