@@ -121,7 +121,7 @@ def kept_settings(defaults: GuildSettings, kept: object) -> GuildSettings:
         log.warning("A lobby's own settings are not a table (%s); using the defaults", type(kept))
         return defaults
     try:
-        return defaults.updated(**kept)
+        return defaults.updated(saved=True, **kept)
     except UserError as exc:
         log.warning("A lobby's own settings no longer validate (%s); using the defaults", exc)
         return defaults

@@ -25,7 +25,7 @@ from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.moves import Moves
 from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
 from bot.sessions import Session, Sessions
-from bot.settings import GuildSettings
+from bot.settings import SAVED, GuildSettings
 from bot.store import Store
 from bot.table_updates import EDIT_WINDOW, TableUpdates
 from bot.tables.base import TableAdapter
@@ -102,7 +102,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         if raw is not None:
             try:
                 settings = GuildSettings.model_validate(
-                    {**self.defaults.model_dump(), **json.loads(raw)}
+                    {**self.defaults.model_dump(), **json.loads(raw)}, context=SAVED
                 )
             except (ValueError, ValidationError):
                 log.error("Settings row for guild %s is damaged; using the defaults", guild_id)

@@ -4,13 +4,29 @@ from __future__ import annotations
 
 from typing import Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from bot.config_errors import located, problems
 from bot.errors import UserError
 from bot.i18n import LANGUAGES, N_, _, listed, number
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
+
+#: The shortest turn timer a person can use: reading the table on a phone, opening a reply
+#: and choosing takes longer than a few seconds (with 5 s the bots played every turn and the
+#: game was abandoned in 24 s). 0 still turns the timer off.
+MIN_TURN_TIMER = 15
+
+#: The validation context of settings that were saved before (a server's row, a lobby's
+#: own settings): a turn timer saved shorter than MIN_TURN_TIMER loads as MIN_TURN_TIMER.
+SAVED = {"saved": True}
 
 
 class SettingsError(UserError, ValueError):
@@ -49,12 +65,28 @@ class GuildSettings(BaseModel):
     crap_threshold: int = Field(1000, ge=100, le=100000, description="Points that win CRAP.")
     crap_jokers: bool = Field(False, description="Play CRAP with the four jokers.")
     crap_force_recycle: bool = Field(False, description="The optional Force Recycle action.")
-    crap_bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
+    crap_bluff_window: int = Field(10, ge=5, le=300, description="Seconds to call a bluff.")
     language: str | None = Field(
         None,
         description="Language of the public tables and logs (bot/i18n.py LANGUAGES); "
         "None: the server's preferred locale.",
     )
+
+    @field_validator("turn_timer")
+    @classmethod
+    def _usable_timer(cls, seconds: int, info: ValidationInfo) -> int:
+        """0 (off) or at least MIN_TURN_TIMER; a shorter timer saved before loads as that."""
+        if 0 < seconds < MIN_TURN_TIMER:
+            if info.context and info.context.get("saved"):
+                return MIN_TURN_TIMER
+            raise ValueError(
+                _(
+                    "the turn timer must be 0 (off) or at least {seconds} seconds: a person "
+                    "needs that long to read the table and choose",
+                    seconds=MIN_TURN_TIMER,
+                )
+            )
+        return seconds
 
     @field_validator("language")
     @classmethod
@@ -107,10 +139,13 @@ class GuildSettings(BaseModel):
         rules[field] = value
         return self.updated(farkle_house_rules={**self.farkle_house_rules, preset: rules})
 
-    def updated(self, **changes: Any) -> GuildSettings:
-        """A validated copy with `changes`; raises SettingsError naming what is wrong."""
+    def updated(self, *, saved: bool = False, **changes: Any) -> GuildSettings:
+        """A validated copy with `changes`; raises SettingsError naming what is wrong.
+        `saved`: the changes were saved before (a too short turn timer loads as the least)."""
         try:
-            return GuildSettings.model_validate({**self.model_dump(), **changes})
+            return GuildSettings.model_validate(
+                {**self.model_dump(), **changes}, context=SAVED if saved else None
+            )
         except (ValidationError, SettingsError) as exc:
             msg = explain(exc) if isinstance(exc, ValidationError) else str(exc)
             raise SettingsError(msg) from None

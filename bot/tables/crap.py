@@ -431,14 +431,18 @@ class CrapTable(CrapHand, TableAdapter):
 
     @staticmethod
     def _players(state: CrapState, view: dict[str, Any]) -> list[str]:
-        """One row per player: ▶ whose turn, ⏳ whom the table waits on; banked points in
+        """One row per player: ▶ whose turn, ⏳ whom the table waits on, ✓ who lets the
+        open Acquire go; banked points in
         bold and, apart, what their sets on the table add at the next scoring round."""
         waiting = set(awaited(state))
+        passed = set(state.acquire.declined) if state.acquire is not None else set()
         rows = []
         for i, (p, pv) in enumerate(zip(state.players, view["players"], strict=True)):
             mark = (
                 "⏳"
                 if p.id in waiting
+                else "✓"
+                if p.id in passed
                 else "▶"
                 if i == state.current and not state.finished
                 else "·"

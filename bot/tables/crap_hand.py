@@ -59,7 +59,10 @@ class CrapHand:
         if action == "pickrank":
             return self._suit_picker(session, values)
         if action == "nocall":
-            return self._let_go(session, user_id)
+            # One tap, answered on the table (its row shows ✓); only a player's first pass
+            # of the game is answered privately, to tell them of Let bluffs go.
+            me = state.player(user_id)
+            return self._let_go(session, user_id) if me.passes == 1 and not me.let_go_all else None
         if action == "log":
             return self.public(session, action)
         if action != "hand":

@@ -64,7 +64,9 @@ class CrapRules(BaseModel):
     threshold: int = Field(1000, ge=100, le=100000)
     jokers: bool = False
     force_recycle: bool = False
-    bluff_window: int = Field(20, ge=5, le=300, description="Seconds to call a bluff.")
+    bluff_window: int = Field(
+        10, ge=5, le=300, description="Seconds to call a bluff (docs/crap.md: why 10)."
+    )
     vote_seconds: int = Field(60, ge=10, le=3600)
 
 
@@ -113,6 +115,9 @@ class CPlayer(BaseModel):
     )
     let_go_all: bool = Field(
         False, description="Lets every Acquire go at once, so no window waits on them."
+    )
+    passes: int = Field(
+        0, description="Acquires this player let go by hand: only the first is answered privately."
     )
 
 
@@ -447,6 +452,7 @@ def apply(
     elif kind == "force":
         _force(s, me, action, events)
     elif kind in ("call_bluff", "no_call"):
+        me.passes += kind == "no_call"
         _respond_acquire(s, me, kind == "call_bluff", rng, events)
     elif kind == "commit":
         _commit(s, me, action.cards, rng, events)

@@ -69,8 +69,8 @@ async def test_an_acquire_window_edits_the_table_and_its_close_calls_the_next_pl
     assert "goes through by itself <t:" in text and ":R>" in text, text
     assert not any(line.startswith("⏳") for line in text.split("\n")), text
     session = await tables.sessions.get(CHANNEL)
-    assert session.deadline == clock.now + 20  # committed, so a restart closes it too
-    clock.now += 21  # type: ignore[operator]
+    assert session.deadline == clock.now + 10  # committed, so a restart closes it too
+    clock.now += 11  # type: ignore[operator]
     closed = await tables.expire(CHANNEL)
     after = await state_of(tables)
     assert after.phase == "turn" and after.current_player.id != caller.id
@@ -87,7 +87,7 @@ async def test_an_acquire_window_closes_by_itself_after_a_restart(
     again = await make_tables(db_path, clock)  # a new process on the same database
     try:
         assert await again.expire(CHANNEL) is None  # not due yet
-        clock.now += 21
+        clock.now += 11
         closed = await again.expire(CHANNEL)
         after = await state_of(again)
         assert closed is not None and after.phase == "turn" and after.acquire is None
@@ -106,6 +106,38 @@ async def test_letting_an_acquire_go_offers_let_bluffs_go(tables: Tables) -> Non
     turned = await tables.click(other, find(ack, "letgo", "on"), 999, ephemeral=True)
     assert "(**Let bluffs go** is on)" in turned.embed.description  # type: ignore[union-attr]
     assert (await state_of(tables)).player(other.id).let_go_all
+
+
+async def test_let_it_go_is_one_tap_on_the_table_and_the_last_pass_closes_the_window(
+    tables: Tables,
+) -> None:
+    """A family taps Let it go on every Acquire: each tap is answered on the table (the
+    row of whoever passed shows ✓), the last pass closes the window at once, and only a
+    player's first pass of the game adds a private reply (the one that tells of Let bluffs
+    go); every later pass adds none."""
+    table = await start_crap(tables, threshold=200)
+    private, seen, windows = 0, set(), 0
+    for _window in range(6):
+        state = await state_of(tables)
+        if state.finished:
+            break
+        caller, opened = await acquire(tables, table)
+        first, second = [p for p in PLAYERS.values() if p is not caller]
+        nocall = find(opened.table, "nocall")  # type: ignore[attr-defined]
+        passed = await tables.click(first, nocall, 888)
+        assert passed.on_table and passed.update is not None
+        rows = passed.update.table.embed.description.split("\n")  # type: ignore[union-attr]
+        assert any(r.startswith(f"✓ <@{first.id}>") for r in rows), rows
+        closed = await tables.click(second, nocall, 888)
+        assert (await state_of(tables)).acquire is None  # no waiting for the deadline
+        replies = [f for f in (*passed.followups, *closed.followups) if f.ephemeral]
+        newcomers = {first.id, second.id} - seen
+        assert len(replies) == len(newcomers), [r.embed.description for r in replies]  # type: ignore[union-attr]
+        seen |= newcomers
+        private += len(replies)
+        windows += 1
+        table = closed
+    assert windows == 6 and private == 3  # one private reply per player in six windows
 
 
 async def test_players_who_let_bluffs_go_are_never_waited_for(tables: Tables) -> None:
@@ -246,7 +278,7 @@ def test_an_acquire_only_bots_may_call_reads_as_sentences() -> None:
     state, _ = engine.apply(state, 1, Action(kind="acquire", rank=13, now=100.0), random.Random(1))
     session = Session(channel_id=1, guild_id=None, kind="crap", lobby=Lobby(starter=1), state=state)
     first = CrapTable().render(session).embed.description.split("\n")[0]
-    assert "is thinking… It goes through <t:121:R>." in first, first
+    assert "is thinking… It goes through <t:111:R>." in first, first
     assert "…;" not in first, first
 
 

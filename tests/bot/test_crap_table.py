@@ -186,7 +186,7 @@ async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
     labels = {i.label for i in reply.table.items}
     assert {"Call bluff", "Let it go"} <= labels
     session = await tables.sessions.get(CHANNEL)
-    assert session.deadline == clock.now + 20 and session.turn_deadline is None
+    assert session.deadline == clock.now + 10 and session.turn_deadline is None
     # The caller cannot call their own bluff, and is told so (not that there is no call).
     try:
         await tables.click(actor, find(reply.table, "bluff"), 888)
@@ -195,7 +195,7 @@ async def test_bluff_window_closes_on_its_own_deadline(tables: Tables) -> None:
     else:
         raise AssertionError("the caller called their own bluff")
     assert await tables.expire(CHANNEL) is None  # not yet
-    clock.now += 21
+    clock.now += 11
     assert await tables.expire(CHANNEL) is not None
     after = await state_of(tables)
     assert after.phase == "turn" and after.acquire is None

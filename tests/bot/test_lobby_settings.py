@@ -108,6 +108,7 @@ async def test_farkle_rule_set_target_and_a_house_rule_outside_servers(tables: T
     ("kind", "options", "same_as"),
     [
         ("farkle", {"timer": 5000}, lambda s: s.updated(turn_timer=5000)),
+        ("farkle", {"timer": 5}, lambda s: s.updated(turn_timer=5)),
         ("kuriki", {"lives": 12}, lambda s: s.updated(kuriki_lives=12)),
         ("kuriki", {"stake": -1}, lambda s: s.updated(kuriki_stake=-1)),
         ("crap", {"bluff_window": 2}, lambda s: s.updated(crap_bluff_window=2)),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import BotConfig, ConfigError, check_token, load_config
+from bot.lobby_settings import kept_settings
 from bot.service import Tables
 from bot.settings import GuildSettings, SettingsError
 from tests.bot.conftest import ALICE, CHANNEL, GUILD
@@ -81,6 +82,28 @@ async def test_settings_persist_and_apply_to_new_lobbies(tables: Tables) -> None
     await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
     session = await tables.sessions.get(CHANNEL)
     assert session.lobby.options["rules"]["name"] == "On the Table"
+
+
+@pytest.mark.parametrize("seconds", [1, 5, 14])
+def test_a_turn_timer_too_short_to_use_is_refused_with_the_reason(seconds: int) -> None:
+    with pytest.raises(SettingsError) as refused:
+        GuildSettings().updated(turn_timer=seconds)
+    assert str(refused.value) == (
+        "The turn timer must be 0 (off) or at least 15 seconds: a person needs that long to "
+        "read the table and choose."
+    )
+    assert GuildSettings().updated(turn_timer=15).turn_timer == 15
+    assert GuildSettings().updated(turn_timer=0).turn_timer == 0  # off
+
+
+async def test_a_turn_timer_saved_shorter_loads_as_the_least_one(tables: Tables) -> None:
+    """A server's row saved before the minimum (5 s) still loads, with its other settings,
+    and plays 15 s; so do a lobby's own settings kept outside servers."""
+    await tables.store.save_settings(GUILD, '{"turn_timer": 5, "kuriki_lives": 3}')
+    loaded = await tables.settings(GUILD)
+    assert (loaded.turn_timer, loaded.kuriki_lives) == (15, 3)
+    kept = kept_settings(GuildSettings(), {"turn_timer": 4, "crap_jokers": True})
+    assert (kept.turn_timer, kept.crap_jokers) == (15, True)
 
 
 async def test_damaged_settings_row_falls_back_to_defaults(tables: Tables) -> None:

@@ -29,6 +29,28 @@ async def until(
         await asyncio.sleep(0.02)
 
 
+async def run_out_turns(
+    d: Driver, what: str, ok: Callable[[], bool], channel: int = TABLE, most: int = 60
+) -> None:
+    """Let turn timers run out, one deadline at a time on the bot's moved clock (never
+    waited for in real time), until `ok()`; fails naming `what`."""
+    for _ in range(most):
+        row = d.stored(channel)
+        if ok() or row is None:
+            break
+        d.skip_ahead(15)
+        seen = row["revision"]
+        await until(d, "a turn to run out", lambda r=seen: _moved_on(d, channel, r), channel=channel)
+        await d.settle()
+    await until(d, what, ok, channel=channel)
+
+
+def _moved_on(d: Driver, channel: int, revision: int) -> bool:
+    """The channel's game was saved after `revision`, or is over (its row gone)."""
+    row = d.stored(channel)
+    return row is None or row["revision"] > revision
+
+
 def my_move(message: FakeMessage, user: FakeUser) -> bool:
     """The table asks `user` to move: a fresh table mentions whom it waits for."""
     return mention(user) in (message.content or "")

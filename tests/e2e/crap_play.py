@@ -42,9 +42,9 @@ CHALLENGE = re.compile(rf"⚔ {WHO} challenges {WHO} and rolled \*\*([1-6])\*\*"
 SEAT = re.compile(WHO)
 # (said alone, or after "your turn" when the partner plays next)
 COOPERATED = re.compile(rf"<@(\d+)>: (?:your turn \()?{WHO} co-operated with you")
-# ▶ whose turn, ⏳ whom the table waits on, · anyone else
+# ▶ whose turn, ⏳ whom the table waits on, ✓ who lets the open Acquire go, · anyone else
 PLAYER_ROW = re.compile(
-    rf"^([▶·⏳]) {WHO} \*\*(-?\d+)\*\* ✋(\d+) 🛡(\d+)(?: · sets (.*) \(\+\d+ next round\))?$",
+    rf"^([▶·⏳✓]) {WHO} \*\*(-?\d+)\*\* ✋(\d+) 🛡(\d+)(?: · sets (.*) \(\+\d+ next round\))?$",
     re.M,
 )
 DECK = re.compile(r"Deck (\d+) · discard (\d+) · (\d+) scoring rounds?")
@@ -411,6 +411,7 @@ class CrapGame:
     seats: list[int] = field(default_factory=list)
     presses: int = 0
     did: Counter[str] = field(default_factory=Counter)
+    did_by: Counter[tuple[int, str]] = field(default_factory=Counter)
     agenda: list[str] = field(default_factory=list)
     last_move: dict[int, str] = field(default_factory=dict)
     last: InteractionRecord | None = None  # the last choice made in a hand reply
@@ -844,11 +845,17 @@ async def respond(game: CrapGame, responder: FakeUser, answer: str) -> Table:
     table = game.table()
     assert table.phase == "acquire", table.text
     table = await game.press(responder, answer)
-    if answer == "Let it go":  # acknowledged privately; the window closes as soon as
-        # everyone else has let it go (or one calls), without waiting for its deadline
-        [ack] = [m for m in game.last_press.followups if m.ephemeral]
-        assert ack.visible_to == responder.id and "You let" in ack.text(), ack.text()
-        assert "No need to press" in ack.text(), ack.text()
+    if answer == "Let it go":  # one tap, answered on the table; the window closes as soon
+        # as everyone else has let it go (or one calls), without waiting for its deadline.
+        # Only a player's first pass of the game is acknowledged privately (it tells of Let
+        # bluffs go); a later one adds no private reply.
+        acks = [m for m in game.last_press.followups if m.ephemeral]
+        first = game.did_by[responder.id, "let it go"] == 0
+        assert len(acks) == first, [m.text() for m in acks]
+        for ack in acks:
+            assert ack.visible_to == responder.id and "You let" in ack.text(), ack.text()
+            assert "No need to press" in ack.text(), ack.text()
+        game.did_by[responder.id, "let it go"] += 1
     game.did["let it go" if answer == "Let it go" else "call bluff"] += 1
     return table
 

@@ -523,6 +523,17 @@ class Driver:
 
     # ------------------------------------------------------------------ dying
 
+    def skip_ahead(self, seconds: float) -> None:
+        """Move the in-process bot's clock (its table service's injected clock) on by
+        `seconds` and wake its timers: a turn timer runs out without the test waiting for
+        it in real time."""
+        bot = self.bot
+        assert bot is not None, "a bot in a child process keeps its own clock"
+        tables = bot.tables
+        before = tables.clock
+        tables.clock = lambda: before() + seconds  # type: ignore[method-assign]
+        bot.timers.poke()
+
     async def crash(self) -> None:
         """Kill the in-process bot the way a crash kills a process: every task of it stops
         where it is (a handler still finishing its answer too), its gateway connection

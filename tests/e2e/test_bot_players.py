@@ -25,6 +25,7 @@ from tests.e2e.bot_play import (
     no_bot_is_mentioned,
     own_ephemeral,
     play_farkle_against_dicey,
+    run_out_turns,
     select_of,
     until,
 )
@@ -336,7 +337,7 @@ async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path:
         assert d.problems == []
 
 
-@pytest.mark.e2e(seed=14, defaults=GuildSettings(bot_delay=0.05, turn_timer=1))
+@pytest.mark.e2e(seed=14, defaults=GuildSettings(bot_delay=0.05, turn_timer=15))
 async def test_an_absent_roller_is_played_by_the_bot_policy(d: Driver) -> None:
     """Nobody presses: each absent player's move is the policy's, in the usual words, so an
     absent Roller's declaration says nothing about the dice ("whatever the dice" is gone)."""
@@ -349,10 +350,10 @@ async def test_an_absent_roller_is_played_by_the_bot_policy(d: Driver) -> None:
         rolled = r"(?:rolls a fresh roll|takes the cup and rolls on .+?)"
         return bool(re.search(rf"(Alice|Bob) ran out of time\.\n\1 {rolled}\.\n\1 declares", log))
 
-    await until(d, "an absent Roller's roll and declaration", played_for, timeout=30)
+    await run_out_turns(d, "an absent Roller's roll and declaration", played_for)
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     assert "whatever the dice" not in everything
     # The timeouts still count: three in a row and a player leaves the table.
-    await until(d, "the end by timeouts", lambda: "Game over" in live(d), timeout=30)
+    await run_out_turns(d, "the end by timeouts", lambda: "Game over" in live(d))
     [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
     assert row["winner_id"] is None and "timed out 3 times" in str(line_from_text(row["outcome"]))

@@ -172,13 +172,14 @@ async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
     await fake.start()
     try:
         channel, _ = place_in(fake, where)
-        settings = GuildSettings(turn_timer=4)
+        settings = GuildSettings(turn_timer=15)
         async with running_bot(tmp_path / "e2e.sqlite3", fake=fake, seed=3, defaults=settings) as d:
             table = await farkle_play.open_game(d, channel, [ALICE, BOB], target=1000)
             first = farkle_play.read_table(table).current
             assert first is not None
             revision = read_session(d.database, channel)["revision"]  # type: ignore[arg-type, index]
             fake.advance_clock(TOKEN_LIFETIME + 60)  # every token the bot holds has expired
+            d.skip_ahead(15)  # and Alice's turn runs out (the bot's clock, not waited for)
             await until(
                 d,
                 "the turn timer to play the absent turn",

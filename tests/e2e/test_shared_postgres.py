@@ -9,7 +9,6 @@ import asyncio
 import time
 from pathlib import Path
 
-from bot.settings import GuildSettings
 from bot.store import Store
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.farkle_play import open_game, play_move, read_table
@@ -48,8 +47,10 @@ async def test_two_processes_a_kill_and_a_reshard(tmp_path: Path, pg_url: str) -
         fake.add_guild(guild, name, {TABLES[guild]: "games"}, owner_id=ADMIN.id)
     await fake.start()
     store = await Store.open(pg_url)
-    # EAST plays with a 3-second turn timer; the others with the default (2 minutes).
-    await store.save_settings(EAST, GuildSettings(turn_timer=3).model_dump_json())
+    # EAST plays with the shortest turn timer (a row saved with 3 s before the 15-second
+    # minimum loads as 15 s: the child processes keep their own clock, so it is waited
+    # for); the others with the default (2 minutes).
+    await store.save_settings(EAST, '{"turn_timer": 3}')
     try:
         await play_across_processes(fake, store, pg_url, tmp_path)
     finally:
@@ -90,7 +91,7 @@ async def play_across_processes(
         async def timed_out() -> bool:
             return "ran out of time" in fake_table_text(second, TABLES[EAST])
 
-        await wait_for("the surviving process plays the dead one's deadline", timed_out)
+        await wait_for("the surviving process plays the dead one's deadline", timed_out, 60)
         assert await revision(store, TABLES[EAST]) > started
         after = read_table(second.table(TABLES[EAST]))
         assert after.current != waited_for  # the turn passed on
@@ -112,7 +113,7 @@ async def play_across_processes(
                 return bool(await store.finished_games(TABLES[EAST]))
             return row.revision > east
 
-        await wait_for("EAST's new owner plays its deadlines", east_moves)
+        await wait_for("EAST's new owner plays its deadlines", east_moves, 60)
         async with start(3, [2], 4) as high:
             await play_move(high, TABLES[NORTH], PLAYERS[NORTH])
             await play_move(low, TABLES[WEST], PLAYERS[WEST])

@@ -3,7 +3,6 @@ plays their turn and shows the table over REST (no interaction to answer)."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest
@@ -14,7 +13,7 @@ from tests.e2e.bot_play import live, until
 from tests.e2e.harness import ALICE, BOB, TABLE, Driver, is_summary, read_finished
 
 
-@pytest.mark.e2e(defaults=GuildSettings(turn_timer=1))
+@pytest.mark.e2e(defaults=GuildSettings(turn_timer=15))
 async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) -> None:
     await d.slash(ALICE, TABLE, "farkle start", rules="classic")
     await d.click(BOB, TABLE, label="Join")
@@ -22,18 +21,19 @@ async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) ->
     table = d.table(TABLE)
     first = re.search(r"<@(\d+)>'s turn", table.text())
     assert first and "Time for this move runs out" in table.text()
-    # Nobody presses anything: after the deadline the timer ends the absent player's turn.
-    # The turn passes, so the table is posted afresh over REST (no interaction to answer),
-    # calling the next player, and the message above becomes a summary without buttons.
-    seen, live = "", table
-    for _ in range(60):
-        await asyncio.sleep(0.1)
+    # Nobody presses anything: after the deadline (the bot's clock moved on, not waited
+    # for) the timer ends the absent player's turn. The turn passes, so the table is posted
+    # afresh over REST (no interaction to answer), calling the next player, and the message
+    # above becomes a summary without buttons.
+    d.skip_ahead(15)
+
+    def timed_out() -> bool:
         shown = d.tables(TABLE)  # none for a moment: the old table retires before the post
-        live = shown[-1] if shown else table
-        if live is not table and "ran out of time" in live.text():
-            seen = live.text()  # read at once: the next player's clock runs 1 s too
-            break
-    assert "ran out of time" in seen, d.table(TABLE).text()
+        return bool(shown) and shown[-1] is not table and "ran out of time" in shown[-1].text()
+
+    await until(d, "the timer to play the absent turn", timed_out)
+    live = d.tables(TABLE)[-1]
+    seen = live.text()
     after = re.search(r"<@(\d+)>'s turn", seen)
     assert after and after[1] != first[1]  # the turn passed on
     assert live.interaction_metadata is None and live.webhook_id is None  # a channel message
@@ -45,14 +45,23 @@ async def test_an_absent_player_is_played_for_and_the_table_edited(d: Driver) ->
     assert d.fake.violations == []
 
 
-@pytest.mark.e2e(defaults=GuildSettings(turn_timer=1))
+@pytest.mark.e2e(defaults=GuildSettings(turn_timer=15))
 async def test_a_game_nobody_plays_is_abandoned_not_won(d: Driver) -> None:
     """Nobody presses anything after Start: each player's turn runs out twice, and the game
     ends abandoned, with no winner and no win in the stats, in a new message that tells both."""
     await d.slash(ALICE, TABLE, "farkle start", rules="classic")
     await d.click(BOB, TABLE, label="Join")
     await d.click(ALICE, TABLE, label="Start")
-    await until(d, "the game's end", lambda: "nobody played" in live(d), timeout=20)
+    while (row := d.stored(TABLE)) is not None:  # each turn runs out on the moved clock
+        d.skip_ahead(15)
+        await until(
+            d,
+            "a turn to run out",
+            lambda: (d.stored(TABLE) or {"revision": row["revision"] + 1})["revision"]
+            > row["revision"],
+        )
+        await d.settle()
+    await until(d, "the game's end", lambda: "nobody played" in live(d))
     final = d.table(TABLE)
     assert "**Abandoned:** nobody played for 4 turns, so nobody wins." in (
         final.text()

@@ -67,7 +67,7 @@ def a_set(r: int, cards: list[int] | None = None, **fields: object) -> ScoredSet
 def test_rules_defaults_and_bounds() -> None:
     rules = CrapRules()
     assert (rules.threshold, rules.jokers, rules.force_recycle) == (1000, False, False)
-    assert (rules.bluff_window, rules.vote_seconds) == (20, 60)
+    assert (rules.bluff_window, rules.vote_seconds) == (10, 60)
     for bad in ({"threshold": 99}, {"bluff_window": 4}, {"vote_seconds": 9}):
         with pytest.raises(ValidationError):
             CrapRules(**bad)  # type: ignore[arg-type]
@@ -475,16 +475,16 @@ def test_honest_acquire_uncalled_takes_all_unprotected_cards_of_that_value() -> 
     t = acquire_table([c(K, "S"), c(2, "S")])
     t.do(ANN, "acquire", rank=K, now=100.0)
     assert t.state.phase == "acquire" and t.state.acquire is not None
-    assert t.state.acquire.bluff is False and t.state.acquire.deadline == 120.0
-    assert next_deadline(t.state) == 120.0
+    assert t.state.acquire.bluff is False and t.state.acquire.deadline == 110.0
+    assert next_deadline(t.state) == 110.0
     assert on_clock(t.state) is None and waiting_for(t.state) == []
     assert t.legal(ANN) == set()
     assert t.legal(BOB) == t.legal(CAT) == {"call_bluff", "no_call"}
     assert t.p(ANN).hand == [c(K, "S"), c(2, "S")]  # nothing moves yet
     t.refused(ANN, "protect", IllegalMove, cards=[c(2, "S")])
-    t.expire(119.9)
+    t.expire(109.9)
     assert t.state.phase == "acquire" and t.events == []
-    t.expire(120.0)
+    t.expire(110.0)
     assert t.state.phase == "turn" and t.state.acquire is None
     assert t.p(ANN).hand == [c(K, "S"), c(2, "S"), c(K, "H"), c(K, "D"), c(K, "S", 1)]
     assert t.p(BOB).hand == [c(3, "S")] and t.p(BOB).protected == [c(K, "C")]
