@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from babel.messages.pofile import read_po
 
+from bot import mentions
 from bot.app import default_adapters
 from bot.i18n import LANGUAGES, SOURCE, catalogue_path, number, speaking
 from bot.settings import GuildSettings
@@ -89,3 +90,16 @@ def test_numbers_in_the_rules_are_written_as_the_language_writes_them(code: str)
         shown = number(1200)
     (line,) = [s for s in scoring if "800" in s]
     assert shown in line, line
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != SOURCE])
+def test_a_command_is_named_as_its_mention_shows_it_in_every_language(
+    code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Discord writes a mention's name as given (English); a footer, where no mention is
+    clickable, names the command the same way, so one message never has two names for it."""
+    with speaking(code):
+        footer = mentions.spoken("farkle rules")
+        monkeypatch.setattr(mentions, "_command_ids", {"farkle": 1})
+        clickable = mentions.mention("farkle rules")
+    assert footer == "/farkle rules" and clickable == "</farkle rules:1>"
