@@ -167,7 +167,7 @@ def parse_rule_value(field: str, raw: str) -> Any:
     if "Literal" in annotation or "bool" in annotation:
         raise SettingsError(
             _(
-                "{rule} takes {choices} (pick one from the list), not {raw}.",
+                "{rule}: {choices} (pick one from the list), not {raw}.",
                 rule=rule_label(field),
                 choices=listed((words for words, _token in offered), style="or"),
                 raw=repr(raw),
