@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import UserError
-from bot.i18n import N_, _
+from bot.i18n import N_, _, _p
 from bot.mentions import mention
 from bot.settings import GuildSettings
 
@@ -93,8 +93,10 @@ def lobby_settings(
     if (rule is None) != (value is None):
         raise UserError(
             _(
-                "A house rule takes both options: `house_rule` (which rule) and `value` "
-                "(its new value, e.g. 300 or yes)."
+                "A house rule takes both options: {rule} (which rule) and {value} (its new "
+                "value, from the list or a number).",
+                rule=_p("parameter_name", "house_rule"),
+                value=_p("parameter_name", "value"),
             )
         )
     settings = base.updated(

@@ -15,7 +15,7 @@ from pydantic import (
 
 from bot.config_errors import located, problems
 from bot.errors import UserError
-from bot.i18n import LANGUAGES, N_, _, listed, number
+from bot.i18n import LANGUAGES, N_, SOURCE, _, listed, number, speaking
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
 
@@ -183,16 +183,30 @@ _FALSE_WORDS = {"no", "false", "off", "0"}
 
 
 def parse_rule_value(field: str, raw: str) -> Any:
-    """Turn what an admin typed into the rule field's type (validation happens after)."""
+    """Turn what an admin chose or typed into the rule field's type (validation happens
+    after): a value `rule_value_options` offers, by its token or by its words in the current
+    language or English ("aus" is off for a German admin), or a number."""
     text = raw.strip().lower()
     annotation = str(FarkleRules.model_fields[field].annotation)
+    offered = rule_value_options(field)
+    for words, token in offered:
+        with speaking(SOURCE):
+            english = rule_value_words(field, _token_value(field, token))
+        if text in (words.lower(), english.lower(), token):
+            return _token_value(field, token)
     if "bool" in annotation:
         if text in _TRUE_WORDS:
             return True
         if text in _FALSE_WORDS:
             return False
+    if "Literal" in annotation or "bool" in annotation:
         raise SettingsError(
-            _("{rule} takes yes or no, not {raw}.", rule=rule_label(field), raw=repr(raw))
+            _(
+                "{rule}: {choices} (pick one from the list), not {raw}.",
+                rule=rule_label(field),
+                choices=listed((words for words, _token in offered), style="or"),
+                raw=repr(raw),
+            )
         )
     if "tuple" in annotation:
         parts = [p for p in text.replace(" ", ",").split(",") if p]
@@ -211,11 +225,38 @@ def parse_rule_value(field: str, raw: str) -> Any:
         except ValueError:
             label, given = rule_label(field), repr(raw)
             raise SettingsError(
-                _("{rule} takes a whole number (or none), not {raw}.", rule=label, raw=given)
-                if "None" in annotation
+                _(
+                    "{rule} takes a whole number, or {none} from the list, not {raw}.",
+                    rule=label,
+                    none=offered[0][0],
+                    raw=given,
+                )
+                if offered
                 else _("{rule} takes a whole number, not {raw}.", rule=label, raw=given)
             ) from None
     return text
+
+
+def rule_value_options(field: str) -> list[tuple[str, str]]:
+    """The values of a rule that are words, not numbers, as (words in the current language,
+    the token `parse_rule_value` reads): what /config farkle-rule and /farkle start offer
+    for their `value` option, so nobody types "none" or "highest_first"."""
+    info = FarkleRules.model_fields.get(field)
+    if info is None:
+        return []
+    annotation = info.annotation
+    if annotation is bool:
+        return [(_("on"), "yes"), (_("off"), "no")]
+    if get_origin(annotation) is Literal:
+        return [(rule_value_words(field, v), str(v)) for v in get_args(annotation)]
+    if type(None) in get_args(annotation):
+        return [(rule_value_words(field, None), "none")]
+    return []
+
+
+def _token_value(field: str, token: str) -> Any:
+    """The value an offered token stands for."""
+    return {"yes": True, "no": False, "none": None}.get(token, token)
 
 
 #: Each Farkle rule field in a player's words: its name (translated where it is shown, see
@@ -224,29 +265,30 @@ def parse_rule_value(field: str, raw: str) -> Any:
 #: are no messages of their own.
 RULE_WORDS: dict[str, tuple[str, str]] = {
     "target": (N_("Target"), "the score that ends the game"),
-    "target_inclusive": (N_("Reaching the target exactly"), "counts (on) or must be passed (off)"),
+    "target_inclusive": (N_("Reaching the target exactly"), "whether it is enough to win"),
     "single_one": (N_("Single 1"), "points for a single 1"),
     "single_five": (N_("Single 5"), "points for a single 5"),
     "triple_ones": (N_("Three 1s"), "points for three 1s (others: face x 100)"),
-    "kind_scoring": (N_("Four or more of a kind"), "singles, double, add or flat"),
+    "kind_scoring": (N_("Four or more of a kind"), "how they score"),
     "flat_kind": (N_("Flat 4/5/6 of a kind"), "three numbers, e.g. 1000,2000,3000"),
-    "three_pairs": (N_("Three pairs"), "points, or none: not scored"),
+    "three_pairs": (N_("Three pairs"), "points, or not scored"),
     "four_and_pair_is_three_pairs": (N_("Four of a kind + a pair"), "counts as three pairs"),
-    "straight": (N_("Straight 1-6"), "points, or none: not scored"),
-    "two_triplets": (N_("Two triples"), "points, or none: the two triples added"),
+    "straight": (N_("Straight 1-6"), "points, or not scored"),
+    "two_triplets": (N_("Two triples"), "points, or the two triples added"),
     "extend_triple_across_throws": (N_("Triples extend"), "later dice of a triple's face score it"),
     "min_bank": (N_("Bank minimum"), "turn score needed to bank"),
     "min_bank_after_hot_dice": (N_("Bank minimum after hot dice"), "counted afresh"),
     "opening": (N_("Opening"), "turn score needed to get on the table"),
     "one_die_throws": (N_("Throws with the last die"), "to roll a 1 or a 5 (1-6)"),
-    "farkle_penalty_every": (N_("Farkle penalty"), "every Nth farkle costs points; 0: off"),
+    "farkle_penalty_every": (N_("Farkle penalty"), "every how many farkles cost points (0: never)"),
     "farkle_penalty": (N_("Farkle penalty points"), "what that farkle costs"),
     # Translators: "crappy malappy" is the game's name for a roll; keep it unless your
     # players call it otherwise.
-    "crappy_malappy_wins": (N_("Crappy malappys to win"), "0: off"),
+    "crappy_malappy_wins": (N_("Crappy malappys to win"), "how many win the game at once (0: never)"),
     "piggyback": (N_("Piggyback"), "take over the last player's unrolled dice"),
-    "seating": (N_("Seating"), "highest_first or highest_last"),
-    "end_rule": (N_("End of the game"), "finish_round or one_more_turn"),
+    "seating": (N_("Seating"), "who the highest seating roll makes go"),
+    "end_rule": (N_("End of the game"), "what follows when someone reaches the target"),
+    "max_players": (N_("Players at a table"), "how many may sit at one table (2-25)"),
 }
 
 _VALUE_WORDS: dict[str, dict[object, str]] = {
@@ -358,9 +400,10 @@ def _bound(ctx: dict[str, Any], inclusive: str, exclusive: str) -> str:
 
 
 def _literal_choices(model: type[BaseModel] | None, field: str) -> str:
-    """ "'singles', 'double', 'add' or 'flat'": the values a Literal field takes, as
-    alternatives in the current language ("" when the field takes no Literal)."""
+    """ "only as a triple plus singles, doubled per extra die, ... or flat": the values a
+    Literal field takes, in words, as alternatives in the current language ("" when the
+    field takes no Literal)."""
     info = model.model_fields.get(field) if model is not None else None
     if info is None or get_origin(info.annotation) is not Literal:
         return ""
-    return listed((repr(v) for v in get_args(info.annotation)), style="or")
+    return listed((rule_value_words(field, v) for v in get_args(info.annotation)), style="or")

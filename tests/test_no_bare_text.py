@@ -154,6 +154,7 @@ OPERATOR_ONLY_TOO = {"bot/config_errors.py"}
 REVIEWED = {
     # the command tree's descriptions (translated by bot/translator.py)
     ("bot/cogs/common.py", "Seconds for each move, 0 for none (outside servers; in a server: /config timer)"),
+    ("bot/cogs/common.py", "The new value: pick one from the list, or type a number"),
     # the command a start option's setting is changed with (a path `mention` shows)
     *(("bot/lobby_settings.py", f"config {c}") for c in ("farkle", "kuriki", "crap", "timer", "farkle-rule")),
     # the key of a message, to recognise it (games.autoplay.is_idle)

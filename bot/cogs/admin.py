@@ -147,10 +147,11 @@ class AdminCog(
     @app_commands.command(name="farkle-rule")
     @app_commands.describe(
         rule="The rule to change",
-        value="A number, yes/no, none, or a word such as add / highest_last",
+        value=common.VALUE_HELP,
         preset="Rule set to change (default: the server's)",
     )
     @app_commands.choices(rule=common.RULE_CHOICES, preset=common.PRESET_CHOICES)
+    @app_commands.autocomplete(value=common.rule_values)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def farkle_rule(
         self,

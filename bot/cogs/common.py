@@ -8,10 +8,10 @@ import discord
 from discord import app_commands
 
 from bot.errors import UserError
-from bot.i18n import N_, _
+from bot.i18n import N_, _, speak
 from bot.interactions import actor_of, send_reply
 from bot.reach import seen_by_invoker_only
-from bot.settings import rule_choice_name
+from bot.settings import rule_choice_name, rule_value_options
 from games.farkle.rules import PRESETS, rule_fields
 
 if TYPE_CHECKING:
@@ -27,6 +27,30 @@ PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRES
 RULE_CHOICES = [
     app_commands.Choice(name=rule_choice_name(name), value=name) for name in rule_fields()
 ]
+#: The `value` option of a house rule: what its list offers, or a number typed.
+VALUE_HELP = "The new value: pick one from the list, or type a number"
+
+
+async def rule_values(
+    interaction: discord.Interaction[GameBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """The `value` option's list for the rule chosen beside it (`rule` in /config
+    farkle-rule, `house_rule` in /farkle start), in the admin's language: the values that
+    are words ("on", "highest roll goes first", "not scored"), so nobody types a token, and
+    what they typed as it is when it is a number."""
+    speak(interaction.locale)
+    namespace = interaction.namespace
+    chosen = getattr(namespace, "rule", None) or getattr(namespace, "house_rule", None)
+    field = str(getattr(chosen, "value", chosen) or "")
+    typed = current.strip()
+    options = [
+        app_commands.Choice(name=words[:100], value=token)
+        for words, token in rule_value_options(field)
+        if typed.lower() in words.lower()
+    ]
+    if typed and not options:
+        options = [app_commands.Choice(name=typed[:100], value=typed[:40])]
+    return options[:25]
 
 
 def anywhere(command: T) -> T:

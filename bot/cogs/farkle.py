@@ -31,9 +31,10 @@ class FarkleCog(
         bots="Bot players to seat besides you (add or remove more in the lobby)",
         timer=common.TIMER_HELP,
         house_rule="A rule to change for this game (outside servers; in a server: /config)",
-        value="The house rule's value: a number, yes/no, none, or a word such as add",
+        value=common.VALUE_HELP,
     )
     @app_commands.choices(rules=PRESET_CHOICES, house_rule=RULE_CHOICES)
+    @app_commands.autocomplete(value=common.rule_values)
     async def start(
         self,
         interaction: discord.Interaction[GameBot],

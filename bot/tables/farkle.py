@@ -500,7 +500,7 @@ class FarkleTable(TableAdapter):
             text=_(
                 "Presets: {presets} · a server's admins change rules with /config; outside "
                 "servers, the host's start options do",
-                presets=", ".join(PRESETS),
+                presets=listed(_(r.name) for r in PRESETS.values()),
             )
         )
         return embed

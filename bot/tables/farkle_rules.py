@@ -19,7 +19,15 @@ def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
     elif rules.kind_scoring == "double":
         kind = _("Four of a kind is twice the triple, five twice that, six twice again.")
     elif rules.kind_scoring == "add":
-        kind = _("Each die past three adds the triple again (four 4s = 800, five = 1200).")
+        # The example: four and five 4s, each die past three adding the triple (400).
+        kind = _(
+            "Each die past three adds the triple again ({four_dice} = {four}, "
+            "{five_dice} = {five}).",
+            four_dice=" ".join("4" * 4),
+            four=800,
+            five_dice=" ".join("4" * 5),
+            five=1200,
+        )
     else:
         four, five, six = rules.flat_kind
         kind = _("Four, five, six of a kind: {four} / {five} / {six}.", four=four, five=five, six=six)

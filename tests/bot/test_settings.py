@@ -40,8 +40,8 @@ def test_house_rules_apply_to_their_preset_only() -> None:
     [
         ("min_bank", "lots", "whole number"),
         ("min_bank", "-5", "Bank minimum must be at least 0"),
-        ("piggyback", "maybe", "yes or no"),
-        ("kind_scoring", "triple", "Four or more of a kind must be .singles."),
+        ("piggyback", "maybe", "on or off"),
+        ("kind_scoring", "triple", "Four or more of a kind: only as a triple plus singles"),
         ("flat_kind", "1,2", "three numbers"),
         ("target", "100", "Target must be at least 500"),
         ("one_die_throws", "9", "Throws with the last die must be at most 6"),
