@@ -131,11 +131,38 @@ def _poster(
     return functools.partial(webhook(bot, window).send, wait=True), window
 
 
+async def retouch(bot: GameBot, update: TableUpdate) -> None:
+    """Edit the side messages the update's move changed or closed (a foul vote's: its
+    result, whoever decided it), over REST or through an open interaction that made them.
+    One that cannot be edited any more (deleted, too old, no window open) stays as it is."""
+    for message_id, shown in update.sides:
+        if not bot.tables.editable(message_id):
+            continue
+        try:
+            await _editor(bot, update, message_id)(**table_kwargs(shown))
+        except (discord.NotFound, Unreachable):
+            continue
+        except discord.HTTPException as exc:
+            log.info("Could not edit a message in %s (%s)", update.channel_id, exc)
+
+
 async def show_on_interaction(
     interaction: discord.Interaction[GameBot], update: TableUpdate
 ) -> None:
     """Answer a click on the table (or /start, /status) by showing the table: an update of
-    the clicked message, or a fresh post with the old table retired."""
+    the clicked message, or a fresh post with the old table retired; then the side messages
+    the move changed."""
+    try:
+        await _show_on_interaction(interaction, update)
+    finally:
+        if update.sides:
+            async with interaction.client.tables.display_lock(update.channel_id):
+                await retouch(interaction.client, update)
+
+
+async def _show_on_interaction(
+    interaction: discord.Interaction[GameBot], update: TableUpdate
+) -> None:
     tables = interaction.client.tables
     window = window_of(interaction)
     async with tables.display_lock(update.channel_id):
@@ -207,25 +234,39 @@ async def show_table(
     """Bring the table up to date outside the interaction's answer (timers, commands, moves
     in a private menu, catching up). A fresh table goes out as the interaction's public
     follow-up when there is one (not counted against the global rate limit); where the bot
-    is no member, through `window` (the answered interaction's) or the newest open one."""
+    is no member, through `window` (the answered interaction's) or the newest open one.
+    Then the side messages the move changed (also when a newer table overtook this one)."""
     tables = bot.tables
     async with tables.display_lock(update.channel_id):
-        if tables.overtaken(update):
+        try:
+            await _show_table(bot, update, followup, window)
+        finally:
+            await retouch(bot, update)
+
+
+async def _show_table(
+    bot: GameBot,
+    update: TableUpdate,
+    followup: discord.Webhook | None,
+    window: Window | None,
+) -> None:
+    tables = bot.tables
+    if tables.overtaken(update):
+        return
+    update = tables.aimed(update)
+    if not update.fresh and update.message_id is not None:
+        try:
+            await _show(_editor(bot, update, update.message_id), update, _edit_kwargs)
+            await tables.shown(update, update.message_id)
             return
-        update = tables.aimed(update)
-        if not update.fresh and update.message_id is not None:
-            try:
-                await _show(_editor(bot, update, update.message_id), update, _edit_kwargs)
-                await tables.shown(update, update.message_id)
-                return
-            except (discord.NotFound, Unreachable):
-                pass
-            except discord.HTTPException as exc:
-                log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
-        posted = await _post(bot, update, followup, window)
-        if posted is None:
-            return
-        await tables.shown(update, posted.id)
+        except (discord.NotFound, Unreachable):
+            pass
+        except discord.HTTPException as exc:
+            log.info("Table edit refused in %s (%s): posting it afresh", update.channel_id, exc)
+    posted = await _post(bot, update, followup, window)
+    if posted is None:
+        return
+    await tables.shown(update, posted.id)
 
 
 async def _post(

@@ -89,6 +89,8 @@ class Endings:
                 record = self._record(session, adapter, ended_by=actor.name)
                 final = adapter.render(session)
                 game_id = await self.sessions.finish(session, record)
+                # Its votes still open end with it (their messages say so).
+                session.retouch = [(m, key) for key, m in session.side.items()]
                 final.picture = await self._story(session)
                 final.items, final.content = [], None
                 session.ping = []  # nobody is waited on in an ended game

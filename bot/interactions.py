@@ -71,13 +71,32 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
             interaction, content=reply.content, embed=reply.embed, view=reply.view()
         )
     else:
-        await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
+        sent = await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
+        if reply.side is not None and update is not None and sent.message_id:
+            await _side_posted(interaction, update.game, reply.side, sent.message_id)
     for follow in reply.followups:
         if window is not None:
             window.posted(None)
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if update is not None:
         await show_table(interaction.client, update, interaction.followup, window)
+
+
+async def _side_posted(
+    interaction: discord.Interaction[GameBot], game: float, key: str, message_id: int
+) -> None:
+    """The answer is a side message (a foul vote's): its id is kept with the game, so
+    whatever closes the vote edits it; closed already (a bot was quicker), it is edited now."""
+    window = window_of(interaction)
+    if window is not None:
+        window.made(message_id)  # where the bot is no member: the way to edit it
+    assert interaction.channel_id is not None
+    tables = interaction.client.tables
+    closed = await tables.side_posted(interaction.channel_id, game, key, message_id)
+    if closed is not None:
+        await interaction.edit_original_response(
+            content=closed.content, embed=closed.embed, view=closed.view()
+        )
 
 
 async def send_rematch(interaction: discord.Interaction[GameBot], rematch: Rematch) -> None:

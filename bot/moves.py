@@ -170,6 +170,8 @@ class Moves:
             if on_table:
                 reply = self._on_table(work, rendered, clicked=message_id)
             else:
+                # A press on a side message (a vote's) is answered by editing it: not twice.
+                work.retouch = [r for r in work.retouch if r[0] != message_id]
                 after = adapter.message_after(work, actor.id, click.action, click.arg)
                 answer = (
                     Reply.of_table(after, ephemeral=True)  # never into someone else's reply
@@ -324,6 +326,7 @@ class Moves:
         clock's, so a restart keeps it); a game with no person left ends with no winner."""
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
             work.state = adapter.abandon(work.state, M(ONLY_BOTS))
+        _retouch(work, adapter, before)
         # Whom the table now calls: who newly must act, never the actor (nobody is notified
         # of their own click). Nobody to call: the table can be edited in place.
         before_waiting = {} if before is None else adapter.waiting_on(before)
@@ -372,6 +375,17 @@ class Moves:
         if work.deadline is not None:
             self.on_deadline()
         return self._table(work)
+
+
+def _retouch(work: Session, adapter: TableAdapter, before: Any) -> None:
+    """The side messages (a foul vote's) this move changed or closed, whoever made it, to
+    be edited with the table (`Session.retouch`); the closed ones are no longer kept."""
+    if not work.side:
+        return
+    now = adapter.side_messages(work.state)
+    was = {} if before is None else adapter.side_messages(before)
+    work.retouch = [(m, key) for key, m in work.side.items() if now.get(key) != was.get(key)]
+    work.side = {key: m for key, m in work.side.items() if key in now}
 
 
 def _refuse_as_now(adapter: TableAdapter, state: Any, move: Move, trial: Session) -> None:

@@ -55,6 +55,9 @@ class TableUpdate:
     #: The finished game's id when this is its final table: once shown, it is marked seen
     #: (`Tables.shown`) rather than the channel's session, which is gone.
     ending: int | None = None
+    #: Messages besides the table that the move changed or closed (a foul vote's), with
+    #: what each shows now: edited with the table, never posted again.
+    sides: tuple[tuple[int, Rendered], ...] = ()
 
 
 @dataclass
@@ -73,6 +76,8 @@ class Reply:
     update: TableUpdate | None = None
     on_table: bool = False
     followups: list[Reply] = field(default_factory=list)
+    #: The answer is a side message (a foul vote's): the key its id is kept under.
+    side: str | None = None
 
     def view(self) -> discord.ui.View | None:
         return None if self.items is None else view_of(self.items)
@@ -92,6 +97,7 @@ class Reply:
 
     @classmethod
     def of_table(cls, rendered: Rendered, **kw: object) -> Reply:
+        kw.setdefault("side", rendered.side)
         return cls(content=rendered.content, embed=rendered.embed, items=rendered.items, **kw)  # type: ignore[arg-type]
 
 

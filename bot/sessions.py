@@ -58,6 +58,11 @@ class Session:
     #: The finished game's id once it is recorded (`Sessions.finish`): its tables from then
     #: on are its final table.
     ended: int | None = None
+    #: The public messages besides the table that show a decision still open (a foul vote),
+    #: by the adapter's key (`TableAdapter.side_messages`): their ids, saved with the game.
+    side: dict[str, int] = field(default_factory=dict)
+    #: Those the last commit changed or closed, (message id, key): edited with its table.
+    retouch: list[tuple[int, str]] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -73,7 +78,7 @@ class Session:
     def working(self, **changes: Any) -> Session:
         """A copy for a move that may not be kept: its draws are a fork, so the cached
         game's stream moves on only when the move is committed (`changes` as `replace`)."""
-        return replace(self, draws=self.draws and self.draws.fork(), **changes)
+        return replace(self, draws=self.draws and self.draws.fork(), retouch=[], **changes)
 
     @functools.cached_property
     def game_id(self) -> int:
@@ -107,8 +112,8 @@ def take_lines(session: Session) -> None:
 
 def session_json(session: Session, via: Reach | None = None) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"][, "sealed"], "draws"} (via: the channel's windows where the bot is no
-    member, see bot/reach.py; draws: the game's secret seed and its record, see
+    "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
+    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed and its record, see
     games/draws.py; sealed: whether a started game has draws, see `_draws`). The models
     write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
     several times cheaper than model_dump() followed by json.dumps()."""
@@ -118,6 +123,8 @@ def session_json(session: Session, via: Reach | None = None) -> str:
     }  # fmt: skip
     if via is not None:
         fields["via"] = via.as_json()
+    if session.side:
+        fields["side"] = session.side
     if session.state is not None:
         fields["sealed"] = session.draws is not None
     tail = json.dumps(fields, separators=(",", ":"))
@@ -307,6 +314,11 @@ class Sessions:
             ping = data.get("ping", [])
             if not isinstance(ping, list) or not all(type(i) is int for i in ping):
                 raise TypeError("ping")
+            side = data.get("side", {})
+            if not isinstance(side, dict) or not all(
+                type(m) is int and 0 < m < MAX_ID for m in side.values()
+            ):
+                raise TypeError("side")
             via = _reach(row.channel_id, data.get("via"))
             state = None
             if data.get("state") is not None:
@@ -338,6 +350,7 @@ class Sessions:
             shown_revision=row.shown_revision,
             ping=ping,
             draws=draws,
+            side=side,
         )
 
     def _merge(self, channel_id: int, stored: Reach | None) -> None:
@@ -376,6 +389,14 @@ class Sessions:
             session.message_id = shown.message_id
             session.shown_revision = max(session.shown_revision, shown.shown_revision)
         self._keep(session)
+
+    async def note(self, session: Session) -> None:
+        """Store what the cached `session` keeps beside its game (its side messages, its
+        windows) in its row as it is, without a new revision: no move was made. A row
+        moved on meanwhile (another process) keeps its own."""
+        data = session_json(session, self.reaches.get(session.channel_id))
+        if not await self.store.note_session(session.channel_id, session.revision, data):
+            log.info("Channel %s moved on before its notes were stored", session.channel_id)
 
     async def finish(
         self, session: Session, record: FinishedGame, *, unseen: bool = False

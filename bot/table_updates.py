@@ -215,6 +215,9 @@ class TableUpdates:
             if over:
                 waiting = dict.fromkeys(ping, _("the game is over"))
             table = replace(table, content=_ping_text(ping, waiting, table.content))
+        # The side messages the commit changed or closed, each shown once.
+        retouch, session.retouch = session.retouch, []
+        sides = tuple((m, adapter.side_message(session, key)) for m, key in retouch)
         self._seq += 1
         remember(self._latest, session.channel_id, session.created_at, self._seq)
         return TableUpdate(
@@ -230,7 +233,27 @@ class TableUpdates:
             via=via,
             game=session.created_at,
             ending=session.ended,
+            sides=sides,
         )
+
+    async def side_posted(
+        self, channel_id: int, game: float, key: str, message_id: int
+    ) -> Rendered | None:
+        """A side message (a foul vote's, `Rendered.side`) was posted as `message_id`: kept
+        with the game (stored at once, so a restarted bot still edits it when the decision
+        closes). When it closed while the message was on its way (a bot voted): what the
+        message shows instead."""
+        async with self.sessions.lock(channel_id):
+            session = await self.sessions.get(channel_id)
+            if session is None or session.created_at != game or not session.started:
+                return None
+            adapter = self.adapters[session.kind]
+            if key not in adapter.side_messages(session.state):
+                with self.speaking_to(session):
+                    return adapter.side_message(session, key)
+            session.side = {**session.side, key: message_id}
+            await self.sessions.note(session)
+            return None
 
     async def catch_up(self, channel_id: int) -> TableUpdate | None:
         """After a restart: the update that shows the stored state, when the table message

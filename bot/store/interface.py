@@ -97,6 +97,11 @@ class Store(ABC):
         same commit: a move and its lines are both kept, or neither."""
 
     @abstractmethod
+    async def note_session(self, channel_id: int, revision: int, data: str) -> bool:
+        """Rewrite the stored form of revision `revision` of a session (what it keeps beside
+        the game, no move); False, and nothing written, when the row is at another revision."""
+
+    @abstractmethod
     async def table_shown(
         self,
         channel_id: int,

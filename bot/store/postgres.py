@@ -188,6 +188,15 @@ class PostgresStore(Store):
             status = await self.pool.execute(_UPSERT_SESSION, *session_values(row))
         return status.endswith(" 1")
 
+    async def note_session(self, channel_id: int, revision: int, data: str) -> bool:
+        status = await self.pool.execute(
+            "UPDATE sessions SET data = $1 WHERE channel_id = $2 AND revision = $3",
+            data,
+            channel_id,
+            revision,
+        )
+        return bool(status.endswith(" 1"))
+
     async def table_shown(
         self,
         channel_id: int,

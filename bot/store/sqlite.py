@@ -158,6 +158,14 @@ class SqliteStore(Store):
         finally:
             self._saver = None
 
+    async def note_session(self, channel_id: int, revision: int, data: str) -> bool:
+        rows = await self.db.execute_fetchall(
+            "UPDATE sessions SET data = ? WHERE channel_id = ? AND revision = ?"
+            " RETURNING channel_id",
+            (data, channel_id, revision),
+        )
+        return bool(rows)
+
     async def table_shown(
         self,
         channel_id: int,

@@ -84,6 +84,9 @@ class Rendered:
     items: list[TableItem] = field(default_factory=list)
     content: str | None = None
     picture: bytes | None = None
+    #: A message besides the table that shows a decision of the game (a foul vote): the
+    #: key its id is kept under once posted (`TableAdapter.side_messages`).
+    side: str | None = None
 
     def view(self) -> discord.ui.View:
         return view_of(self.items)
@@ -274,6 +277,17 @@ class TableAdapter(ABC):
     ) -> Rendered:
         """What an off-table message (an ephemeral, a vote) shows after a click on it."""
         return Rendered(embed=discord.Embed(description=_("Done.")))
+
+    def side_messages(self, state: Any) -> dict[str, str]:
+        """The public messages besides the table that show a decision still open (Kuriki's
+        foul votes), by key, each with a fingerprint of what it shows: a commit that changes
+        the fingerprint or closes the decision edits the message (`side_message`), whoever
+        made it, a person, a bot or a timer. None by default."""
+        return {}
+
+    def side_message(self, session: Session, key: str) -> Rendered:
+        """The message of `side_messages`'s `key` as it stands now (closed: its result)."""
+        raise KeyError(key)
 
     @abstractmethod
     def remove_player(self, state: Any, user_id: int) -> Any:

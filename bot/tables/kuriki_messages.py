@@ -5,6 +5,7 @@ votes and Rusks."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -22,6 +23,8 @@ from games.kuriki.values import legal_declarations, name, roll_value
 from games.numbers import number
 
 SELECT_LIMIT = 25
+#: The key a foul vote's message is kept under with the session ("vote:<id>").
+SIDE_VOTE = "vote:"
 
 #: The table's two ways of seeing the dice: again, for whoever has seen them; the foul
 #: (buttons: shown as `_(PEEK)`).
@@ -181,20 +184,39 @@ class KurikiMessages:
                 name=who(accused),
             )
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
-        vote_id = None
         if action in ("propose", "rusk"):
-            vote_id = state.next_vote - 1  # the vote just opened
-        elif action == "vote":
+            vote_id = state.next_vote - 1  # the vote just opened: its message is kept
+            return replace(self._vote_message(session, vote_id), side=f"{SIDE_VOTE}{vote_id}")
+        vote_id = None
+        if action == "vote":
             head = (arg or "").partition("-")[0]
             vote_id = number(head)
         return self._vote_message(session, vote_id)
 
+    def side_messages(self, state: KurikiState) -> dict[str, str]:
+        """The foul votes open, each with what its message shows (the vote, its voters)."""
+        if state.phase == "over":
+            return {}
+        return {
+            f"{SIDE_VOTE}{v.id}": v.model_dump_json() + repr(engine.voters(state, v))
+            for v in state.votes
+        }
+
+    def side_message(self, session: Session, key: str) -> Rendered:
+        """A foul vote's message as it stands: open, or closed with its result."""
+        return self._vote_message(session, number(key.removeprefix(SIDE_VOTE)))
+
     @staticmethod
-    def _closed_vote_message(state: KurikiState, vote_id: int | None) -> Rendered:
-        """A vote that closed: who called what on whom, the count, and what came of it."""
-        closed = state.closed_vote
-        if closed is None or closed.vote.id != vote_id:
+    def _closed_vote_message(
+        state: KurikiState, vote_id: int | None, *, ended: bool = False
+    ) -> Rendered:
+        """A vote that closed: who called what on whom, the count, and what came of it.
+        `ended`: the game ended (or was ended) with the vote still open."""
+        closed = next((c for c in state.closed_votes if c.vote.id == vote_id), None)
+        if closed is None:
             last = render(state.log[-1]) if state.log else ""
+            if ended:
+                last = _("The game ended before the vote closed: nothing was charged.")
             return Rendered(
                 embed=discord.Embed(
                     title=_("⚖ Foul vote closed"), description=last[:4096], colour=EMBED_COLOUR
@@ -231,8 +253,9 @@ class KurikiMessages:
     def _vote_message(self, session: Session, vote_id: int | None) -> Rendered:
         state: KurikiState = session.state
         vote = next((v for v in state.votes if v.id == vote_id), None)
-        if vote is None:
-            return self._closed_vote_message(state, vote_id)
+        ended = state.phase == "over" or session.ended is not None
+        if vote is None or ended:
+            return self._closed_vote_message(state, vote_id, ended=ended)
         voters = engine.voters(state, vote)
         called = {"name": who(vote.proposer), "accused": who(vote.accused), "reason": vote.reason}
         head = (

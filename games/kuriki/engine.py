@@ -36,6 +36,8 @@ CUP = "cup"
 TIMEOUTS_BEFORE_REMOVAL = 3
 FOULS_PER_LIFE = 3
 RUSK_FOULS = 3
+#: Closed votes kept for their messages: as many as can be open at once (one per accused).
+CLOSED_KEPT = 12
 
 #: What a foul is for (the log's "Foul on Ann: ..."): a Rusk a server manager charges (or
 #: a Rusk proposed without a reason), a sneaked peek, a foul proposed without a reason.
@@ -94,7 +96,7 @@ class Vote(BaseModel):
 
 
 class ClosedVote(BaseModel):
-    """The last foul vote to close, for its message: the vote (with its count) and what
+    """A foul vote that closed, for its message: the vote (with its count) and what
     followed (the foul charged and what it cost, or why it was not)."""
 
     vote: Vote
@@ -153,7 +155,9 @@ class KurikiState(BaseModel):
     )
     pot: int = 0
     votes: list[Vote] = Field(default_factory=list)
-    closed_vote: ClosedVote | None = None
+    #: The latest votes to close (at most `CLOSED_KEPT`), for their messages: several may
+    #: close in one move (the bots' votes, or the time of more than one running out).
+    closed_votes: list[ClosedVote] = Field(default_factory=list)
     next_vote: int = 1
     tarted: int | None = None
     winner: int | None = None
@@ -987,7 +991,8 @@ def _says_rusk(reason: Line) -> bool:
 
 def _closed(s: KurikiState, vote: Vote, carried: bool, outcome: list[Event]) -> None:
     """`vote` is over (already off the table): kept, with what followed, for its message."""
-    s.closed_vote = ClosedVote(vote=vote, carried=carried, outcome=[e.text for e in outcome])
+    closed = ClosedVote(vote=vote, carried=carried, outcome=[e.text for e in outcome])
+    s.closed_votes = [*s.closed_votes, closed][-CLOSED_KEPT:]
 
 
 def _settle_vote(s: KurikiState, vote: Vote, events: list[Event]) -> None:
