@@ -47,6 +47,12 @@ _ACTIONS = {
 }
 
 
+def _keep_and_bank(value: int, total: int) -> str:
+    """The label of the button that keeps the best dice and banks: "Keep 200 & bank 400",
+    the second number the turn total the log says was banked (not the dice kept now)."""
+    return _("Keep {points} & bank {total}", points=value, total=total + value)
+
+
 def _keep_and_roll(value: int, left: int) -> str:
     """The label of the button that keeps the best dice and rolls on: "Keep 1500 & roll 6 🔥"
     after hot dice."""
@@ -303,7 +309,7 @@ class FarkleTable(TableAdapter):
                             "Tap the dice you want to keep, or press **{roll}** or **{bank}** "
                             "to keep the best.",
                             roll=roll,
-                            bank=_("Keep {points} & bank", points=value),
+                            bank=_keep_and_bank(value, turn.total),
                         )
                         if bankable
                         else _(
@@ -446,7 +452,7 @@ class FarkleTable(TableAdapter):
                     self.button(
                         session,
                         "bestbank",
-                        _("Keep {points} & bank", points=value),
+                        _keep_and_bank(value, turn.total),
                         style=discord.ButtonStyle.success,
                         row=3,
                     )
