@@ -27,15 +27,17 @@ def session_of(t: Table) -> Session:
 
 def test_the_ping_offers_what_the_table_offers() -> None:
     """QA 4: the cup come back to a Next Guy who passed: the ping said 'roll, pull or
-    pass' while Pass was greyed out and the table said 'Roll or Pull'."""
+    pass' while Pass was greyed out and the table said 'Roll or Pull'. The ping now only
+    calls him (issue 31: the table says once what he may do, not the ping again)."""
     adapter = KurikiTable()
     t = Table()
     t.point(5, 5, 105)
-    assert adapter.waiting_on(t.state) == {B: "you're the Next Guy: roll, pull or pass"}
+    assert adapter.waiting_on(t.state) == {B: "your move"}
+    assert ": Roll, Pull or Pass." in adapter.render(session_of(t)).embed.description
     t.pass_()  # Bob
     t.pass_()  # Cat
     t.pass_()  # Ann, the Roller: back to Bob, who passed already
-    assert adapter.waiting_on(t.state) == {B: "you're the Next Guy: roll or pull"}
+    assert adapter.waiting_on(t.state) == {B: "your move"}
     assert ": Roll or Pull." in adapter.render(session_of(t)).embed.description
 
 

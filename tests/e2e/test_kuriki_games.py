@@ -95,7 +95,9 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     cup = game.cup()
     assert (cup.lives[roller.id], cup.lives[ng.id], cup.lives[third.id]) == (2, 3, 3)
     assert cup.phase == "roll" and cup.roller == ng.id  # the puller starts the next point
-    assert f"Last pull: {roll.dice}" in cup.description and "a lie;" in cup.description
+    # Said once: the log shows the pull; no "Last pull" line repeats it above.
+    assert any(f"pulls the cup: {roll.dice}" in line for line in cup.log), cup.log
+    assert "Last pull" not in cup.description, cup.text
     assert "`◆◇ ○`" in cup.text  # one mark on the liar's star
 
     # Point 2, the truth pulled; meanwhile the third player sneaks a peek (a foul).
