@@ -82,8 +82,8 @@ RULES_TEXT = [
     ),
     # Translators: "Rusk" (manhandling the cup) is the game's jargon, as in its messages.
     N_(
-        "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the "
-        "digital lifting of both cheeks). `/kuriki foul` proposes a disrespect foul that counts "
+        "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once. "
+        "`/kuriki foul` proposes a disrespect foul that counts "
         "when a majority of the players other than the accuser and the accused agree (with two "
         "players, when the accused accepts it). A Rusk (manhandling the cup) is voted the same "
         "way and is a triple foul; a server manager may also charge it directly. Every third "
@@ -392,7 +392,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
             assert state.declared is not None
             lines.append(
                 _(
-                    "Standing declaration: **{value}** · responsible: {name}",
+                    # Plain words for the rule text's "responsible": whom a lie costs a life.
+                    "Standing declaration: **{value}** · a lie costs {name} a life",
                     value=name(state.declared),
                     name=who(state.responsible),
                 )

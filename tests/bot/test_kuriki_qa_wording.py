@@ -154,3 +154,16 @@ async def test_peek_again_then_the_first_menu_says_already_declared(tables: Tabl
     with pytest.raises(NotYourTurn, match="You have already declared Double-Six"):
         await tables.click(roller, Click.parse(menu(first), ("4",)), 901, ephemeral=True)
     assert (await state_of(tables)).declared == 106
+
+
+def test_the_table_says_whom_a_lie_costs_in_plain_words() -> None:
+    """Issue 31: 'responsible:' and 'lifting both cheeks' are the rule text's jargon; the
+    table says whom a lie costs a life, and a sneaked peek in plain words."""
+    adapter = KurikiTable()
+    t = Table()
+    t.point(5, 5, 105)
+    text = adapter.render(session_of(t)).embed.description
+    assert "responsible" not in text and f"a lie costs <@{ANN}> a life" in text, text
+    t.sneak(CAT)
+    log = "\n".join(str(line) for line in t.state.log)
+    assert "sneaking a peek under the cup" in log and "cheeks" not in log, log

@@ -46,7 +46,7 @@ EVE = FakeUser(1_100_000_000_000_001_005, "Eve")  # a fifth player
 
 VALUE_OF = {str(name_of(v)): v for v in declarable(False)}
 
-STANDING = re.compile(r"Standing declaration: \*\*(.+?)\*\* · responsible: <@(\d+)>")
+STANDING = re.compile(r"Standing declaration: \*\*(.+?)\*\* · a lie costs <@(\d+)> a life")
 NEXT_GUY = re.compile(r"\*\*Next Guy: <@(\d+)>\*\*")
 PASSED = re.compile(r"^Passed: (.+)$", re.M)
 HOLDS = re.compile(r"🥤 <@(\d+)> holds the cup: \*\*fresh roll\*\*")

@@ -109,7 +109,8 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     assert await game.sneak(third) == roll.dice
     cup = game.cup()
     assert cup.fouls[third.id] == 1
-    assert f"Foul on {third.name}: lifting both cheeks" in cup.text
+    assert f"Foul on {third.name}: sneaking a peek under the cup" in cup.text
+    assert "cheeks" not in cup.text and "responsible" not in cup.text  # plain words
     # Seen already; no Peek again to suggest while the cup waits on the Next Guy.
     says = await game.refused(third, SNEAK)
     assert "already seen these dice" in says and PEEK not in says
