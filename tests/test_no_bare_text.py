@@ -157,6 +157,12 @@ REVIEWED = {
     ("bot/cogs/common.py", "The new value: pick one from the list, or type a number"),
     # the command a start option's setting is changed with (a path `mention` shows)
     *(("bot/lobby_settings.py", f"config {c}") for c in ("farkle", "kuriki", "crap", "timer", "farkle-rule")),
+    # the keys of the engines' log lines a table recognises to say a fact once
+    # (bot/tables/fields.py without_game_over, bot/tables/kuriki.py _REVEALS)
+    ("bot/tables/fields.py", "Game over:"),
+    ("bot/tables/kuriki.py", "{name} pulls the cup: {dice} = {value} against {declared}, a lie!"),
+    ("bot/tables/kuriki.py", "{name} pulls the cup: {dice} = {value} against {declared}, not a lie."),
+    ("bot/tables/kuriki.py", "👑 {name} rolled a KURIKI ({dice})! Crown number {crowns}."),
     # the key of a message, to recognise it (games.autoplay.is_idle)
     ("games/autoplay.py", "nobody played for {n} turn"),
     # the words a setting's value may be typed in (parsed, not shown)

@@ -171,7 +171,8 @@ class TableAdapter(ABC):
 
     @abstractmethod
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
-        """What the lobby message says about the rules that will be played."""
+        """What the lobby message says about the rules that will be played: one paragraph
+        ending with the rules command, so the lobby fits a phone's screen."""
 
     @abstractmethod
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> Any:
@@ -429,15 +430,20 @@ class TableAdapter(ABC):
 
     def render_lobby(self, session: Session, settings: GuildSettings) -> Rendered:
         lobby = session.lobby
-        names = "\n".join(
-            _("• {player} (host)", player=who(p.id)) if p.id == lobby.starter else f"• {who(p.id)}"
+        # A phone shows the whole lobby above its buttons: the rules in one paragraph, the
+        # timer and closing time in one line, the players on one line, how to start below.
+        names = _(", ").join(
+            _("{player} (host)", player=who(p.id)) if p.id == lobby.starter else who(p.id)
             for p in lobby.players
         ) or _("nobody yet")
-        description = self.lobby_description(lobby, settings) + "\n" + timer_line(settings)
+        clock = timer_line(settings)
         if session.deadline is not None:
-            description += "\n" + _(
-                "⏱ Closes {when} unless someone starts it.", when=f"<t:{int(session.deadline)}:R>"
+            clock = _(
+                "{timer} · ⏱ Closes {when} unless someone starts it.",
+                timer=clock,
+                when=f"<t:{int(session.deadline)}:R>",
             )
+        description = self.lobby_description(lobby, settings) + "\n" + clock
         embed = discord.Embed(
             title=_("{game}: join the table", game=_(self.title)),
             description=description[:4096],
@@ -450,10 +456,8 @@ class TableAdapter(ABC):
         )
         embed.set_footer(
             text=_n(
-                "{low}-{n} player, bots included. Any player here (or a server manager) can "
-                "start and add bots; the host (or a server manager) can cancel.",
-                "{low}-{n} players, bots included. Any player here (or a server manager) can "
-                "start and add bots; the host (or a server manager) can cancel.",
+                "{low}-{n} player, bots included. Join, then any player here presses Start.",
+                "{low}-{n} players, bots included. Join, then any player here presses Start.",
                 lobby.max_players,
                 low=lobby.min_players,
             )
@@ -481,7 +485,7 @@ class TableAdapter(ABC):
 
 
 def timer_line(settings: GuildSettings) -> str:
-    """The lobby's line about the turn timer the game will have."""
+    """The lobby's words about the turn timer the game will have."""
     if not settings.turn_timer:
-        return _("⏳ No turn timer.")
-    return _("⏳ **{time}** for each move.", time=one_unit(settings.turn_timer))
+        return _("⏳ No turn timer")
+    return _("⏳ **{time}** for each move", time=one_unit(settings.turn_timer))

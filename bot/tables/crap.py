@@ -18,7 +18,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed, vote_tally
 from bot.tables.crap_hand import CrapHand
-from bot.tables.fields import add_paged
+from bot.tables.fields import add_paged, without_game_over
 from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy, record
@@ -123,11 +123,8 @@ class CrapTable(CrapHand, TableAdapter):
         return {"rules": self.rules_of(settings).model_dump(mode="json")}
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
-        return (
-            _describe(CrapRules.model_validate(lobby.options["rules"]))
-            + "\n"
-            + _("Use {command} for the rules.", command=mention("crap rules"))
-        )
+        rules = _describe(CrapRules.model_validate(lobby.options["rules"]))
+        return rules + " · " + mention("crap rules")
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> CrapState:
         return engine.new_game(
@@ -319,7 +316,8 @@ class CrapTable(CrapHand, TableAdapter):
             )
             for r in last_shown(state)
         ]
-        lines += [f"› {render(line)}" for line in last_action(state)]
+        done = last_action(state)
+        lines += [f"› {render(line)}" for line in (without_game_over(done) if state.finished else done)]
         embed.description = "\n".join(lines)[:4000]
         deck = " · ".join(
             [
@@ -347,16 +345,10 @@ class CrapTable(CrapHand, TableAdapter):
         if state.finished:
             if not state.winners:
                 return [_("**Game over.**")], None
+            # The winners are said once, above the table.
             won = [who(w) for w in state.winners]
             n = len(won)
-            return [
-                _n(
-                    "🏆 **Game over.** {names} wins!",
-                    "🏆 **Game over.** {names} win!",
-                    n,
-                    names=won,
-                )
-            ], _n("🏆 {names} wins the CRAP game!", "🏆 {names} win the CRAP game!", n, names=won)
+            return [], _n("🏆 {names} wins the CRAP game!", "🏆 {names} win the CRAP game!", n, names=won)
         turn = state.current_player
         bots = self.thinking(state)
         line = ""

@@ -20,7 +20,7 @@ from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
 from bot.tables.farkle_rules import describe_rules, house_rules, short_rules
-from bot.tables.fields import add_paged, newest
+from bot.tables.fields import add_paged, newest, without_game_over
 from games.autoplay import Chooser
 from games.bots import bot_seats
 from games.errors import IllegalMove
@@ -45,6 +45,12 @@ _ACTIONS = {
     "bestroll": "roll",
     "bestbank": "bank",
 }
+
+
+def _keep_and_bank(value: int, total: int) -> str:
+    """The label of the button that keeps the best dice and banks: "Keep 200 & bank 400",
+    the second number the turn total the log says was banked (not the dice kept now)."""
+    return _("Keep {points} & bank {total}", points=value, total=total + value)
 
 
 def _keep_and_roll(value: int, left: int) -> str:
@@ -111,11 +117,10 @@ class FarkleTable(TableAdapter):
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         rules = FarkleRules.model_validate(lobby.options["rules"])
         house = house_rules(rules)
-        lines = [short_rules(rules)]
+        parts = [short_rules(rules)]
         if house:
-            lines.append(_("House rules: {rules}.", rules=_("; ").join(house)))
-        lines.append(_("Use {command} for every rule.", command=mention("farkle rules")))
-        return "\n".join(lines)
+            parts.append(_("House rules: {rules}.", rules=_("; ").join(house)))
+        return " ".join(parts) + " · " + mention("farkle rules")
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
         rules = FarkleRules.model_validate(lobby.options["rules"])
@@ -210,28 +215,22 @@ class FarkleTable(TableAdapter):
         if state.finished and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.finished:
+            # The winner is said once, above the table (the scores show the points).
             winner = next((p for p in engine.standings(state) if p.id == state.winner), None)
-            lines.append(
-                _(
-                    "🏆 **Game over.** {player} wins with **{points}**!",
-                    player=who(winner.id),
-                    points=winner.score,
-                )
-                if winner
-                else _("**Game over.**")
-            )
-            content = (
-                _("🏆 {player} wins the Farkle game!", player=who(winner.id)) if winner else None
-            )
+            if winner:
+                content = _("🏆 {player} wins the Farkle game!", player=who(winner.id))
+            else:
+                lines.append(_("**Game over.**"))
         else:
             lines += self._turn_lines(session, state)
-        embed.description = "\n".join(lines)
+        embed.description = "\n".join(lines) or None
         for i, part in enumerate(self._scores(state)):  # a big table takes more than one field
             embed.add_field(
                 name=_("Scores") if i == 0 else _("Scores (cont.)"), value=part, inline=False
             )
-        if state.log:
-            embed.add_field(name=_("Last moves"), value=newest(state.log[-LOG_LINES:]), inline=False)
+        log = without_game_over(state.log) if state.finished else state.log
+        if log:
+            embed.add_field(name=_("Last moves"), value=newest(log[-LOG_LINES:]), inline=False)
         then = self.finished_footer() if state.finished else f"{spoken('farkle rules')} · {spoken('farkle leave')}"
         embed.set_footer(
             text=_("Target: at or over {target} · {then}", target=rules.target, then=then)
@@ -303,7 +302,7 @@ class FarkleTable(TableAdapter):
                             "Tap the dice you want to keep, or press **{roll}** or **{bank}** "
                             "to keep the best.",
                             roll=roll,
-                            bank=_("Keep {points} & bank", points=value),
+                            bank=_keep_and_bank(value, turn.total),
                         )
                         if bankable
                         else _(
@@ -446,7 +445,7 @@ class FarkleTable(TableAdapter):
                     self.button(
                         session,
                         "bestbank",
-                        _("Keep {points} & bank", points=value),
+                        _keep_and_bank(value, turn.total),
                         style=discord.ButtonStyle.success,
                         row=3,
                     )

@@ -53,6 +53,17 @@ def newest(lines: Sequence[Line], limit: int = FIELD_LIMIT) -> str:
     return "\n".join(reversed(kept))
 
 
+def without_game_over(lines: Sequence[Line]) -> list[Line]:
+    """A finished table's log without the engine's "Game over: …" lines: the table says who
+    won (or why nobody did) once, above the log, and not again in it."""
+    return [line for line in lines if not _key(line).startswith("Game over:")]
+
+
+def _key(line: Line) -> str:
+    """A log line's English source (a game saved before messages kept the English text)."""
+    return line if isinstance(line, str) else line.k
+
+
 def cut(text: str, limit: int) -> str:
     """`text`, or as much of it as fits in `limit` with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1] + "…"

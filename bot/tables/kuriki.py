@@ -16,7 +16,7 @@ from bot.players import mentions, who
 from bot.sessions import Session
 from bot.settings import GuildSettings
 from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
-from bot.tables.fields import add_paged, newest
+from bot.tables.fields import add_paged, newest, without_game_over
 from bot.tables.kuriki_messages import PEEK, SNEAK, KurikiMessages, peek_shown, tally
 from games.autoplay import Chooser
 from games.errors import IllegalMove
@@ -82,8 +82,8 @@ RULES_TEXT = [
     ),
     # Translators: "Rusk" (manhandling the cup) is the game's jargon, as in its messages.
     N_(
-        "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once (the "
-        "digital lifting of both cheeks). `/kuriki foul` proposes a disrespect foul that counts "
+        "**Sneak a peek (foul!)** shows you the dice and is charged as a foul at once. "
+        "`/kuriki foul` proposes a disrespect foul that counts "
         "when a majority of the players other than the accuser and the accused agree (with two "
         "players, when the accused accepts it). A Rusk (manhandling the cup) is voted the same "
         "way and is a triple foul; a server manager may also charge it directly. Every third "
@@ -148,9 +148,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
             "Two dice, a cup, and lies. **{n} lives** each.",
             rules.lives,
         )
-        return f"{lives} {_variants(rules)}\n" + _(
-            "Use {command} for the rules.", command=mention("kuriki rules")
-        )
+        return " ".join(filter(None, [lives, _variants(rules)])) + " · " + mention("kuriki rules")
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> KurikiState:
         state, _ = engine.new_game(
@@ -241,13 +239,8 @@ class KurikiTable(KurikiMessages, TableAdapter):
             what = _("the cup is yours: roll")
         elif state.phase == "declare":
             what = _("declare your roll")
-        elif state.phase == "respond":
-            what = (
-                _("you're the Next Guy: roll, pull or pass")
-                if may_pass(state)
-                else _("you're the Next Guy: roll or pull")
-            )
-        else:
+        else:  # the Next Guy: the table says once who he is and what he may do
+            what = _("your move")
             what = _("your move")
         return {who: what}
 
@@ -304,10 +297,11 @@ class KurikiTable(KurikiMessages, TableAdapter):
         view = engine.public_view(state)
         assert view["dice"] is None  # the public table is rendered without the cup's contents
         embed = discord.Embed(title=f"🥤 {_('Kuriki')}", colour=EMBED_COLOUR)
-        embed.description = "\n".join(self._situation(session, state))[:4096]
+        embed.description = "\n".join(self._situation(session, state))[:4096] or None
         embed.add_field(name=_("Score pad"), value=self._pad(state), inline=False)
-        if state.log:
-            embed.add_field(name=_("Last moves"), value=newest(state.log[-LOG_LINES:]), inline=False)
+        log = without_game_over(state.log) if state.finished else state.log
+        if log:
+            embed.add_field(name=_("Last moves"), value=newest(log[-LOG_LINES:]), inline=False)
         parts = [
             _("Play goes clockwise ↻")
             if state.direction == 1
@@ -344,7 +338,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
 
     def _situation(self, session: Session, state: KurikiState) -> list[str]:
         lines: list[str] = []
-        if state.last_reveal is not None:  # shown at game over too: it may be what ended it
+        if state.last_reveal is not None and not _log_shows_reveal(state):
             r = state.last_reveal
             if r.declared is None:
                 lines.append(_("Last: 👑 Kuriki ({dice}).", dice=self.faces.pair(r.dice)))
@@ -370,21 +364,10 @@ class KurikiTable(KurikiMessages, TableAdapter):
         roller = who(state.roller)
         if state.phase == "over" and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
-        elif state.phase == "over" and state.winners:
-            lines.append(
-                _n(
-                    "🏆 **Game over.** No person is left standing: {names} wins!",
-                    "🏆 **Game over.** No person is left standing: {names} win!",
-                    len(state.winners),
-                    names=[who(w) for w in state.winners],
-                )
-            )
+        elif state.phase == "over" and not state.winners and state.winner is None:
+            lines.append(_("**Game over.**"))
         elif state.phase == "over":
-            lines.append(
-                _("🏆 **Game over.** {name} wins, the last one standing!", name=who(state.winner))
-                if state.winner
-                else _("**Game over.**")
-            )
+            pass  # the winners are said once, above the table (`render`'s content)
         elif state.phase == "direction":
             lines.append(
                 _("{name} rolled highest: first Roller. Choose the direction of play.", name=roller)
@@ -409,14 +392,18 @@ class KurikiTable(KurikiMessages, TableAdapter):
             assert state.declared is not None
             lines.append(
                 _(
-                    "Standing declaration: **{value}** · responsible: {name}",
+                    # Plain words for the rule text's "responsible": whom a lie costs a life.
+                    "Standing declaration: **{value}** · a lie costs {name} a life",
                     value=name(state.declared),
                     name=who(state.responsible),
                 )
             )
             next_guy = who(state.next_guy)
             lines.append(
-                _("**Next Guy: {name}**: Roll, Pull or Pass.", name=next_guy)
+                # A bot: the line says it is thinking, in place of a second line naming it.
+                _("**Next Guy: {name}** is thinking…", name=next_guy)
+                if self.thinking(state)
+                else _("**Next Guy: {name}**: Roll, Pull or Pass.", name=next_guy)
                 if may_pass(state)
                 else _("**Next Guy: {name}**: Roll or Pull.", name=next_guy)
             )
@@ -424,7 +411,7 @@ class KurikiTable(KurikiMessages, TableAdapter):
                 # In the order they passed: a sequence, not a sentence's list.
                 lines.append(_("Passed: {names}", names=mentions(state.passed)))
         bots = self.thinking(state)
-        if bots and state.phase != "declare":  # a Roller peeking says it already
+        if bots and state.phase not in ("declare", "respond"):  # said with the Roller, Next Guy
             lines.append(self.thinking_line(bots))
         if state.votes:
             for v in state.votes:
@@ -542,6 +529,22 @@ class KurikiTable(KurikiMessages, TableAdapter):
             )
         )
         return embed
+
+
+#: The log lines of a reveal (a pull, a Kuriki shown): while the log field shows one, the
+#: table does not say "Last pull" above it as well.
+_REVEALS = (
+    "{name} pulls the cup: {dice} = {value} against {declared}, a lie!",
+    "{name} pulls the cup: {dice} = {value} against {declared}, not a lie.",
+    "👑 {name} rolled a KURIKI ({dice})! Crown number {crowns}.",
+)
+
+
+def _log_shows_reveal(state: KurikiState) -> bool:
+    """Whether the table's log window still shows the last reveal."""
+    return any(
+        not isinstance(line, str) and line.k in _REVEALS for line in state.log[-LOG_LINES:]
+    )
 
 
 def _variants(rules: KurikiRules) -> str:

@@ -44,7 +44,9 @@ CLOSED_KEPT = 12
 # Translators: "Rusk" is the game's jargon for manhandling the cup (a triple foul): keep it
 # or use a natural equivalent.
 RUSK = M("a Rusk (manhandling the cup)")
-SNEAKED = M("lifting both cheeks to peek under the cup")
+# (The rule text calls it "lifting both cheeks": docs/glossary.md keeps the name; the table
+# says it in plain words.)
+SNEAKED = M("sneaking a peek under the cup")
 DISRESPECT = M("disrespecting the dice")
 
 Phase = Literal["direction", "roll", "declare", "respond", "over"]

@@ -75,7 +75,7 @@ async def test_add_and_remove_bot_buttons(tables: Tables) -> None:
     reply = await tables.click(ALICE, find(reply, "addbot"), 555)
     check_limits(reply)
     players = reply.embed.fields[0].value
-    assert f"• {bot_name(DICEY)}" in players and f"<@{DICEY}>" not in players
+    assert bot_name(DICEY) in players and f"<@{DICEY}>" not in players
     assert labels(reply)["Start"] is False and labels(reply)["Remove bot"] is False
     no_bot_mention(reply)
     reply = await tables.click(ALICE, find(reply, "addbot"), 555)

@@ -411,3 +411,25 @@ async def test_no_two_buttons_do_the_same_thing_and_labels_fit_a_phone(tables: T
     # Change the selection: the Keep buttons are back.
     reply = await tables.click(mover, find(reply, "toggle", f"{best[0]}-off"), 555)
     assert "bestroll" in labels(reply)
+
+
+async def test_keep_and_bank_names_the_total_the_log_banks(tables: Tables) -> None:
+    """"Keep 200 & bank 400": the second number is the turn total the press banks, the
+    number the log then shows ("banks 400"), not only the dice kept now."""
+    reply = await open_game(tables, ALICE, BOB)
+    for _ in range(60):
+        state = await current(tables)
+        mover = PLAYERS[state.current_player.id]
+        shown = {Click.parse(i.custom_id).action: i for i in reply.table.items}
+        if "bestbank" in shown and state.turn.total > 0:
+            label = shown["bestbank"].label
+            kept = int(label.split()[1].replace(",", ""))
+            banked = int(label.split()[-1].replace(",", ""))
+            assert banked == state.turn.total + kept, label
+            reply = await tables.click(mover, find(reply, "bestbank"), 555)
+            log = next(f.value for f in reply.table.embed.fields if f.name == "Last moves")
+            assert f"banks {banked:,}" in log, (label, log)
+            return
+        action = "bestroll" if "bestroll" in shown else "roll"
+        reply = await tables.click(mover, find(reply, action), 555)
+    raise AssertionError("no turn could keep and bank after a first keep in 60 presses")

@@ -27,15 +27,17 @@ def session_of(t: Table) -> Session:
 
 def test_the_ping_offers_what_the_table_offers() -> None:
     """QA 4: the cup come back to a Next Guy who passed: the ping said 'roll, pull or
-    pass' while Pass was greyed out and the table said 'Roll or Pull'."""
+    pass' while Pass was greyed out and the table said 'Roll or Pull'. The ping now only
+    calls him (issue 31: the table says once what he may do, not the ping again)."""
     adapter = KurikiTable()
     t = Table()
     t.point(5, 5, 105)
-    assert adapter.waiting_on(t.state) == {B: "you're the Next Guy: roll, pull or pass"}
+    assert adapter.waiting_on(t.state) == {B: "your move"}
+    assert ": Roll, Pull or Pass." in adapter.render(session_of(t)).embed.description
     t.pass_()  # Bob
     t.pass_()  # Cat
     t.pass_()  # Ann, the Roller: back to Bob, who passed already
-    assert adapter.waiting_on(t.state) == {B: "you're the Next Guy: roll or pull"}
+    assert adapter.waiting_on(t.state) == {B: "your move"}
     assert ": Roll or Pull." in adapter.render(session_of(t)).embed.description
 
 
@@ -152,3 +154,16 @@ async def test_peek_again_then_the_first_menu_says_already_declared(tables: Tabl
     with pytest.raises(NotYourTurn, match="You have already declared Double-Six"):
         await tables.click(roller, Click.parse(menu(first), ("4",)), 901, ephemeral=True)
     assert (await state_of(tables)).declared == 106
+
+
+def test_the_table_says_whom_a_lie_costs_in_plain_words() -> None:
+    """Issue 31: 'responsible:' and 'lifting both cheeks' are the rule text's jargon; the
+    table says whom a lie costs a life, and a sneaked peek in plain words."""
+    adapter = KurikiTable()
+    t = Table()
+    t.point(5, 5, 105)
+    text = adapter.render(session_of(t)).embed.description
+    assert "responsible" not in text and f"a lie costs <@{ANN}> a life" in text, text
+    t.sneak(CAT)
+    log = "\n".join(str(line) for line in t.state.log)
+    assert "sneaking a peek under the cup" in log and "cheeks" not in log, log

@@ -298,8 +298,13 @@ def test_a_pulled_double_is_named_without_doubled_parentheses() -> None:
         channel_id=1, guild_id=None, kind="kuriki", lobby=Lobby(starter=1), state=t.state
     )
     text = json.dumps(adapter.render(session).embed.to_dict(), ensure_ascii=False)
-    assert "Last pull: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars): a lie" in text
     assert "pulls the cup: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars)" in text
+    # Said once: while the log shows the pull, the table does not say "Last pull" above it.
+    assert "Last pull" not in text, text
+    assert "((" not in text and "))" not in text
+    t.state.log += ["Ann rolls a fresh roll."] * 6  # the pull leaves the log's window
+    text = json.dumps(adapter.render(session).embed.to_dict(), ensure_ascii=False)
+    assert "Last pull: 2-2 = Double-Two (Nixons) against Double-Six (Boxcars): a lie" in text
     assert "((" not in text and "))" not in text
 
 

@@ -60,7 +60,7 @@ async def test_outside_servers_the_hosts_options_are_the_games_settings(
     text = reply.table.embed.description
     assert "**3 lives** each" in text and "Two-digit declarations" in text
     assert "Stakes 100 each, fouls 10 into the pot" in text
-    assert "⏳ **45 seconds** for each move." in text
+    assert "⏳ **45 seconds** for each move" in text
     assert session.deadline == clock.now + 900  # the lobby closes after the bot's default
 
     await start(tables, reply, BOB)
@@ -82,7 +82,7 @@ async def test_a_server_the_bot_never_joined_plays_the_defaults_not_a_stale_row(
     assert session.guild_id == ELSEWHERE  # it still counts for that server's leaderboard
     rules = session.lobby.options["rules"]
     assert (rules["threshold"], rules["force_recycle"], rules["bluff_window"]) == (1000, True, 40)
-    assert "⏳ **2 minutes** for each move." in reply.table.embed.description
+    assert "⏳ **2 minutes** for each move" in reply.table.embed.description
     await start(tables, reply, BOB, CAROL)
     game = await tables.sessions.get(ELSEWHERE_CHANNEL)
     assert game.started and game.turn_deadline == clock.now + 120
@@ -101,7 +101,7 @@ async def test_farkle_rule_set_target_and_a_house_rule_outside_servers(tables: T
     # A rule whose value reads as "not scored"
     reply = await opened(tables, "farkle", house_rule="straight", value="none", timer=0)
     assert "House rules: Straight 1-6: not scored." in reply.table.embed.description
-    assert "⏳ No turn timer." in reply.table.embed.description
+    assert "⏳ No turn timer" in reply.table.embed.description
 
 
 @pytest.mark.parametrize(
@@ -184,7 +184,7 @@ async def test_in_a_server_the_old_options_still_choose_and_the_server_settings_
     assert OWN_SETTINGS not in session.lobby.options
     assert session.lobby.options["rules"]["lives"] == 2
     assert session.lobby.options["rules"]["two_digit"]  # the server's variant
-    assert "⏳ **5 minutes** for each move." in reply.table.embed.description
+    assert "⏳ **5 minutes** for each move" in reply.table.embed.description
     # The server's timer is the game's, read when it moves (a /config change applies).
     await tables.save_settings(GUILD, GuildSettings(turn_timer=90, kuriki_two_digit=True))
     await tables.table_posted(GROUP, 555)
@@ -204,7 +204,7 @@ async def test_the_rematch_keeps_the_hosts_settings(tables: Tables, clock: Clock
     rematch = await tables.rematch(BOB, find(Reply.of_table(ended.table), "rematch"))
     session = await tables.sessions.get(GROUP)
     assert session.lobby.options == record["lobby"]
-    assert "⏳ **75 seconds** for each move." in rematch.lobby.embed.description
+    assert "⏳ **75 seconds** for each move" in rematch.lobby.embed.description
     assert "Piggyback: on" in rematch.lobby.embed.description
     await tables.table_posted(GROUP, 556)
     lobby = Reply.of_table(rematch.lobby)

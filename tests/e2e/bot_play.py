@@ -5,6 +5,7 @@ person would, for the table to show the bots' moves (they come over REST after t
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -49,6 +50,12 @@ def _moved_on(d: Driver, channel: int, revision: int) -> bool:
     """The channel's game was saved after `revision`, or is over (its row gone)."""
     row = d.stored(channel)
     return row is None or row["revision"] > revision
+
+
+def game_over(text: str) -> bool:
+    """The table shows a game's end: its winners named once above it ("🏆 … wins the Farkle
+    game!"), or why nobody won ("Game over: …")."""
+    return "Game over" in text or re.search(r"🏆 .+ wins? the \w+ game!", text) is not None
 
 
 def my_move(message: FakeMessage, user: FakeUser) -> bool:
@@ -120,7 +127,7 @@ async def play_farkle_against_dicey(d: Driver, channel: int = TABLE) -> tuple[in
 
     alice = ALICE
     presses = bot_turns = 0
-    while "Game over." not in d.table(channel).text():
+    while not game_over(d.table(channel).text()):
         table = d.table(channel)
         view = read_table(table)
         if view.current == alice.id:
@@ -139,7 +146,7 @@ async def play_farkle_against_dicey(d: Driver, channel: int = TABLE) -> tuple[in
             await until(
                 d,
                 "the bot's turn to end",
-                lambda: "Game over." in live(d, channel) or asks(d, alice, channel),
+                lambda: game_over(live(d, channel)) or asks(d, alice, channel),
             )
         assert presses < 600
     return presses, bot_turns

@@ -51,7 +51,7 @@ DECK = re.compile(r"Deck (\d+) · discard (\d+) · (\d+) scoring rounds?")
 PROOF = re.compile(r"calls the bluff, but (.+?) shows (\S+)\.")
 SHOWED = re.compile(r"^(.+?) showed (.+?): ")
 RECYCLED = re.compile(r"^(.+?) (?:recycles|is forced to recycle), showing (.+?)\. Roll-off")
-WINNERS = re.compile(r"🏆 \*\*Game over\.\*\* (.+?) wins?!")
+WINNERS = re.compile(r"🏆 (.+?) wins? the CRAP game!")  # said once, above the table
 
 HAND = re.compile(r"^\*\*Your hand \((\d+)\):\*\* (.+)$", re.M)
 PROTECTED = re.compile(r"^\*\*Protected \((\d+)\):\*\* (.+)$", re.M)
@@ -129,7 +129,7 @@ def read_table(message: FakeMessage) -> Table:
     [embed] = message.embeds
     description = embed.get("description") or ""
     turn, acq = TURN.search(description), ACQUIRE.search(description)
-    ch, won = CHALLENGE.search(description), WINNERS.search(description)
+    ch, won = CHALLENGE.search(description), WINNERS.search(message.content or "")
     if won:
         phase = "over"
     elif turn:

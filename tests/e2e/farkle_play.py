@@ -31,7 +31,7 @@ def points(text: str) -> int:
 DIE = re.compile(r"^([1-6])( ✓)?$")
 TURN = re.compile(r"<@(\d+)>'s turn")
 EXTENDED = re.compile(r"each ([1-6]) =")
-WINNER = re.compile(r"<@(\d+)> wins with \*\*(-?[\d,]+)\*\*")
+WINNER = re.compile(r"🏆 <@(\d+)> wins the Farkle game!")
 SCORE = re.compile(r"<@(\d+)> \*\*(-?[\d,]+)\*\*")
 
 
@@ -65,7 +65,7 @@ class TableView:
 
     @property
     def finished(self) -> bool:
-        return "Game over." in self.text
+        return self.winner is not None or "Game over" in self.text
 
     def buttons(self) -> list[dict[str, Any]]:
         return self.message.buttons()
@@ -92,7 +92,7 @@ def read_table(message: FakeMessage) -> TableView:
     for line in text.splitlines():
         if "Extended triples" in line:
             extended |= {int(f) for f in EXTENDED.findall(line)}
-    won = WINNER.search(text)
+    won = WINNER.search(message.content or "")
     scores_field = next(
         (
             f["value"]
@@ -102,6 +102,7 @@ def read_table(message: FakeMessage) -> TableView:
         ),
         "",
     )
+    scores = {int(i): points(s) for i, s in SCORE.findall(scores_field)}
     return TableView(
         message=message,
         text=text,
@@ -112,8 +113,8 @@ def read_table(message: FakeMessage) -> TableView:
         piggyback=piggy,
         extended=extended,
         winner=int(won[1]) if won else None,
-        winner_score=points(won[2]) if won else None,
-        scores={int(i): points(s) for i, s in SCORE.findall(scores_field)},
+        winner_score=scores.get(int(won[1])) if won else None,
+        scores=scores,
     )
 
 

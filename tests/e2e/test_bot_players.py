@@ -20,6 +20,7 @@ from tests.e2e.bot_play import (
     ROLLY,
     asks,
     choose_first,
+    game_over,
     live,
     named,
     no_bot_is_mentioned,
@@ -155,10 +156,10 @@ async def test_one_person_plays_kuriki_against_two_bots(d: Driver) -> None:
 
     moves = 0
     while True:
-        await until(d, "Alice's move or the end", lambda: "Game over" in live(d) or alice_moves(live(d)))
+        await until(d, "Alice's move or the end", lambda: game_over(live(d)) or alice_moves(live(d)))
         table = d.table(TABLE)
         text = table.text()
-        if "Game over" in text:
+        if game_over(text):
             break
         if f"{me} rolled highest" in text:
             await d.click(ALICE, TABLE, label="Clockwise ↻", message=table)
@@ -215,11 +216,11 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     moves = 0
     while True:
         await until(
-            d, "Alice's move or the end", lambda: "Game over" in live(d) or crap_asks(live(d), me)
+            d, "Alice's move or the end", lambda: game_over(live(d)) or crap_asks(live(d), me)
         )
         table = d.table(TABLE)
         text = table.text()
-        if "Game over" in text:
+        if game_over(text):
             break
         # her turn, or a challenge she is in
         opened_hand = await d.click(ALICE, TABLE, label="My hand", message=table)
@@ -287,7 +288,7 @@ async def test_a_bots_move_while_the_table_is_posted_afresh_edits_the_new_table(
     status = await d.slash(ALICE, TABLE, "farkle status")
     monkeypatch.setattr(display, "retire", retire)
     assert status.message is not None and is_summary(old), old.text()
-    await until(d, "Alice's turn", lambda: asks(d, ALICE) or "Game over" in live(d))
+    await until(d, "Alice's turn", lambda: asks(d, ALICE) or game_over(live(d)))
     await d.settle()
     assert f"{named(DICEY)} rolled" in d.table(TABLE).text()
     assert d.tables(TABLE) == [d.table(TABLE)], [m.text() for m in d.tables(TABLE)]
@@ -354,6 +355,6 @@ async def test_an_absent_roller_is_played_by_the_bot_policy(d: Driver) -> None:
     everything = "\n".join(m.text() for m in d.fake.public(TABLE))
     assert "whatever the dice" not in everything
     # The timeouts still count: three in a row and a player leaves the table.
-    await run_out_turns(d, "the end by timeouts", lambda: "Game over" in live(d))
+    await run_out_turns(d, "the end by timeouts", lambda: game_over(live(d)))
     [row] = read_finished(d.database, TABLE)  # type: ignore[arg-type]
     assert row["winner_id"] is None and "timed out 3 times" in str(line_from_text(row["outcome"]))

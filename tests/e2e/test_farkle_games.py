@@ -135,7 +135,7 @@ def player_by_id(user_id: int) -> FakeUser:
 
 @pytest.mark.e2e(seed=7)
 async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
-    """Roll, "Keep N & roll", "Keep N & bank": a typical turn of two throws in three taps,
+    """Roll, "Keep N & roll", "Keep N & bank T": a typical turn of two throws in three taps,
     with the points kept on each label. Turns that farkle (or stay below the bank
     minimum) are played on with the Keep buttons until one scores on both throws."""
     players = [ALICE, BOB]
@@ -160,10 +160,11 @@ async def test_a_two_throw_turn_takes_three_taps(d: Driver) -> None:
         )
         bank = keep(" & bank")
         if bank is not None:
-            # "Keep 150 & bank": the turn total so far and the 150 kept.
+            # "Keep 150 & bank 400": the 150 kept, and the turn total the press banks.
             total = re.search(r"turn total \*\*([\d,]+)\*\*", table.text())
-            assert total is not None and bank["label"].endswith("& bank"), bank["label"]
+            assert total is not None, table.text()
             worth = points(total[1]) + points(bank["label"].split()[1])
+            assert bank["label"].endswith(f"& bank {worth:,}"), bank["label"]
             table = d.on_table(
                 await d.click(who, TABLE, custom_id=bank["custom_id"], message=table), table
             )

@@ -25,7 +25,7 @@ async def test_the_host_leaving_hands_the_lobby_to_the_next_player(d: Driver) ->
     lobby = d.table(TABLE)
     assert left.callback_type == 7 and lobby.id == opened.message.id
     assert f"{mention(BOB)} (host)" in lobby.text() and mention(ALICE) not in lobby.text()
-    assert "Any player here (or a server manager) can start" in lobby.text()
+    assert "Join, then any player here presses Start." in lobby.text()
 
     # Alice left: she cannot start it any more; Carol is in it but is not the host.
     refused = await d.click(ALICE, TABLE, label="Start")

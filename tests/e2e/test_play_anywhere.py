@@ -15,7 +15,7 @@ import pytest
 from bot.settings import GuildSettings
 from games.bots import bot_name
 from tests.e2e import crap_play, farkle_play, kuriki_play
-from tests.e2e.bot_play import DICEY, asks, live, play_farkle_against_dicey, until
+from tests.e2e.bot_play import DICEY, asks, game_over, live, play_farkle_against_dicey, until
 from tests.e2e.fake_discord import TOKEN_LIFETIME, CannotInvoke, FakeDiscord, InteractionRecord
 from tests.e2e.harness import (
     ALICE,
@@ -150,7 +150,7 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
         await until(
             d,
             "the bot's pending move after the restart, on the table",
-            lambda: asks(d, ALICE, channel) or "Game over." in live(d, channel),
+            lambda: asks(d, ALICE, channel) or game_over(live(d, channel)),
         )
         assert f"{bot_name(DICEY)} rolled" in "\n".join(m.text() for m in fake.public(channel))
         await play_farkle_against_dicey(d, channel)

@@ -95,7 +95,7 @@ def shows_the_end(final: FakeMessage, finished: dict[str, object], tells: set[in
     """`final` is the finished game's final table: the end, the seed with the game's number
     for /verify, Rematch, and it called exactly `tells`."""
     text = final.text()
-    assert "**Game over.**" in text, text
+    assert "wins the Farkle game!" in (final.content or "") or "**Game over" in text, text
     assert SEED in text and f"/verify {finished['id']}" in text, text
     assert final.labels() == ["Rematch"], final.labels()
     assert d.notified(final) == tells, final.content
