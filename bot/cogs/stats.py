@@ -64,8 +64,8 @@ BY_CHOICES = [
     app_commands.Choice(name="Rating", value="rating"),
 ]
 COUNTING = N_(
-    "Wins count finished games between people; games against bots and abandoned games "
-    "(ended early, or players left) are counted apart."
+    "Games with bots count here but are not ranked: leaderboards and ratings count games "
+    "between people only. Abandoned games (ended early, or players left) are counted apart."
 )
 RATING_WORDS = N_(
     "The rating is the skill the bot is sure you have (μ − 3σ): everyone starts at 0, and "
@@ -137,21 +137,22 @@ def rating_line(rating: PlayerRating, season: int) -> str:
 
 
 def _figure_lines(fig: PlayerRecord) -> str:
-    games = _n("**{n}** game", "**{n}** games", fig.games)
+    """A game's figures: every finished game (against bots too) with how many of them are
+    ranked (between people only), and the wins among them all; then the abandoned games
+    and the records."""
+    total, won = fig.games + fig.bot_games, fig.wins + fig.bot_wins
+    games = (
+        _n("**{n}** game ({ranked} ranked)", "**{n}** games ({ranked} ranked)", total,
+           ranked=fig.games)
+        if fig.bot_games
+        else _n("**{n}** game", "**{n}** games", total)
+    )  # fmt: skip
     wins = (
-        _n("**{n}** win ({rate})", "**{n}** wins ({rate})", fig.wins, rate=percent(fig.wins, fig.games))
-        if fig.games
-        else _n("**{n}** win", "**{n}** wins", fig.wins)
+        _n("**{n}** win ({rate})", "**{n}** wins ({rate})", won, rate=percent(won, total))
+        if total
+        else _n("**{n}** win", "**{n}** wins", won)
     )
     lines = [f"{games} · {wins}"]
-    if fig.bot_games:
-        lines.append(
-            _(
-                "Against bots: {games}, {wins}",
-                games=_n("{n} game", "{n} games", fig.bot_games),
-                wins=_n("{n} win", "{n} wins", fig.bot_wins),
-            )
-        )
     if fig.abandoned:
         lines.append(_("Abandoned: {n}", n=fig.abandoned))
     if fig.best_score is not None and fig.kind in BEST_SCORE:
@@ -239,7 +240,10 @@ async def leaderboard_page(
             + f" · {win_rate(s.games, s.wins)}"
             for s in rows
         )
-        or _("Nobody has finished a game here in this period yet.")
+        or _(
+            "No game between people has finished here in this period yet (games with bots "
+            "are not ranked)."
+        )
     )
     embed.set_footer(
         text=_(
@@ -296,7 +300,9 @@ async def rating_page(
             + _n("{n} game", "{n} games", s.games)
             for s in rows
         )
-        or _("Nobody has a rated game here in this season yet.")
+        or _(
+            "Nobody has a rated game here in this season yet (games with bots are not rated)."
+        )
     )
     embed.set_footer(
         text=_(
