@@ -33,6 +33,7 @@ from bot.records import (
     GAME_TITLES,
     MIN_GAMES_FOR_RATE,
     PERIOD_NAMES,
+    PROVISIONAL_GAMES,
     RECORDS,
     Period,
     game_name,
@@ -68,8 +69,9 @@ COUNTING = N_(
     "between people only. Abandoned games (ended early, or players left) are counted apart."
 )
 RATING_WORDS = N_(
-    "The rating is the skill the bot is sure you have (μ − 3σ): everyone starts at 0, and "
-    "finishing ahead of good players raises it most. Games between people only."
+    "Everyone's rating starts at {start} and rises as the bot gets surer of how well you play: "
+    "finishing ahead of good players raises it most. It is provisional for the first few "
+    "games, while it moves most. Games between people only."
 )
 #: The custom_id "period" of a rating board's page buttons (its stamp is the season).
 RATING = "rating"
@@ -104,7 +106,7 @@ def stats_embed(
     paragraphs = [] if in_server else [_("Games outside servers (DMs and group chats together).")]
     paragraphs.append(_(COUNTING))
     if rated:
-        paragraphs.append(_(RATING_WORDS))
+        paragraphs.append(_(RATING_WORDS, start=rating_number(0.0)))
     embed.description = " ".join(paragraphs)
     for fig in figures:
         lines = _figure_lines(fig)
@@ -115,24 +117,28 @@ def stats_embed(
 
 
 def rating_line(rating: PlayerRating, season: int) -> str:
-    """'Rating **12.3** (+1.4 in the last game)', with the season once there are several."""
-    value, change = rating_number(rating.rating), rating_change(rating.last_change)
+    """'Rating **1069** (+69 in the last game) · 1 rated game, provisional', with the
+    season once there are several."""
+    value = rating_number(rating.rating)
+    change = rating_change(rating.rating - rating.last_change, rating.rating)
+    games = (
+        _n("{n} rated game, provisional", "{n} rated games, provisional", rating.games)
+        if rating.games < PROVISIONAL_GAMES
+        else _n("{n} rated game", "{n} rated games", rating.games)
+    )
     if season > 1:
-        return _n(
-            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated game",
-            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated "
-            "games",
-            rating.games,
+        return _(
+            "Rating **{rating}** ({change} in the last game) in season {season} · {games}",
             rating=value,
             change=change,
             season=season,
+            games=games,
         )
-    return _n(
-        "Rating **{rating}** ({change} in the last game) · {n} rated game",
-        "Rating **{rating}** ({change} in the last game) · {n} rated games",
-        rating.games,
+    return _(
+        "Rating **{rating}** ({change} in the last game) · {games}",
         rating=value,
         change=change,
+        games=games,
     )
 
 
@@ -296,8 +302,12 @@ async def rating_page(
     embed.description = (
         "\n".join(
             f"{_rank(s.rank)} <@{s.player_id}> · **{rating_number(s.rating)}** "
-            f"({rating_change(s.last_change)}) · "
-            + _n("{n} game", "{n} games", s.games)
+            f"({rating_change(s.rating - s.last_change, s.rating)}) · "
+            + (
+                _n("{n} game, provisional", "{n} games, provisional", s.games)
+                if s.games < PROVISIONAL_GAMES
+                else _n("{n} game", "{n} games", s.games)
+            )
             for s in rows
         )
         or _(
@@ -306,9 +316,9 @@ async def rating_page(
     )
     embed.set_footer(
         text=_(
-            "Page {page}/{pages} · ranked by rating (μ − 3σ: the skill the bot is sure of), "
-            "with its change in each player's last game · bot games and abandoned games not "
-            "rated",
+            "Page {page}/{pages} · ranked by rating (everyone starts at {start}), with its "
+            "change in each player's last game · bot games and abandoned games not rated",
+            start=rating_number(0.0),
             page=page + 1,
             pages=pages,
         )

@@ -233,7 +233,7 @@ class Store(ABC):
     ) -> tuple[int, list[RatedStanding]]:
         """How many players have a rating in a place, game and season, and `limit` of them
         from `offset`: the highest shown rating first, then the earlier player id; ratings
-        equal as shown (`records.tenths`) share a place."""
+        equal as shown (`records.rating_points`) share a place."""
 
     @abstractmethod
     async def player_ratings(
