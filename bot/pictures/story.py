@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field, TypeAdapter
 
-from bot.i18n import _, _p, number, plain_text, render
+from bot.i18n import _n, _p, number, plain_text, render
 from bot.pictures.text import fit, font, player_names, write
 from games.bots import is_bot
 from games.crap.engine import CrapState
@@ -304,8 +304,8 @@ PAD_W, PAD_H = 240, 300
 @plain_text()
 def pad_chart(story: PadStory) -> bytes:
     """One score pad per player, in seating order: a star of `lives - 1` arms, a spot at an
-    arm's end per life lost and the centre for the last life; crowns for Kurikis, a mark per
-    foul; the winner framed in gold, the Tarted player named."""
+    arm's end per life lost and the centre for the last life; crowns for Kurikis, the fouls
+    counted in words ("2 fouls"); the winner framed in gold, the Tarted player named."""
     pads = story.pads
     cols = min(len(pads), 4) or 1
     rows = math.ceil(len(pads) / cols) if pads else 1
@@ -356,7 +356,7 @@ def _pad(draw: ImageDraw.ImageDraw, p: Pad, name: str, lives: int, left: int, to
         _crown(draw, left + 30 + c * 26, y, GOLD)
     if p.crowns > 8:
         write(draw, (left + 30 + 8 * 26, y), f"×{p.crowns}", 18, ink, "lm")
-    fouls = _("foul {marks}", marks="|" * min(p.fouls, 12)) if p.fouls else ""
+    fouls = _n("{n} foul", "{n} fouls", p.fouls) if p.fouls else ""
     status = (
         _p("score pad", "winner")
         if won

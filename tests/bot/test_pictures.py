@@ -196,6 +196,21 @@ def test_kuriki_story_with_the_most_players() -> None:
     assert_story(kuriki_story(one_life), 960)  # no arms: only the centre
 
 
+def test_kuriki_story_writes_fouls_as_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pad says "1 foul" / "3 fouls" in words, never a row of strokes read as a number."""
+    drawn: list[str] = []
+    real = story.write
+    monkeypatch.setattr(story, "write", lambda d, xy, text, *a: (drawn.append(text), real(d, xy, text, *a)))
+    players = [
+        {"id": i, "name": f"P{i}", "lives": 2, "fouls": fouls} for i, fouls in ((1, 0), (2, 1), (3, 3))
+    ]
+    state = KurikiState.model_validate({"rules": {"lives": 3}, "roller": 1, "players": players})
+    assert_story(kuriki_story(state), 720)
+    bottoms = [t for t in drawn if "foul" in t]
+    assert bottoms == ["1 foul", "3 fouls"], drawn
+    assert not any("|" in t for t in drawn)
+
+
 def test_crap_story_after_scoring_rounds() -> None:
     state, _ = crap.new_game(SEATS[:3], crap.CrapRules(), random.Random(2))
     state.history = [{"1": 100, "2": 0, "3": 40}, {"1": 300, "2": 1020, "3": 90}]
