@@ -206,10 +206,10 @@ def _players(game: dict[str, Any]) -> str:
 
 
 def _rating_changes(game: dict[str, Any], changes: dict[int, tuple[float, float]]) -> str:
-    """'Ann 12.3 → 14.1 (+1.8)' for each rated player, in the order the game ranked them."""
+    """'Ann 1000 → 1069 (+69)' for each rated player, in the order the game ranked them."""
     lines = [
         f"{_name(p)} {rating_number(changes[p['id']][0])} → {rating_number(changes[p['id']][1])} "
-        f"({rating_change(changes[p['id']][1] - changes[p['id']][0])})"
+        f"({rating_change(*changes[p['id']])})"
         for p in game["players"]
         if p["id"] in changes
     ]

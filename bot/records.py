@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from typing import Literal
 
 from babel.numbers import format_decimal, format_percent
@@ -120,22 +120,34 @@ def percent(part: float, whole: float) -> str:
     return format_percent(part / whole, locale=current().locale)
 
 
-def tenths(value: float) -> int:
-    """A rating as shown, in tenths (12.34 -> 123): its exact value rounded half to even.
-    Ratings equal as shown are equal on a leaderboard (they share a place)."""
-    return int(Decimal(value).scaleb(1).to_integral_value(ROUND_HALF_EVEN))
+#: What a rating shows (`rating_points`): everyone starts at `RATING_START`, and each point
+#: of the model's conservative skill (mu - 3 sigma, 0 for a newcomer) is `RATING_SCALE` points.
+RATING_START = 1000
+RATING_SCALE = 20
+#: A rating is provisional (it still moves a lot) until this many rated games.
+PROVISIONAL_GAMES = 5
+
+
+def rating_points(value: float) -> int:
+    """A rating as shown, from the model's conservative skill `value` (mu - 3 sigma):
+    1000 + 20 x value, its exact value rounded half to even (a newcomer's 0 -> 1000, 3.44 ->
+    1069). Ratings equal as shown are equal on a leaderboard (they share a place)."""
+    with localcontext() as exact:
+        exact.prec = 80  # a float's exact value times 20 plus 1000 fits: nothing is rounded
+        shown = RATING_START + RATING_SCALE * Decimal(value)
+        return int(shown.to_integral_value(ROUND_HALF_EVEN))
 
 
 def rating_number(value: float) -> str:
-    """A rating as shown: one decimal (`tenths`), in the current language ("12.3",
-    "12,3")."""
-    shown = Decimal(tenths(value)).scaleb(-1)
-    return format_decimal(shown, format="#,##0.0;-#,##0.0", locale=current().locale)
+    """A rating as shown (`rating_points`), a whole number in the current language ("1069")."""
+    return format_decimal(rating_points(value), format="0;-0", locale=current().locale)
 
 
-def rating_change(value: float) -> str:
-    """A change of rating, always signed ("+1.4", "-0.3")."""
-    return format_decimal(value, format="+#,##0.0;-#,##0.0", locale=current().locale)
+def rating_change(before: float, after: float) -> str:
+    """How much a shown rating moved from `before` to `after` (the model's values), always
+    signed ("+69", "-37"): the difference of the two numbers as shown."""
+    moved = rating_points(after) - rating_points(before)
+    return format_decimal(moved, format="+0;-0", locale=current().locale)
 
 
 def place_of(guild_id: int | None, channel_id: int) -> int:

@@ -404,7 +404,26 @@ async def verify_answer(
     """/verify's answer: an embed, and the files of every draw for a finished game (none
     for a running one). UserError when there is nothing here to check."""
     if game_id is None:
-        return await _running(sessions, channel_id)
+        running = await _running(sessions, channel_id)
+        if running is not None:
+            return running
+        latest = await store.latest_game(guild_id, channel_id)
+        if latest is not None:
+            raise UserError(
+                _(
+                    "No game is running here. The last game that finished here is game "
+                    "{number}: try {verify} {number}.",
+                    number=str(latest),
+                    verify=mention("verify"),
+                )
+            )
+        raise UserError(
+            _(
+                "No game is running here. To check a finished game, give its number: its "
+                "final table shows it ({verify} 12).",
+                verify=mention("verify"),
+            )
+        )
     record = await store.finished_game(game_id)
     guild = record and record["guild_id"]
     if (
@@ -438,9 +457,9 @@ async def verify_answer(
     return Answer(finished_embed(game_id, found, adapter), files)
 
 
-async def _running(sessions: Sessions, channel_id: int) -> Answer:
+async def _running(sessions: Sessions, channel_id: int) -> Answer | None:
     """The answer about the game running here: its commitment (the seed is secret until
-    the end), or that its stored record of draws is damaged."""
+    the end), or that its stored record of draws is damaged; None when none is running."""
     try:
         session = await sessions.get(channel_id)
     except CorruptSession as damaged:
@@ -453,13 +472,7 @@ async def _running(sessions: Sessions, channel_id: int) -> Answer:
         embed.description = str(damaged)
         return Answer(embed, {})
     if session is None or not session.started:
-        raise UserError(
-            _(
-                "No game is running here. To check a finished game, give its number: its "
-                "final table shows it ({verify} 12).",
-                verify=mention("verify"),
-            )
-        )
+        return None
     embed = discord.Embed(
         title=_("🔒 {game}: a game in progress", game=game_name(session.kind)),
         colour=EMBED_COLOUR,

@@ -15,8 +15,9 @@ from bot.i18n import LANGUAGES, _, _n, number, one_unit
 from bot.interactions import send_reply
 from bot.records import place_of
 from bot.replies import Reply
-from bot.settings import GuildSettings, house_rule_words
+from bot.settings import GuildSettings, SettingsError
 from bot.tables.base import EMBED_COLOUR
+from bot.tables.farkle_rules import house_rules
 from games.farkle.rules import PRESETS
 
 if TYPE_CHECKING:
@@ -41,6 +42,25 @@ def pause_words(seconds: float) -> str:
     return _("{seconds} seconds", seconds=number(shown))
 
 
+def farkle_changes(settings: GuildSettings, preset: str) -> list[str]:
+    """What this server changed of a Farkle rule set, as its lobby says it: the target it
+    plays to, and the house rules (`house_rules`: the rules that differ from the rule
+    set's, the target not among them), so a change back to the rule set's own value is
+    none."""
+    try:
+        rules = settings.farkle_rules(preset)
+    except SettingsError:
+        return []
+    name = _(PRESETS[preset].name)
+    lines = []
+    if rules.target != PRESETS[preset].target:
+        lines.append(_("{preset} plays to **{points}**", preset=name, points=rules.target))
+    house = house_rules(rules)
+    if house:
+        lines.append(_("House rules for {preset}: {rules}", preset=name, rules=_("; ").join(house)))
+    return lines
+
+
 def settings_embed(settings: GuildSettings) -> discord.Embed:
     """The server's settings in the current language, each field within Discord's limit."""
     embed = discord.Embed(title=_("Server settings"), colour=EMBED_COLOUR)
@@ -61,15 +81,8 @@ def settings_embed(settings: GuildSettings) -> discord.Embed:
     ]
     embed.add_field(name=_("General"), value="\n".join(general)[:1024], inline=False)
     farkle = [_("Default rule set: **{preset}**", preset=_(PRESETS[settings.farkle_preset].name))]
-    for preset, changes in settings.farkle_house_rules.items():
-        if changes:
-            farkle.append(
-                _(
-                    "House rules for {preset}: {rules}",
-                    preset=_(PRESETS[preset].name),
-                    rules="; ".join(house_rule_words(k, v) for k, v in changes.items()),
-                )
-            )
+    for preset in settings.farkle_house_rules:
+        farkle += farkle_changes(settings, preset)
     # Translators: a game's name; keep it unless your players call it otherwise.
     embed.add_field(name=_("Farkle"), value="\n".join(farkle)[:1024], inline=False)
     kuriki = [_("Lives: **{n}**", n=settings.kuriki_lives)]

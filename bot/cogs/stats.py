@@ -33,6 +33,7 @@ from bot.records import (
     GAME_TITLES,
     MIN_GAMES_FOR_RATE,
     PERIOD_NAMES,
+    PROVISIONAL_GAMES,
     RECORDS,
     Period,
     game_name,
@@ -64,12 +65,13 @@ BY_CHOICES = [
     app_commands.Choice(name="Rating", value="rating"),
 ]
 COUNTING = N_(
-    "Wins count finished games between people; games against bots and abandoned games "
-    "(ended early, or players left) are counted apart."
+    "Games with bots count here but are not ranked: leaderboards and ratings count games "
+    "between people only. Abandoned games (ended early, or players left) are counted apart."
 )
 RATING_WORDS = N_(
-    "The rating is the skill the bot is sure you have (μ − 3σ): everyone starts at 0, and "
-    "finishing ahead of good players raises it most. Games between people only."
+    "Everyone's rating starts at {start} and rises as the bot gets surer of how well you play: "
+    "finishing ahead of good players raises it most. It is provisional for the first few "
+    "games, while it moves most. Games between people only."
 )
 #: The custom_id "period" of a rating board's page buttons (its stamp is the season).
 RATING = "rating"
@@ -104,7 +106,7 @@ def stats_embed(
     paragraphs = [] if in_server else [_("Games outside servers (DMs and group chats together).")]
     paragraphs.append(_(COUNTING))
     if rated:
-        paragraphs.append(_(RATING_WORDS))
+        paragraphs.append(_(RATING_WORDS, start=rating_number(0.0)))
     embed.description = " ".join(paragraphs)
     for fig in figures:
         lines = _figure_lines(fig)
@@ -115,43 +117,48 @@ def stats_embed(
 
 
 def rating_line(rating: PlayerRating, season: int) -> str:
-    """'Rating **12.3** (+1.4 in the last game)', with the season once there are several."""
-    value, change = rating_number(rating.rating), rating_change(rating.last_change)
+    """'Rating **1069** (+69 in the last game) · 1 rated game, provisional', with the
+    season once there are several."""
+    value = rating_number(rating.rating)
+    change = rating_change(rating.rating - rating.last_change, rating.rating)
+    games = (
+        _n("{n} rated game, provisional", "{n} rated games, provisional", rating.games)
+        if rating.games < PROVISIONAL_GAMES
+        else _n("{n} rated game", "{n} rated games", rating.games)
+    )
     if season > 1:
-        return _n(
-            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated game",
-            "Rating **{rating}** ({change} in the last game) in season {season} · {n} rated "
-            "games",
-            rating.games,
+        return _(
+            "Rating **{rating}** ({change} in the last game) in season {season} · {games}",
             rating=value,
             change=change,
             season=season,
+            games=games,
         )
-    return _n(
-        "Rating **{rating}** ({change} in the last game) · {n} rated game",
-        "Rating **{rating}** ({change} in the last game) · {n} rated games",
-        rating.games,
+    return _(
+        "Rating **{rating}** ({change} in the last game) · {games}",
         rating=value,
         change=change,
+        games=games,
     )
 
 
 def _figure_lines(fig: PlayerRecord) -> str:
-    games = _n("**{n}** game", "**{n}** games", fig.games)
+    """A game's figures: every finished game (against bots too) with how many of them are
+    ranked (between people only), and the wins among them all; then the abandoned games
+    and the records."""
+    total, won = fig.games + fig.bot_games, fig.wins + fig.bot_wins
+    games = (
+        _n("**{n}** game ({ranked} ranked)", "**{n}** games ({ranked} ranked)", total,
+           ranked=fig.games)
+        if fig.bot_games
+        else _n("**{n}** game", "**{n}** games", total)
+    )  # fmt: skip
     wins = (
-        _n("**{n}** win ({rate})", "**{n}** wins ({rate})", fig.wins, rate=percent(fig.wins, fig.games))
-        if fig.games
-        else _n("**{n}** win", "**{n}** wins", fig.wins)
+        _n("**{n}** win ({rate})", "**{n}** wins ({rate})", won, rate=percent(won, total))
+        if total
+        else _n("**{n}** win", "**{n}** wins", won)
     )
     lines = [f"{games} · {wins}"]
-    if fig.bot_games:
-        lines.append(
-            _(
-                "Against bots: {games}, {wins}",
-                games=_n("{n} game", "{n} games", fig.bot_games),
-                wins=_n("{n} win", "{n} wins", fig.bot_wins),
-            )
-        )
     if fig.abandoned:
         lines.append(_("Abandoned: {n}", n=fig.abandoned))
     if fig.best_score is not None and fig.kind in BEST_SCORE:
@@ -239,7 +246,10 @@ async def leaderboard_page(
             + f" · {win_rate(s.games, s.wins)}"
             for s in rows
         )
-        or _("Nobody has finished a game here in this period yet.")
+        or _(
+            "No game between people has finished here in this period yet (games with bots "
+            "are not ranked)."
+        )
     )
     embed.set_footer(
         text=_(
@@ -292,17 +302,23 @@ async def rating_page(
     embed.description = (
         "\n".join(
             f"{_rank(s.rank)} <@{s.player_id}> · **{rating_number(s.rating)}** "
-            f"({rating_change(s.last_change)}) · "
-            + _n("{n} game", "{n} games", s.games)
+            f"({rating_change(s.rating - s.last_change, s.rating)}) · "
+            + (
+                _n("{n} game, provisional", "{n} games, provisional", s.games)
+                if s.games < PROVISIONAL_GAMES
+                else _n("{n} game", "{n} games", s.games)
+            )
             for s in rows
         )
-        or _("Nobody has a rated game here in this season yet.")
+        or _(
+            "Nobody has a rated game here in this season yet (games with bots are not rated)."
+        )
     )
     embed.set_footer(
         text=_(
-            "Page {page}/{pages} · ranked by rating (μ − 3σ: the skill the bot is sure of), "
-            "with its change in each player's last game · bot games and abandoned games not "
-            "rated",
+            "Page {page}/{pages} · ranked by rating (everyone starts at {start}), with its "
+            "change in each player's last game · bot games and abandoned games not rated",
+            start=rating_number(0.0),
             page=page + 1,
             pages=pages,
         )

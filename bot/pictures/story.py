@@ -22,8 +22,8 @@ from typing import Annotated, Any, Literal
 from PIL import Image, ImageDraw
 from pydantic import BaseModel, Field, TypeAdapter
 
-from bot.i18n import _, _p, number, plain_text, render
-from bot.pictures.text import fit, font, player_names, write
+from bot.i18n import _n, _p, number, plain_text, render
+from bot.pictures.text import fit, font, least_size, player_names, write
 from games.bots import is_bot
 from games.crap.engine import CrapState
 from games.farkle.engine import FarkleState
@@ -117,18 +117,22 @@ def _nice_step(span: float) -> int:
     return int(next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw))
 
 
+#: The line charts' width: a phone shows their axes and legend legibly (`least_size`).
+LINE_W = 640
+
+
 @plain_text()  # a picture reads no markdown: names are drawn as written
 def line_chart(story: LineStory) -> bytes:
     """Scores over time, one line per player, with the target as a dashed red line and a
     legend of names and final scores (the winner's in gold, with a crown)."""
     title, x_label, series = render(story.title), render(story.x_label), story.series
     target, target_label = story.target, render(story.target_label)
-    width, legend_h = 960, 34 * ((len(series) + 1) // 2) + 16
-    height = 560 + legend_h
+    width, small = LINE_W, least_size(LINE_W)
+    height = 560 + 34 * len(series) + 16  # the legend: a player a line
     img = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(img)
     write(draw, (width // 2, 30), fit(title, 32, width - 40), 32, TEXT, "mm")
-    left, right, top, bottom = 90, width - 30, 70, 500
+    left, right, top, bottom = 90, width - 24, 70, 490
     values = [v for s in series for v in s.points] + [0, target]
     low, high = min(values), max(values)
     high += max((high - low) // 12, 1)
@@ -146,13 +150,14 @@ def line_chart(story: LineStory) -> bytes:
 
     for v in range(int(low), int(high) + 1, step):
         draw.line((left, y(v), right, y(v)), fill=GRID, width=1)
-        write(draw, (left - 10, y(v)), number(v), 20, MUTED, "rm")
-    x_step = max(1, _nice_step(last_x) if last_x > 10 else 1)
+        write(draw, (left - 8, y(v)), fit(number(v), small, left - 10), small, MUTED, "rm")
+    # about one turn number per 60 px: a long game's numbers never touch
+    x_step = max(1, _nice_step(last_x * 60 / (right - left) * 5) if last_x > 8 else 1)
     for i in range(0, last_x + 1, x_step):
-        write(draw, (x(i), bottom + 14), str(i), 20, MUTED, "mt")
-    write(draw, ((left + right) // 2, bottom + 44), fit(x_label, 20, right - left), 20, MUTED, "mt")
+        write(draw, (x(i), bottom + 12), str(i), small, MUTED, "mt")
+    write(draw, ((left + right) // 2, bottom + 42), fit(x_label, small, right - left), small, MUTED, "mt")
     _dashed(draw, (left, y(target)), (right, y(target)), TARGET, 3)
-    write(draw, (left + 8, y(target) - 6), target_label, 20, TARGET, "lb")
+    write(draw, (left + 8, y(target) - 6), fit(target_label, small, right - left), small, TARGET, "lb")
     for n, s in enumerate(series):
         colour = COLOURS[n % len(COLOURS)]
         pts = [(x(i), y(v)) for i, v in enumerate(s.points)]
@@ -167,8 +172,7 @@ def line_chart(story: LineStory) -> bytes:
     names = player_names([s.name for s in series])
     for n, (s, name) in enumerate(zip(series, names, strict=True)):
         colour = COLOURS[n % len(COLOURS)]
-        lx = 40 + (n % 2) * (width // 2)
-        ly = 580 + (n // 2) * 34
+        lx, ly = 30, 570 + n * 34
         draw.rectangle((lx, ly - 8, lx + 26, ly + 8), fill=colour)
         ink = GOLD if s.won else TEXT
         tx = lx + 38
@@ -184,7 +188,7 @@ def line_chart(story: LineStory) -> bytes:
             if s.left
             else f": {final}"
         )
-        room = lx + width // 2 - 50 - tx - font(24).getlength(score)
+        room = width - 20 - tx - font(24).getlength(score)
         draw.text((tx, ly), fit(name, 24, room) + score, font=font(24), fill=ink, anchor="lm")
     return _png(img)
 
@@ -299,15 +303,17 @@ def kuriki_story(state: KurikiState) -> bytes:
 
 
 PAD_W, PAD_H = 240, 300
+#: Score pads a row: two, so that a phone (about 320 px wide) shows a pad's words legibly.
+PAD_COLUMNS = 2
 
 
 @plain_text()
 def pad_chart(story: PadStory) -> bytes:
     """One score pad per player, in seating order: a star of `lives - 1` arms, a spot at an
-    arm's end per life lost and the centre for the last life; crowns for Kurikis, a mark per
-    foul; the winner framed in gold, the Tarted player named."""
+    arm's end per life lost and the centre for the last life; crowns for Kurikis, the fouls
+    counted in words ("2 fouls"); the winner framed in gold, the Tarted player named."""
     pads = story.pads
-    cols = min(len(pads), 4) or 1
+    cols = min(len(pads), PAD_COLUMNS) or 1
     rows = math.ceil(len(pads) / cols) if pads else 1
     img = Image.new("RGB", (cols * PAD_W, 60 + rows * PAD_H), BACKGROUND)
     draw = ImageDraw.Draw(img)
@@ -352,11 +358,12 @@ def _pad(draw: ImageDraw.ImageDraw, p: Pad, name: str, lives: int, left: int, to
     else:
         draw.ellipse((cx - 5, cy - 5, cx + 5, cy + 5), fill=ink)
     y = top + 232
-    for c in range(min(p.crowns, 8)):
+    crowns = p.crowns if p.crowns <= 7 else 1  # many: one crown and how many ("👑 ×12")
+    for c in range(crowns):
         _crown(draw, left + 30 + c * 26, y, GOLD)
-    if p.crowns > 8:
-        write(draw, (left + 30 + 8 * 26, y), f"×{p.crowns}", 18, ink, "lm")
-    fouls = _("foul {marks}", marks="|" * min(p.fouls, 12)) if p.fouls else ""
+    if crowns < p.crowns:
+        write(draw, (left + 50, y), f"×{p.crowns}", 20, ink, "lm")
+    fouls = _n("{n} foul", "{n} fouls", p.fouls) if p.fouls else ""
     status = (
         _p("score pad", "winner")
         if won

@@ -118,6 +118,41 @@ def fit(text: str, size: int, width: float) -> str:
     return text.rstrip() + "…"
 
 
+#: Pictures are read on phones, where Discord shows them about 320 px wide: the smallest
+#: text in a picture `width` pixels wide is `least_size(width)`, whose capitals are then at
+#: least `PHONE_CAP` pixels high there.
+PHONE_WIDTH = 320
+PHONE_CAP = 8
+
+
+def cap_height(size: int) -> int:
+    """The height of a capital letter in the shipped font at `size`, in pixels."""
+    top, bottom = font(size).getbbox("H")[1::2]
+    return bottom - top
+
+
+def least_size(width: int) -> int:
+    """The smallest font size still legible in a picture `width` pixels wide shown
+    `PHONE_WIDTH` wide: its capitals at least `PHONE_CAP` pixels high there."""
+    size = 8
+    while cap_height(size) * PHONE_WIDTH / width < PHONE_CAP:
+        size += 1
+    return size
+
+
+def wrap(text: str, size: int, width: float) -> list[str]:
+    """`text` broken into lines at most `width` pixels wide at `size`, between words (a
+    word longer than a line is cut with '…')."""
+    f = font(size)
+    lines: list[str] = []
+    for word in text.split():
+        if lines and f.getlength(f"{lines[-1]} {word}") <= width:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(fit(word, size, width))
+    return lines or [""]
+
+
 def write(
     draw: ImageDraw.ImageDraw,
     xy: tuple[float, float],

@@ -189,6 +189,18 @@ class Store(ABC):
     async def finished_game(self, game_id: int) -> dict[str, object] | None:
         """One finished game by its id (as `finished_games` gives it), or None."""
 
+    async def latest_game(self, guild_id: int | None, channel_id: int) -> int | None:
+        """The number of the channel's most recently finished game, or None. It reads the
+        server's games newest first (`finished_by_guild`) until one of the channel's."""
+        where = "guild_id IS NULL" if guild_id is None else "guild_id = ?"
+        args = (channel_id,) if guild_id is None else (guild_id, channel_id)
+        found = await self._read(
+            f"SELECT id FROM finished_games WHERE {where} AND channel_id = ?"
+            " ORDER BY finished_at DESC, id DESC LIMIT 1",
+            args,
+        )
+        return int(found[0][0]) if found else None  # type: ignore[call-overload]
+
     @abstractmethod
     async def player_games(
         self, place: int, player_id: int, kind: str | None, offset: int, limit: int
@@ -233,7 +245,7 @@ class Store(ABC):
     ) -> tuple[int, list[RatedStanding]]:
         """How many players have a rating in a place, game and season, and `limit` of them
         from `offset`: the highest shown rating first, then the earlier player id; ratings
-        equal as shown (`records.tenths`) share a place."""
+        equal as shown (`records.rating_points`) share a place."""
 
     @abstractmethod
     async def player_ratings(

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import asyncpg
 
 import bot.store.ratings as ratings
-from bot.records import place_of, tenths
+from bot.records import place_of, rating_points
 from bot.store.interface import RevisionConflict, Shards, Store
 from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
 from bot.store.rows import (
@@ -472,7 +472,7 @@ class PostgresStore(Store):
         if rows and offset:  # a tie may run over the page's top
             sql, bound = ratings.ahead_sql(float(rows[0][1]))
             ahead = int(await self.pool.fetchval(postgres_params(sql), place, kind, season, bound))
-        ranks = places([tenths(float(r[1])) for r in rows], offset, ahead)
+        ranks = places([rating_points(float(r[1])) for r in rows], offset, ahead)
         return int(total or 0), [
             RatedStanding(rank, *r) for rank, r in zip(ranks, rows, strict=True)
         ]

@@ -6,9 +6,10 @@ PostgreSQL numbers it with `migrations.postgres_params`).
 
 A rating is kept per place (`records.place_of`: a server, or the channel of a game outside
 servers), game and season. It is a belief about a player's skill: `mu`, the estimate, and
-`sigma`, how unsure it still is; what is shown and ranked is the conservative value
-`mu - 3 sigma` (`Rating.shown`), which starts at 0 and rises as the player keeps finishing
-well and the estimate firms up.
+`sigma`, how unsure it still is; what is ranked is the conservative value `mu - 3 sigma`
+(`Rating.shown`, kept in the `shown` column), which starts at 0 and rises as the player
+keeps finishing well and the estimate firms up; players see it as `records.rating_points`
+(1000 + 20 x that value: a newcomer's 1000).
 
 The incremental update (in the transaction that records the game) and the replay run the
 same code on the same float64 values in the same order (the rated games of one place in
@@ -25,7 +26,7 @@ from itertools import groupby
 
 from openskill.models import PlackettLuce
 
-from bot.records import place_of, tenths
+from bot.records import RATING_SCALE, RATING_START, place_of, rating_points
 from bot.store.rows import PLAYER_COLUMNS, FinishedGame, PlayerRating, PlayerRow
 
 #: The model and its parameters, fixed here (OpenSkill's defaults as of 6.x) so that a change
@@ -279,13 +280,14 @@ BOARD_COUNT_SQL = "SELECT COUNT(*) FROM ratings WHERE place = ? AND kind = ? AND
 def ahead_sql(shown: float) -> tuple[str, float]:
     """How many players rank above a rating `shown` on its board (SQL with the board's
     place, game and season, and the float it returns): those shown higher, as
-    `records.tenths` rounds, so that equal ratings as shown share a place. Shown higher than
-    t tenths means above (2t + 1) / 20 exactly, or on it when half to even rounds it up (t
-    odd); the float nearest that bound says whether `>` or `>=` draws that line in floats."""
-    t = tenths(shown)
-    bound = Decimal(2 * t + 1) / 20
+    `records.rating_points` rounds, so that equal ratings as shown share a place. Shown
+    higher than p points means 1000 + 20 v above p + 1/2, that is v above
+    (2p + 1 - 2000) / 40 exactly, or on it when half to even rounds it up (p odd); the float
+    nearest that bound says whether `>` or `>=` draws that line in floats."""
+    p = rating_points(shown)
+    bound = Decimal(2 * p + 1 - 2 * RATING_START) / (2 * RATING_SCALE)
     nearest = float(bound)
-    inclusive = Decimal(nearest) > bound or (Decimal(nearest) == bound and t % 2 == 1)
+    inclusive = Decimal(nearest) > bound or (Decimal(nearest) == bound and p % 2 == 1)
     return f"{BOARD_COUNT_SQL} AND shown {'>=' if inclusive else '>'} ?", nearest
 
 BOARD_SQL = (

@@ -171,7 +171,7 @@ class Standing:
 @dataclass
 class RatedStanding:
     """One line of a leaderboard by rating (see `store.ratings`): `rank` its place, shared
-    with those whose rating is the same as shown (`records.tenths`)."""
+    with those whose rating is the same as shown (`records.rating_points`)."""
 
     rank: int
     player_id: int

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import bot.store.ratings as ratings
-from bot.records import place_of, tenths
+from bot.records import place_of, rating_points
 from bot.store.interface import RevisionConflict, Store
 from bot.store.migrations import MIGRATIONS, migration_sql
 from bot.store.rows import (
@@ -431,7 +431,7 @@ class SqliteStore(Store):
         if rows and offset:  # a tie may run over the page's top
             sql, bound = ratings.ahead_sql(float(rows[0][1]))
             ahead = int((await self.db.read(sql, (*key, bound)))[0][0])
-        ranks = places([tenths(float(r[1])) for r in rows], offset, ahead)
+        ranks = places([rating_points(float(r[1])) for r in rows], offset, ahead)
         return int(counted[0][0]), [
             RatedStanding(rank, *r) for rank, r in zip(ranks, rows, strict=True)
         ]

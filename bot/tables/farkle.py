@@ -351,7 +351,7 @@ class FarkleTable(TableAdapter):
                 extra.append(_("not on the table"))
             if p.farkles and state.rules.farkle_penalty_every:
                 extra.append(
-                    _n("{n} crappy", "{n} crappies", p.farkles)
+                    _n("{n} crappy", "{n} crappys", p.farkles)
                     if state.rules.farkle_word == "crappy"
                     else _n("{n} farkle", "{n} farkles", p.farkles)
                 )

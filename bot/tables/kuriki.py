@@ -101,7 +101,7 @@ RULES_TEXT = [
 
 #: What the score pad's marks mean (the table's footer), and the finished game's picture's.
 PAD_LEGEND = N_("Pad: ◆ a life lost · ◇ a life left · ○ the last life (● lost) · 👑 a Kuriki")
-STORY_LEGEND = N_("Picture: a red spot per life lost, a crown per Kuriki, a stroke per foul")
+STORY_LEGEND = N_("Picture: a red spot per life lost, a crown per Kuriki, the fouls counted")
 
 
 class KurikiTable(KurikiMessages, TableAdapter):

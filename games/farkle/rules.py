@@ -140,7 +140,7 @@ class FarkleRules(BaseModel):
     @property
     def farkle_word(self) -> str:
         """What a scoreless throw is called under these rules: a *crappy* in Crappy Malappy
-        (whose rules count crappies and crappy malappys), a farkle elsewhere."""
+        (whose rules count crappys and crappy malappys), a farkle elsewhere."""
         return "crappy" if self.crappy_malappy_wins or self.name == "Crappy Malappy" else "farkle"
 
     def bank_minimum(self, on_table: bool) -> int:

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from bot.cogs.admin import pause_words, settings_embed
+from bot.cogs.stats import leaderboard_page, stats_embed
 from bot.errors import UserError
+from bot.records import ALL_GAMES
 from bot.service import Reply, Tables
 from bot.settings import GuildSettings, SettingsError
 from games.bots import FIRST_BOT_ID, bot_name, is_bot
@@ -158,6 +160,15 @@ async def test_two_taps_start_a_game_against_a_bot_that_moves_when_due(
     [record] = await tables.store.finished_games(CHANNEL)
     assert record["bots"] == [DICEY]
     assert record["winner_id"] in (ALICE.id, DICEY)
+    # /stats shows the finished game (not ranked); the empty leaderboard says why
+    (fig,) = await tables.store.player_records(GUILD, ALICE.id, ["farkle"])
+    won = int(record["winner_id"] == ALICE.id)
+    text = json.dumps(stats_embed("Alice", [fig]).to_dict(), ensure_ascii=False)
+    assert f"**1** game (0 ranked) · **{won}** win" in text
+    assert "**0** games" not in text
+    embed, _items = await leaderboard_page(tables.store, GUILD, CHANNEL, ALL_GAMES, "all", 0, 0.0)
+    assert "games with bots are not ranked" in str(embed.description)
+    assert "Nobody has finished a game" not in str(embed.description)
 
 
 def alice_presses(table: Reply) -> str:

@@ -345,7 +345,7 @@ async def test_crappy_malappy_seats_25_players_within_discords_limits(tables: Ta
     session = await tables.sessions.get(CHANNEL)
     state: FarkleState = session.state
     assert len(state.players) == 25
-    # The biggest rows a Scores field can have: long scores, crappies, crappy malappys, final
+    # The biggest rows a Scores field can have: long scores, crappys, crappy malappys, final
     # turns for everyone, and players who left.
     for p in state.players:
         p.score, p.farkles, p.malappys = -123456, 6, 1

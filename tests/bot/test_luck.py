@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from bot.luck import Spread, added, chi_square_p, cups, faces, spreads
-from bot.pictures.luck import PANEL, WIDTH, luck_picture
+from bot.pictures.luck import WIDTH, luck_picture, panel_height, picture_height
 from bot.records import CUPS, FACES, LUCK, merge
 
 
@@ -89,18 +89,20 @@ def test_the_picture_is_drawn_for_any_name(name: str) -> None:
     shown = spreads("kuriki", luck)
     data = luck_picture(name, "Kuriki", shown)
     image = Image.open(io.BytesIO(data))
-    assert image.format == "PNG" and image.size == (WIDTH, 90 + PANEL * 2)
+    assert image.format == "PNG" and image.size == (WIDTH, picture_height(name, "Kuriki", shown))
     assert len(data) < 200_000
     # Something was drawn in each panel's plot: more than the background's few colours.
     rgb = image.convert("RGB")
-    for panel in range(2):
-        top = 90 + panel * PANEL + 60
+    top = image.height - sum(panel_height(s) for s in shown)  # the first panel's top
+    for spread in shown:
+        top += 60
         colours = {rgb.getpixel((x, y)) for x in range(80, WIDTH - 30, 7) for y in range(top, top + 150, 7)}
         assert len(colours) >= 3
+        top += panel_height(spread) - 60
 
 
 def test_a_picture_of_no_dice_is_still_a_picture() -> None:
     data = luck_picture("Nobody", "all games", [faces({})])
-    assert Image.open(io.BytesIO(data)).size == (WIDTH, 90 + PANEL)
+    assert Image.open(io.BytesIO(data)).size == (WIDTH, picture_height("Nobody", "all games", [faces({})]))
     empty = Spread("x", ["a"], [0], [1.0])
     assert empty.p_value() is None and empty.chi_square() == 0

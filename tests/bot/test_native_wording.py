@@ -13,7 +13,7 @@ from babel.messages.pofile import read_po
 
 from bot import mentions
 from bot.app import default_adapters
-from bot.i18n import LANGUAGES, SOURCE, catalogue_path, number, speaking
+from bot.i18n import LANGUAGES, SOURCE, _, catalogue_path, number, speaking
 from bot.settings import GuildSettings
 from bot.tables.farkle_rules import describe_rules
 from games.farkle.rules import PRESETS
@@ -103,3 +103,26 @@ def test_a_command_is_named_as_its_mention_shows_it_in_every_language(
         monkeypatch.setattr(mentions, "_command_ids", {"farkle": 1})
         clickable = mentions.mention("farkle rules")
     assert footer == "/farkle rules" and clickable == "</farkle rules:1>"
+
+
+@pytest.mark.parametrize("code", list(LANGUAGES))
+def test_one_word_for_a_crappy_on_the_table_and_in_stats(code: str) -> None:
+    """Crappy Malappy's scoreless throw has one plural in each language: the table's
+    "Bob 300 (2 crappys)" and the /stats line "Crappys: 2" write the same word."""
+    import random
+
+    from bot.records import RECORDS
+    from bot.tables.farkle import FarkleTable
+    from games.farkle.engine import new_game
+    from games.farkle.rules import PRESETS
+    from games.lobby import Seat
+
+    state, _events = new_game(
+        [Seat(id=1, name="Ann"), Seat(id=2, name="Bob")], PRESETS["crappy-malappy"], random.Random(1)
+    )
+    state.players[0].farkles = 2
+    label = next(r.label for r in RECORDS["farkle"] if r.key == "crappys")
+    with speaking(code):
+        row = FarkleTable()._scores(state)[0]
+        word = _(label).lower()
+    assert re.search(rf"\b2 {re.escape(word)}\b", row.lower()), (row, word)

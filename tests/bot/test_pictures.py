@@ -164,6 +164,9 @@ def test_with_emojis_dice_and_cards_are_pictures_unless_too_long() -> None:
 # ---------------------------------------------------------------- the story pictures
 
 
+PADS_W = story.PAD_COLUMNS * story.PAD_W  # Kuriki's score pads, two a row
+
+
 def assert_story(data: bytes, width: int) -> Image.Image:
     assert data.startswith(b"\x89PNG") and len(data) < 200 * 1024
     image = Image.open(io.BytesIO(data))
@@ -178,7 +181,7 @@ def test_farkle_story_of_a_whole_game() -> None:
         state = farkle.timeout(state, rng)[0]  # farkles and timeouts: a long, flat game
         if len(state.history) > 30:
             state = farkle.remove_player(state, state.players[0].id)[0]
-    assert_story(farkle_story(state), 960)
+    assert_story(farkle_story(state), story.LINE_W)
     assert story_picture("farkle", state) == farkle_story(state)
 
 
@@ -190,17 +193,32 @@ def test_kuriki_story_with_the_most_players() -> None:
     state = KurikiState.model_validate(
         {"rules": {"lives": 5}, "roller": 1, "players": players, "tarted": 6, "winner": 5}
     )
-    image = assert_story(kuriki_story(state), 960)
-    assert image.height == 60 + 3 * 300
+    image = assert_story(kuriki_story(state), PADS_W)
+    assert image.height == 60 + 6 * 300  # two pads a row
     one_life = state.model_copy(update={"rules": state.rules.model_copy(update={"lives": 1})})
-    assert_story(kuriki_story(one_life), 960)  # no arms: only the centre
+    assert_story(kuriki_story(one_life), PADS_W)  # no arms: only the centre
+
+
+def test_kuriki_story_writes_fouls_as_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pad says "1 foul" / "3 fouls" in words, never a row of strokes read as a number."""
+    drawn: list[str] = []
+    real = story.write
+    monkeypatch.setattr(story, "write", lambda d, xy, text, *a: (drawn.append(text), real(d, xy, text, *a)))
+    players = [
+        {"id": i, "name": f"P{i}", "lives": 2, "fouls": fouls} for i, fouls in ((1, 0), (2, 1), (3, 3))
+    ]
+    state = KurikiState.model_validate({"rules": {"lives": 3}, "roller": 1, "players": players})
+    assert_story(kuriki_story(state), PADS_W)
+    bottoms = [t for t in drawn if "foul" in t]
+    assert bottoms == ["1 foul", "3 fouls"], drawn
+    assert not any("|" in t for t in drawn)
 
 
 def test_crap_story_after_scoring_rounds() -> None:
     state, _ = crap.new_game(SEATS[:3], crap.CrapRules(), random.Random(2))
     state.history = [{"1": 100, "2": 0, "3": 40}, {"1": 300, "2": 1020, "3": 90}]
     state.winners = [2]
-    assert_story(crap_story(state), 960)
+    assert_story(crap_story(state), story.LINE_W)
     assert story_picture("none", state) is None
 
 
@@ -267,7 +285,7 @@ def test_every_name_is_drawn_without_a_missing_glyph(
     real_robot = story.robot
     monkeypatch.setattr(story, "robot", lambda d, x, *a: robots.append(x) or real_robot(d, x, *a))
     draw, state = awkward_stories()[kind]
-    assert_story(draw(state), 960)
+    assert_story(draw(state), PADS_W if kind == "kuriki" else story.LINE_W)
     names = " ".join(drawn)
     # Latin with accents, Cyrillic and Greek as they are; the emoji the font has; the bot's
     # name with a robot's head drawn before it instead of 🤖; the name in a script the font
@@ -389,3 +407,64 @@ async def test_an_upgrade_uploads_the_redrawn_cards_and_deletes_the_old_ones() -
     assert all(re.fullmatch(r"tb_c\w+[DC]_[0-9a-f]{6}", name) for name in app.created)
     assert {e.name for e in app.emojis} == {name for name, _ in four.values()} | {"server_logo"}
     assert faces.card(2).startswith(f"<:{four['c2D'][0]}:")  # the 2 of diamonds, in blue
+
+
+# ---------------------------------------------------------------- read on a phone
+
+
+def phone_picture(kind: str) -> bytes:
+    """A picture of each kind in its busiest form: many players, long names, many turns."""
+    from bot.luck import spreads
+    from bot.pictures.luck import luck_picture
+
+    if kind == "farkle":
+        state, _ = farkle.new_game(SEATS, PRESETS["classic"], random.Random(5))
+        for turn in range(60):
+            state.history.append((SEATS[turn % 5].id, 250 * turn))
+        return farkle_story(state)
+    if kind == "kuriki":
+        players = [
+            {"id": i, "name": f"Grandmother {i}", "lives": i % 6, "fouls": i % 4, "crowns": i}
+            for i in range(1, 13)
+        ]
+        return kuriki_story(
+            KurikiState.model_validate(
+                {"rules": {"lives": 5}, "roller": 1, "players": players, "tarted": 6, "winner": 5}
+            )
+        )
+    if kind == "crap":
+        draw, state = awkward_stories()["crap"]
+        return draw(state)
+    luck = {f"die_{f}": 40 + 3 * f for f in range(1, 7)}
+    luck |= {f"cup_{a}{b}": 9 + a + b for a in range(1, 7) for b in range(a, 7)}
+    return luck_picture("Grandmother Zoë", "Kuriki", spreads("kuriki", luck))
+
+
+@pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap", "luck"])
+def test_every_picture_is_legible_on_a_phone(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discord shows a picture about 320 px wide on a phone: scaled to that, every text in
+    it (labels, axes, legends, the chi-square sentence) has capitals at least 8 px high, lies
+    inside the picture, and the chi-square sentences are whole (wrapped, not cut)."""
+    from bot.pictures.text import cap_height
+
+    drawn: list[tuple[str, int, tuple[float, float, float, float]]] = []
+    real_text = ImageDraw.ImageDraw.text
+
+    def text(self: ImageDraw.ImageDraw, xy: Any, text: Any, *args: Any, **kwargs: Any) -> Any:
+        f = kwargs["font"]
+        if text.strip():
+            box = self.textbbox(xy, text, font=f, anchor=kwargs.get("anchor"))
+            drawn.append((text, int(f.size), box))
+        return real_text(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", text)
+    image = Image.open(io.BytesIO(phone_picture(kind)))
+    scale = 320 / image.width
+    assert drawn
+    for words, size, (x0, y0, x1, y1) in drawn:
+        assert cap_height(size) * scale >= 8, (words, size, image.width)
+        assert x0 >= 0 and x1 <= image.width and y0 >= 0 and y1 <= image.height, (words, image.size)
+    if kind == "luck":
+        said = " ".join(words for words, _size, _box in drawn)
+        assert "degrees of freedom, p = " in said and "…" not in said
+        assert "Nothing unusual" in said or "Unusual" in said

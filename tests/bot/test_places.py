@@ -1,19 +1,18 @@
 """Places on the leaderboards (issue 30): players who tie share a place, as standard
 competition ranking numbers them (1, 2, 2, 4), on every page, also when a tie runs over the
-top of a page. On the rating board a tie is a rating equal as shown (one decimal,
-`records.tenths`): two players shown at 20.0 are not first and second."""
+top of a page. On the rating board a tie is a rating equal as shown (a whole number,
+`records.rating_points`): two players shown at 1400 are not first and second."""
 
 from __future__ import annotations
 
 import math
 import sqlite3
-from decimal import Decimal
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.cogs.stats import leaderboard_page, rating_page
-from bot.records import rating_number, tenths
+from bot.records import rating_number, rating_points
 from bot.service import Tables
 from bot.store.ratings import ahead_sql
 from bot.store.rows import places
@@ -30,26 +29,33 @@ def test_places_number_ties_as_competitions_do() -> None:
 
 
 @given(st.floats(min_value=-1000, max_value=1000, allow_nan=False))
-def test_a_rating_is_shown_as_its_tenths(value: float) -> None:
+def test_a_rating_is_shown_as_its_points(value: float) -> None:
     shown = rating_number(value)
-    assert Decimal(shown.replace(",", "")) == Decimal(tenths(value)) / 10
+    assert int(shown.replace(",", "")) == rating_points(value)
+    assert abs(rating_points(value) - (1000 + 20 * value)) <= 0.5
+
+
+def test_a_newcomer_shows_1000() -> None:
+    assert rating_number(0.0) == "1000" and rating_points(3.44) == 1069
 
 
 def test_ratings_shown_above_are_counted_exactly_at_every_rounding_edge() -> None:
-    """The count `ahead_sql` makes is the ratings whose tenths are higher, for values on,
+    """The count `ahead_sql` makes is the ratings whose points are higher, for values on,
     just below and just above every rounding edge (where float and decimal disagree)."""
     values = []
-    for t in range(-60, 60):
-        edge = (2 * t + 1) / 20
+    for p in range(-60, 60):
+        edge = (2 * p + 1) / 40  # 1000 + 20 x edge = 1000 + p + 1/2
         values += [edge, math.nextafter(edge, math.inf), math.nextafter(edge, -math.inf)]
-        values += [t / 10, (t + 0.5) / 10 + 1e-12, (t + 0.5) / 10 - 1e-12]
+        values += [p / 20, (p + 0.5) / 20 + 1e-12, (p + 0.5) / 20 - 1e-12, p / 10 + 0.0125]
     db = sqlite3.connect(":memory:")
     db.execute("CREATE TABLE ratings (place, kind, season, shown REAL)")
     db.executemany("INSERT INTO ratings VALUES (1, 'farkle', 1, ?)", [(v,) for v in values])
     for value in values:
         sql, bound = ahead_sql(value)
         [(counted,)] = db.execute(sql, (1, "farkle", 1, bound)).fetchall()
-        assert counted == sum(tenths(v) > tenths(value) for v in values), (value, sql, bound)
+        assert counted == sum(rating_points(v) > rating_points(value) for v in values), (
+            value, sql, bound,
+        )  # fmt: skip
 
 
 async def rate(tables: Tables, shown: list[float]) -> None:
@@ -65,8 +71,8 @@ async def rate(tables: Tables, shown: list[float]) -> None:
 
 
 async def test_equal_ratings_as_shown_share_a_place_on_every_page(tables: Tables) -> None:
-    # 20.04, 20.0 and 19.96 all show as 20.0; 12.25 shows as 12.2 (half to even).
-    await rate(tables, [20.04, 20.0, 19.96, 15.0, 15.0, 12.25, 12.2, 3.0])
+    # 20.02, 20.0 and 19.98 all show as 1400 (1000 + 20 x value); 12.225 and 12.2 as 1244.
+    await rate(tables, [20.02, 20.0, 19.98, 15.0, 15.0, 12.225, 12.2, 3.0])
     total, rows = await tables.store.rating_board(GUILD, "farkle", 1, 0, 10)
     assert total == 8
     assert [s.rank for s in rows] == [1, 1, 1, 4, 4, 6, 6, 8]
@@ -78,7 +84,7 @@ async def test_equal_ratings_as_shown_share_a_place_on_every_page(tables: Tables
     assert [line.split()[0] for line in lines] == ["🥇"] * 3 + ["**4.**"] * 2 + ["**6.**"] * 2 + [
         "**8.**"
     ]
-    assert all("**20.0**" in line for line in lines[:3])
+    assert all("**1400**" in line for line in lines[:3])
 
 
 async def test_equal_wins_in_as_many_games_share_a_place(tables: Tables) -> None:

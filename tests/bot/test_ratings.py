@@ -24,6 +24,7 @@ from bot.cogs.stats import (
     PAGE_SIZE,
     board_choice,
     parse_rating_page,
+    rating_line,
     rating_page,
     stats_embed,
 )
@@ -31,7 +32,7 @@ from bot.components import Click
 from bot.errors import UserError
 from bot.history import finished_here, game_view
 from bot.rebuild_ratings import main as rebuild_command
-from bot.records import place_of
+from bot.records import place_of, rating_points
 from bot.service import Tables
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from bot.store.ratings import FRESH, Rating
@@ -350,16 +351,40 @@ async def test_stats_show_the_rating_and_its_last_change(tables: Tables) -> None
     text = json.dumps(stats_embed("Alice", figures, rated, 1).to_dict(), ensure_ascii=False)
     farkle = await rating(store, ALICE.id)
     assert farkle is not None
-    assert f"Rating **{farkle.shown:.1f}** (+{farkle.last_change:.1f} in the last game) · 1 rated game" in text
+    points = rating_points(farkle.shown)
+    assert points > 1000
+    assert f"Rating **{points}** (+{points - 1000} in the last game) · 1 rated game, provisional" in text
     assert "in the last game)" in text and text.count("Rating **") == 2  # no Kuriki rating
-    assert "μ − 3σ" in text and "season" not in text
+    assert "starts at 1000" in text and "μ" not in text and "season" not in text
     crap = next(r for r in rated if r.kind == "crap")
-    assert crap.last_change < 0 and f"({crap.last_change:+.1f} in the last game)" in text
+    lost = rating_points(crap.rating) - 1000
+    assert lost < 0 and f"Rating **{1000 + lost}** ({lost} in the last game)" in text
     await store.start_season(GUILD, ADMIN_ID, NOW)
     await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
     rated = await store.player_ratings(GUILD, ALICE.id, kinds, 2)
     text = json.dumps(stats_embed("Alice", figures, rated, 2).to_dict(), ensure_ascii=False)
     assert "in the last game) in season 2 · 1 rated game" in text
+
+
+async def test_a_first_loss_is_a_small_step_down_from_1000_and_provisional(tables: Tables) -> None:
+    """Everyone starts at 1000; losing a first game (of 2 to 4 players) takes off less than a
+    tenth of it, and the rating says it is provisional until its fifth rated game."""
+    store = tables.store
+    for n in (2, 3, 4):
+        players = {pid: place for place, pid in enumerate(range(500 * n, 500 * n + n), 1)}
+        await store.finish_session(CHANNEL, rated_game(players))
+        last = await rating(store, 500 * n + n - 1)
+        assert last is not None
+        assert 900 <= rating_points(last.shown) < 1000
+        assert rating_points(last.shown - last.last_change) == 1000
+    for _ in range(4):
+        await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+        (alice,) = await store.player_ratings(GUILD, ALICE.id, ["farkle"], 1)
+        line = rating_line(alice, 1)
+        assert ("provisional" in line) == (alice.games < 5)
+    await store.finish_session(CHANNEL, rated_game({ALICE.id: 1, BOB.id: 2}))
+    (alice,) = await store.player_ratings(GUILD, ALICE.id, ["farkle"], 1)
+    assert alice.games == 5 and "provisional" not in rating_line(alice, 1)
 
 
 async def test_rating_boards_page_with_buttons_and_keep_old_seasons(tables: Tables) -> None:
@@ -399,7 +424,7 @@ async def test_rating_boards_page_with_buttons_and_keep_old_seasons(tables: Tabl
     with pytest.raises(UserError, match="not on this leaderboard"):
         await rating_page(store, GUILD, CHANNEL, "farkle", 1, 3)
     embed, items = await rating_page(store, GUILD, CHANNEL, "farkle", 2, 0)
-    assert items == [] and "Nobody has a rated game here in this season yet." in embed.description
+    assert items == [] and "Nobody has a rated game here in this season yet (games with bots are not rated)." in embed.description
 
 
 async def test_the_leaderboard_options_that_do_not_go_together(tables: Tables) -> None:
@@ -495,9 +520,10 @@ async def test_an_opened_game_in_history_shows_its_rating_changes(tables: Tables
     assert bob is not None and alice is not None
     embed, _ = game_view(await finished_here(store, rated, GUILD), CHANNEL, 0)
     [field] = [f for f in embed.fields if f.name == "Rating changes"]
+    won, lost = rating_points(bob.shown), rating_points(alice.shown)
     assert field.value == (
-        f"P{BOB.id} 0.0 → {bob.shown:.1f} ({bob.shown:+.1f})\n"
-        f"P{ALICE.id} 0.0 → {alice.shown:.1f} ({alice.shown:+.1f})"
+        f"P{BOB.id} 1000 → {won} (+{won - 1000})\nP{ALICE.id} 1000 → {lost} ({lost - 1000})"
     )
+    assert won > 1000 > lost
     embed, _ = game_view(await finished_here(store, unrated, GUILD), CHANNEL, 0)
     assert "Rating changes" not in [f.name for f in embed.fields]

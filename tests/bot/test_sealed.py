@@ -237,6 +237,11 @@ async def test_verify_of_a_running_game_gives_only_the_commitment(tables: Tables
         await verify_answer(tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, 99)
     await tables.end(ALICE, CHANNEL, "farkle")  # ended early: over, so revealed too
     (record,) = await tables.store.finished_games(CHANNEL)
+    # nothing running here now: /verify suggests the channel's last finished game
+    with pytest.raises(UserError, match=rf"game {record['id']}: try .*verify.* {record['id']}\."):
+        await verify_answer(tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, None)
+    with pytest.raises(UserError, match="give its number"):  # another channel: none there
+        await verify_answer(tables.store, tables.sessions, tables.adapters, GUILD, 1, None)
     assert record["dice"]["seed"] == seed  # type: ignore[index]
     answer = await verify_answer(
         tables.store, tables.sessions, tables.adapters, GUILD, CHANNEL, record["id"]

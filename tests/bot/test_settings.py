@@ -228,3 +228,30 @@ def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning(tmp_path:
     assert result.stderr.strip().splitlines()[-1].startswith("error: cannot reach Discord (")
     assert "Traceback" not in result.stderr
     assert "voice" not in result.stderr.lower()
+
+
+@pytest.mark.parametrize(
+    ("changes", "house"),
+    [
+        ({"target": 5000, "piggyback": False}, None),  # a target, and piggyback as Classic has it
+        ({"target": 5000, "piggyback": True}, "Piggyback: on"),
+    ],
+)
+def test_config_show_and_the_lobby_agree_on_the_house_rules(
+    changes: dict[str, object], house: str | None
+) -> None:
+    """A house rule is a rule that differs from its rule set's, in /config show as in the
+    lobby; the target is said apart (the lobby says it first: "5,000 to win")."""
+    from bot.cogs.admin import settings_embed
+    from bot.tables.farkle import FarkleTable
+    from games.lobby import Lobby
+
+    settings = GuildSettings(farkle_preset="classic", farkle_house_rules={"classic": changes})
+    shown = settings_embed(settings).fields[1].value or ""
+    adapter = FarkleTable()
+    lobby = Lobby(starter=ALICE.id, options=adapter.lobby_options(settings))
+    lobby_text = adapter.lobby_description(lobby, settings)
+    assert "Classic Farkle plays to **5,000**" in shown and "5,000 to win" in lobby_text
+    assert ("House rules" in shown) == ("house rules" in lobby_text) == (house is not None)
+    if house is not None:
+        assert house in shown and house in lobby_text

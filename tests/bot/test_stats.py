@@ -238,7 +238,7 @@ async def test_games_against_a_bot_are_counted_apart(tables: Tables) -> None:
     alice = await figures(tables, ALICE, "farkle")
     assert (alice.games, alice.wins, alice.bot_games, alice.bot_wins) == (1, 0, 2, 1)
     text = json.dumps(stats_embed("Alice", [alice]).to_dict(), ensure_ascii=False)
-    assert "Against bots: 2 games, 1 win" in text and "**1** game · **0** wins (0%)" in text
+    assert "**3** games (1 ranked) · **1** win (33%)" in text and "Against bots" not in text
     # the bot is never on the leaderboard, and games against it do not count there
     _, rows = await store.leaderboard(GUILD, "farkle", "all", 0, 10)
     assert [(s.player_id, s.games, s.wins) for s in rows] == [(BOB.id, 1, 1), (ALICE.id, 1, 0)]

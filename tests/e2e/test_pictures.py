@@ -14,6 +14,7 @@ from PIL import Image
 
 from bot.pictures.emojis import PREFIX, wanted_emojis
 from bot.pictures.faces import catalogue
+from bot.pictures.story import LINE_W
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
 from tests.e2e.harness import ALICE, BOB, TABLE, Driver, running_bot
@@ -145,7 +146,7 @@ async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < 200 * 1024
     with Image.open(io.BytesIO(data)) as image:
         assert image.format == "PNG" and image.size == (attachment["width"], attachment["height"])
-        assert image.width == 960 and 560 < image.height < 800
+        assert image.width == LINE_W and 560 < image.height < 800
 
     # Rematch edits the finished table (its button): the picture stays, not uploaded again.
     await d.click(BOB, TABLE, label="Rematch", message=final)

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from bot.pictures.luck import WIDTH
 from bot.sealed import SHORT
 from bot.verify import one_liner, verdict
 from tests.e2e.farkle_play import open_game, play_to_end
@@ -128,5 +129,5 @@ async def test_a_farkle_game_is_sealed_shown_and_verified(d: Driver) -> None:
     assert picture["filename"] == "dice.png"
     assert stats.message.embeds[0]["image"]["url"] == "attachment://dice.png"
     image = Image.open(io.BytesIO(stats.message.files[picture["id"]]))
-    assert image.format == "PNG" and image.width == 960
+    assert image.format == "PNG" and image.width == WIDTH  # drawn for a phone
     assert "Every die rolled, by face" in stats.text

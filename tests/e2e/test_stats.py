@@ -133,7 +133,7 @@ async def test_stats_and_leaderboards_outside_servers(d: Driver) -> None:
     assert not shown.ephemeral and f"<@{ALICE.id}>" in shown.message.text()
     mine = await d.slash(ALICE, other, "leaderboard")
     assert f"🥇 <@{CAROL.id}> · **1** win · 1 game" in mine.message.text()
-    assert "Nobody has finished a game here" in (await d.slash(ALICE, pair, "leaderboard")).text
+    assert "No game between people has finished here" in (await d.slash(ALICE, pair, "leaderboard")).text
     refused = await d.slash(ALICE, own, "leaderboard")
     assert refused.ephemeral and "Leaderboards belong to servers and group chats" in refused.text
 
