@@ -93,7 +93,12 @@ class Endings:
                 session.retouch = [(m, key) for key, m in session.side.items()]
                 final.picture = await self._story(session)
                 final.items, final.content = [], None
-                session.ping = []  # nobody is waited on in an ended game
+                # Nobody is waited on in an ended game, but the end is news for every other
+                # person still at the table: the final table is posted afresh mentioning
+                # them (an edit notifies nobody); not bots, nor who left, nor the ender.
+                session.ping = people(
+                    u for u in adapter.present_ids(session.state) if u != actor.id
+                )
                 final.embed.description = _("**Game ended early by {name}.**", name=actor.name)
                 final.embed.set_footer(text=adapter.finished_footer())
                 revealed(final, session, game_id)

@@ -190,7 +190,10 @@ class TableUpdates:
         self, session: Session, rendered: Rendered, clicked: int | None, fresh: bool
     ) -> TableUpdate:
         adapter = self.adapters[session.kind]
-        over = session.started and adapter.is_finished(session.state)  # its one and last table
+        # Its one and last table: a finished game's, or one ended early (`/<game> end`).
+        over = session.started and (
+            adapter.is_finished(session.state) or session.ended is not None
+        )
         ping = tuple(session.ping) if over or session.shown_revision < session.revision else ()
         current = session.message_id
         if current is None and clicked is not None:

@@ -425,9 +425,18 @@ STORIES: dict[str, Callable[[Any], LineStory | PadStory]] = {
 
 def story_of(kind: str, state: Any) -> dict[str, Any] | None:
     """What the finished game's picture draws, as JSON-ready data (all of it public), or
-    None for a game that has none."""
+    None for a game that has none, or nothing to chart yet."""
     tell = STORIES.get(kind)
-    return None if tell is None else tell(state).model_dump(mode="json")
+    if tell is None:
+        return None
+    story = tell(state)
+    return story.model_dump(mode="json") if worth_drawing(story) else None
+
+
+def worth_drawing(story: LineStory | PadStory) -> bool:
+    """Scores over time before anyone scored (a game ended before its first turn or round,
+    `/<game> end`) would be an empty grid: no picture. Score pads always show the lives."""
+    return not isinstance(story, LineStory) or any(len(s.points) > 1 for s in story.series)
 
 
 def draw_story(story: dict[str, Any]) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.i18n import N_, _, _n, number
+from bot.i18n import N_, _, _n, number, plain_text
 from bot.mentions import mention, spoken
 from bot.players import mentions, who
 from bot.sessions import Session
@@ -40,6 +40,33 @@ _MOVES = {
     "reverse": "reverse",
     "vote": "vote",
 }
+
+
+def play_order(state: KurikiState) -> str:
+    """The players still in, from the Roller in the direction of play ("Ann → Bob → Cat"):
+    nothing before the first Roller chose it, nor with two players (there is no order)."""
+    if state.phase in ("direction", "over") or len(state.alive()) < 3:
+        return ""
+    order = [state.roller]
+    while (nxt := state.after(order[-1])) != state.roller:
+        order.append(nxt)
+    return " → ".join(state.player(uid).name for uid in order)
+
+
+#: The characters of a button's label a phone shows whole (Discord cuts more with "…").
+LABEL_ROOM = 25
+
+
+@plain_text()  # a label reads no markdown: the name as written
+def next_label(name: str) -> str:
+    """The first Roller's button for `name` playing next ("Bob next"), a long name cut short
+    so that the label fits on a phone."""
+    # Translators: a button: this player plays after the first Roller (sets the direction).
+    label = _("{name} next", name=name)
+    over = len(label) - LABEL_ROOM
+    if over > 0 and len(name) > over + 1:
+        label = _("{name} next", name=name[: len(name) - over - 1].rstrip() + "…")
+    return label
 
 
 def may_pass(state: KurikiState) -> bool:
@@ -231,9 +258,9 @@ class KurikiTable(KurikiMessages, TableAdapter):
             return {}
         if state.phase == "direction":
             what = (
-                _("you rolled highest: choose the direction")
+                _("you rolled highest: choose who plays next")
                 if engine.rolled_highest(state)
-                else _("you're the first Roller now: choose the direction")
+                else _("you're the first Roller now: choose who plays next")
             )
         elif state.phase == "roll":
             what = _("the cup is yours: roll")
@@ -302,12 +329,11 @@ class KurikiTable(KurikiMessages, TableAdapter):
         log = without_game_over(state.log) if state.finished else state.log
         if log:
             embed.add_field(name=_("Last moves"), value=newest(log[-LOG_LINES:]), inline=False)
-        parts = [
-            _("Play goes clockwise ↻")
-            if state.direction == 1
-            else _("Play goes counter-clockwise ↺"),
-            _n("{n} life", "{n} lives", state.rules.lives),
-        ]
+        parts = [_n("{n} life", "{n} lives", state.rules.lives)]
+        order = play_order(state)
+        if order:
+            with plain_text():  # a footer reads no markdown: names as written
+                parts.insert(0, _("Order of play: {names}", names=order))
         if state.rules.stake:
             parts.append(
                 _("stakes {stake} each · pot {pot}", stake=state.rules.stake, pot=state.pot)
@@ -370,9 +396,9 @@ class KurikiTable(KurikiMessages, TableAdapter):
             pass  # the winners are said once, above the table (`render`'s content)
         elif state.phase == "direction":
             lines.append(
-                _("{name} rolled highest: first Roller. Choose the direction of play.", name=roller)
+                _("{name} rolled highest: first Roller. Choose who plays next.", name=roller)
                 if engine.rolled_highest(state)
-                else _("{name} is the first Roller now: choose the direction of play.", name=roller)
+                else _("{name} is the first Roller now: choose who plays next.", name=roller)
             )
         elif state.phase == "roll":
             lines.append(_("🥤 {name} holds the cup: **fresh roll**.", name=roller))
@@ -478,10 +504,9 @@ class KurikiTable(KurikiMessages, TableAdapter):
         if bot_moves and state.phase in ("direction", "roll"):
             return items
         if state.phase == "direction":
-            items += [
-                self.button(session, "cw", _("Clockwise ↻"), style=primary),
-                self.button(session, "ccw", _("Counter-clockwise ↺"), style=primary),
-            ]
+            for way, uid in engine.next_ways(state):
+                label = next_label(state.player(uid).name)
+                items.append(self.button(session, way, label, style=primary))
         elif state.phase == "roll":
             items.append(self.button(session, "roll", _("Roll"), style=primary))
             if state.can_reverse:

@@ -216,7 +216,8 @@ def new_game(
     seats: list[Seat], rules: KurikiRules, rng: random.Random
 ) -> tuple[KurikiState, list[Event]]:
     """Everyone rolls one die, ties for the highest re-roll; the winner is the first Roller
-    and chooses the direction of play."""
+    and chooses who plays next (which sets the direction of play). With two players there is
+    nobody else to choose: the first Roller holds the cup at once."""
     if len(seats) < 2:
         raise IllegalMove(M("Kuriki needs at least two players."))
     events: list[Event] = []
@@ -232,12 +233,17 @@ def new_game(
     state = KurikiState(
         rules=rules, players=players, roller=first, highest=first, pot=0, new_log=[]
     )
+    two = len(seats) == 2
+    if two:
+        state.phase = "roll"
     events.append(
         Event(
             kind="first",
             player=first,
-            text=M(
-                "{name} rolled highest: first Roller, and chooses the direction.",
+            text=M("{name} rolled highest: first Roller.", name=names[first])
+            if two
+            else M(
+                "{name} rolled highest: first Roller, and chooses who plays next.",
                 name=names[first],
             ),
         )
@@ -375,7 +381,7 @@ def timeout(
     from what that seat may know, so a timeout tells the table nothing. Without one, or when
     it has no answer, the fixed rule: a Next Guy pulls; a Roller (rolling first if he had
     not) declares the lowest legal declaration whatever the dice; the first Roller plays
-    clockwise. Three timeouts in a row take a player out of the game; once every person
+    towards the next seat. Three timeouts in a row take a player out of the game; once every person
     still in it let their last turns run out (`autoplay.idle_turns`), the game ends
     abandoned, with no winner."""
     if state.phase == "over":
@@ -525,16 +531,27 @@ def _why_not(s: KurikiState, kind: str) -> Msg:
 
 def _direction(s: KurikiState, value: str | None, events: list[Event]) -> None:
     if value not in ("cw", "ccw"):
-        raise IllegalMove(M("Choose clockwise or counter-clockwise."))
+        raise IllegalMove(M("Choose who plays next."))
     s.direction = 1 if value == "cw" else -1
     s.phase = "roll"
     roller = s.player(s.roller)
-    chose = (
-        M("{name} chose clockwise. Fresh roll.", name=roller.name)
-        if value == "cw"
-        else M("{name} chose counter-clockwise. Fresh roll.", name=roller.name)
+    chose = M(
+        "{name} chose {next} to play next. Fresh roll.",
+        name=roller.name,
+        next=s.player(s.after(roller.id)).name,
     )
     events.append(Event(kind="direction", player=roller.id, text=chose))
+
+
+def next_ways(state: KurikiState) -> list[tuple[str, int]]:
+    """The first Roller's choice as who plays next: ('cw', the next seat) and ('ccw', the
+    seat before), the second only when it is someone else (with two players it is not)."""
+    ways = []
+    for value, step in (("cw", 1), ("ccw", -1)):
+        who = state.model_copy(update={"direction": step}).after(state.roller)
+        if who not in [w for _, w in ways]:
+            ways.append((value, who))
+    return ways
 
 
 def _roll(s: KurikiState, user_id: int, rng: random.Random, events: list[Event]) -> None:
@@ -1077,7 +1094,8 @@ def _end_by_departure(s: KurikiState, why: Line, events: list[Event]) -> None:
 
 def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: list[Event]) -> None:
     """`user_id` is out (left, or knocked out by a foul): a point they were part of starts
-    afresh with the next player, and a first Roller's choice of direction passes on."""
+    afresh with the next player, and a first Roller's choice of who plays next passes on (or
+    goes, when two players are left)."""
     successor = s.after(user_id)
     if involved and s.phase != "direction":
         _clear_cup(s)
@@ -1093,16 +1111,21 @@ def _fresh_point_without(s: KurikiState, user_id: int, involved: bool, events: l
         )
     elif s.phase == "direction" and user_id == s.roller:
         s.roller = successor
+        two = len(s.alive()) == 2
         events.append(
             Event(
                 kind="first",
                 player=successor,
-                text=M(
-                    "{name} is the first Roller now, and chooses the direction.",
+                text=M("{name} is the first Roller now.", name=s.player(successor).name)
+                if two
+                else M(
+                    "{name} is the first Roller now, and chooses who plays next.",
                     name=s.player(successor).name,
                 ),
             )
         )
+    if s.phase == "direction" and len(s.alive()) == 2:
+        s.phase = "roll"  # nobody else to choose: the first Roller holds the cup
 
 
 def finishing_order(state: KurikiState) -> Order:

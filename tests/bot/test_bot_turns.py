@@ -207,7 +207,8 @@ async def test_a_bot_first_roller_leaves_no_direction_or_cup_buttons(
     for seed in range(20):
         tables = await make_tables(db_path, clock, seed=seed)
         try:
-            reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "kuriki", {"bots": 1})
+            # Three players: two would have no direction to choose.
+            reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, "kuriki", {"bots": 2})
             await tables.table_posted(CHANNEL, TABLE)
             reply = await tables.click(ALICE, find(reply, "start"), TABLE)
             state = (await tables.sessions.get(CHANNEL)).state

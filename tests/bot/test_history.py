@@ -80,6 +80,9 @@ async def test_a_whole_game_keeps_its_whole_log(
     assert len(log) > tables.adapters[kind].engine.LOG_LENGTH  # more than the table's window
     assert await tables.store.game_log(CHANNEL) == []  # moved into the finished game
     assert await fetch_sql(tables.store, "SELECT COUNT(*) FROM game_log") == [(0,)]
+    if game["story"] is None:  # ended (abandoned) before a round was scored: no empty chart
+        assert kind == "crap" and not any(game["scores"].values()), game["scores"]
+        return
     assert game["story"]["chart"] == ("pads" if kind == "kuriki" else "line")
     assert draw_story(game["story"]).startswith(b"\x89PNG")  # drawn again from the record
 

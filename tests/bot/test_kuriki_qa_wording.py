@@ -42,20 +42,20 @@ def test_the_ping_offers_what_the_table_offers() -> None:
 
 
 def test_the_first_roller_rolled_highest_only_when_they_did() -> None:
-    """QA 8: the winner of the start rolls leaves before choosing the direction; the next
+    """QA 8: the winner of the start rolls leaves before choosing who plays next; the next
     player (who tied someone lower) is the first Roller now, not 'rolled highest'."""
     adapter = KurikiTable()
-    t = Table(players=3, first=B, direction=None)
+    t = Table(players=4, first=B, direction=None)
     assert "rolled highest" in adapter.waiting_on(t.state)[B]
     assert "<@2> rolled highest: first Roller" in adapter.render(session_of(t)).embed.description
     t.remove(B)
     new = t.state.roller
     assert new == CAT and t.state.phase == "direction"
-    assert adapter.waiting_on(t.state) == {new: "you're the first Roller now: choose the direction"}
+    assert adapter.waiting_on(t.state) == {new: "you're the first Roller now: choose who plays next"}
     text = adapter.render(session_of(t)).embed.description
     assert "rolled highest" not in text
-    assert f"<@{new}> is the first Roller now: choose the direction of play." in text
-    assert str(t.state.log[-1]) == "Cat is the first Roller now, and chooses the direction."
+    assert f"<@{new}> is the first Roller now: choose who plays next." in text
+    assert str(t.state.log[-1]) == "Cat is the first Roller now, and chooses who plays next."
 
 
 def test_one_life_is_singular() -> None:

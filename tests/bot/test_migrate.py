@@ -34,6 +34,9 @@ async def shard_file(
     tables = await make_tables(path, clock)
     for _ in range(finished):
         await open_game(tables, ALICE, BOB)
+        # A turn played (its time runs out), so that the game has a story to chart.
+        clock.now = (await tables.sessions.get(2000)).deadline
+        await tables.expire(2000)
         await tables.end(ALICE, 2000, "farkle")
     settings = (await tables.settings(GUILD + channel)).model_copy(update={"turn_timer": 77})
     await tables.save_settings(GUILD + channel, settings)

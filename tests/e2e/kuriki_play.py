@@ -288,7 +288,9 @@ class KurikiGame:
         assert table is not opened.message, started.text
         game = cls(d, list(players), secrets, channel)
         cup = game.cup()
-        assert cup.phase == "direction" and d.notified(table) == {cup.roller}, table.text()
+        # Two players have nobody to choose: the first Roller holds the cup at once.
+        first = "roll" if len(players) == 2 else "direction"
+        assert cup.phase == first and d.notified(table) == {cup.roller}, table.text()
         return game
 
     @property
@@ -377,10 +379,13 @@ class KurikiGame:
         assert self.table is table and read_cup(table).text == before
         return rec.text
 
-    async def choose(self, way: str = "Clockwise ↻") -> Cup:
+    async def choose(self, way: str | None = None) -> Cup:
+        """The first Roller chooses who plays next: `way` is the button's label ("Bob next"),
+        by default the next seat's."""
         cup = self.cup()
         assert cup.phase == "direction", cup.text
-        await self.press(self.user(cup.roller), way)
+        roller = self.user(cup.roller)
+        await self.press(roller, way or f"{self.after(roller.id, cup).name} next")
         return self.cup()
 
     async def roll(self, who: FakeUser | None = None, *, take: bool = False) -> Roll | None:

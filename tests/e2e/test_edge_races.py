@@ -166,8 +166,8 @@ async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
     """Alice ends the game and Bob types `/farkle start` the same moment, fifteen times,
     each of the three orders in turn, in a server's channel and in a group DM (where the
     bot is no member: every table goes through the players' interactions). Every time: the
-    ended game's final table (ended early, its seed, Rematch) is on its old table message,
-    which keeps no other button; the new lobby is Bob's, its stored row names the lobby's
+    ended game's final table (ended early, its seed, Rematch) is a new message that tells
+    the other player, and the old table message keeps no button; the new lobby is Bob's, its stored row names the lobby's
     message and revision (never the old game's), and Alice's Join edits it in place. Then
     the two swap: the host ends, the other starts."""
     fake = FakeDiscord()
@@ -193,11 +193,16 @@ async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
                 fake.holds.clear()
                 what = f"round {n + 1} ({order})"
 
-                # The ended game: its final table, on its old message, only Rematch left.
+                # The ended game: its final table, a new message telling the other player
+                # (the old table keeps no button), only Rematch on it.
                 assert len(await finished(d, channel)) == ended_before + 1
-                assert "Game ended early by" in table.text(), (what, table.text())
-                assert "🔓 Seed" in table.text(), (what, table.text())
-                assert table.labels() == ["Rematch"], (what, table.labels())
+                finals = [m for m in fake.public(channel) if "Game ended early by" in m.text()]
+                assert len(finals) == n + 1, (what, [m.text() for m in finals])
+                final = finals[-1]
+                assert final is not table and not table.live_components(), what
+                assert d.notified(final) == {guest.id}, (what, final.content)
+                assert "🔓 Seed" in final.text(), (what, final.text())
+                assert final.labels() == ["Rematch"], (what, final.labels())
                 assert end.text.startswith(f"{host.name} ended the Farkle game."), (what, end.text)
                 # The new lobby: the answer to Bob's command, and the channel's table.
                 lobby = lobby_of(d, start)

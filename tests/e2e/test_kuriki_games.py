@@ -62,10 +62,12 @@ async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     cup = game.cup()
     first = game.user(cup.roller)
     assert f"{first.name} rolled highest" in cup.text
-    says = await game.refused(game.after(first.id), "Clockwise ↻")
+    before = game.after(first.id, clockwise=False)
+    says = await game.refused(game.after(first.id), f"{before.name} next")
     assert f"the table is waiting for {first.name}" in says
-    cup = await game.choose("Counter-clockwise ↺")
-    assert "Play goes counter-clockwise" in cup.text and cup.roller == first.id
+    cup = await game.choose(f"{before.name} next")
+    assert f"Order of play: {first.name} → {before.name} → " in cup.text
+    assert cup.roller == first.id
 
     def after(p: FakeUser) -> FakeUser:
         return game.after(p.id, clockwise=False)

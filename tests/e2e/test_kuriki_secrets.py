@@ -59,7 +59,7 @@ async def test_dice_in_the_stored_log_are_caught(d: Driver) -> None:
     """The check of the game's stored log (what its history will show) can fail too: a line
     with the dice under the cup, planted among the stored lines, fails the next press."""
     game = await KurikiGame.open(d, [ALICE, BOB, CAROL], lives=3)
-    await game.choose("Clockwise ↻")
+    await game.choose()
     roll = await game.roll()
     assert roll is not None and d.database is not None
     assert game.secrets.stored is not None and game.secrets.stored.leaks == []

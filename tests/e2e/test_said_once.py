@@ -50,7 +50,7 @@ async def test_the_farkle_winner_is_said_once(d: Driver) -> None:
 @pytest.mark.e2e(seed=3)
 async def test_the_next_guy_is_named_once(d: Driver) -> None:
     game = await KurikiGame.open(d, [ALICE, BOB, CAROL])
-    await game.choose("Clockwise ↻")
+    await game.choose()
     roll = await game.roll()
     assert roll is not None, "a Kuriki: choose another seed"
     cup = await game.declare(roll, roll.options[-1])

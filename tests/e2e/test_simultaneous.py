@@ -70,7 +70,7 @@ async def test_farkle_two_dice_and_a_double_tap_at_once(d: Driver) -> None:
 async def test_kuriki_declaring_while_someone_sneaks_a_peek(d: Driver) -> None:
     await start(d, "kuriki", [ALICE, BOB, CAROL], lives=3)
     roller = PLAYERS[state_of(d, "kuriki").roller]
-    await d.click(roller, TABLE, label="Clockwise ↻")
+    await d.click(roller, TABLE, custom_id=button(live_table(d, "kuriki"), "cw"))
     await d.click(roller, TABLE, custom_id=button(live_table(d, "kuriki"), "roll"))
     state = state_of(d, "kuriki")
     assert state.phase == "declare", "seed: a plain roll, not a Kuriki"

@@ -44,7 +44,7 @@ class Table:
     """A game in progress: the state, the scripted dice and the last move's events.
 
     The seating rolls are scripted so that `first` wins them, and `direction` (unless None)
-    is chosen at once."""
+    is chosen at once (with three players or more: two have no choice to make)."""
 
     def __init__(
         self,
@@ -57,7 +57,11 @@ class Table:
         self.rng.load(*[6 if i == first else 1 for i in range(1, players + 1)])
         self.state, self.events = new_game(seats(players), KurikiRules(**rules), self.rng)
         assert not self.rng.script
-        assert self.state.roller == first and self.state.phase == "direction"
+        assert self.state.roller == first
+        if players == 2:  # nobody else to choose: the first Roller holds the cup at once
+            assert self.state.phase == "roll"
+            return
+        assert self.state.phase == "direction"
         if direction is not None:
             self.do("direction", direction)
 

@@ -17,6 +17,7 @@ from games.kuriki.engine import (
     legal_actions,
     new_game,
     next_vote_deadline,
+    next_ways,
     on_clock,
     remove_player,
     timeout,
@@ -117,7 +118,7 @@ def test_clockwise_is_increasing_seat_index() -> None:
     t = Table(4, first=CAT, direction=None)
     t.do("direction", "cw")
     assert t.state.direction == 1 and t.state.phase == "roll" and t.who == CAT
-    assert "clockwise" in t.texts()
+    assert "Cat chose Dan to play next" in t.texts()
     assert [t.state.after(i) for i in (ANN, BOB, CAT, DAN)] == [BOB, CAT, DAN, ANN]
     t.point(3, 4, 7)
     assert t.state.next_guy == DAN
@@ -127,7 +128,7 @@ def test_counter_clockwise() -> None:
     t = Table(4, first=BOB, direction=None)
     t.do("direction", "ccw")
     assert t.state.direction == -1
-    assert "counter-clockwise" in t.texts()
+    assert "Bob chose Ann to play next" in t.texts()
     assert [t.state.after(i) for i in (ANN, BOB, CAT, DAN)] == [DAN, ANN, BOB, CAT]
     t.point(3, 4, 7)
     assert t.state.next_guy == ANN
@@ -135,10 +136,48 @@ def test_counter_clockwise() -> None:
     assert t.state.next_guy == DAN
 
 
+def test_the_choice_is_offered_as_who_plays_next() -> None:
+    t = Table(4, first=BOB, direction=None)
+    assert next_ways(t.state) == [("cw", CAT), ("ccw", ANN)]
+    assert "Bob rolled highest: first Roller, and chooses who plays next." in t.texts()
+
+
+def test_two_players_have_no_direction_to_choose() -> None:
+    """With two players the only other player plays next either way: no choice is asked,
+    the first Roller holds the cup at once."""
+    t = Table(2, first=BOB)
+    assert t.state.phase == "roll" and t.who == BOB
+    assert "direction" not in t.legal(BOB)
+    assert "Bob rolled highest: first Roller." in t.texts() and "chooses" not in t.texts()
+    t.point(3, 4, 7)
+    assert t.state.next_guy == ANN
+
+
+def test_three_players_one_leaves_before_the_choice_no_choice_is_left() -> None:
+    t = Table(3, first=BOB, direction=None)
+    t.state, t.events = remove_player(t.state, CAT)
+    assert t.state.phase == "roll" and t.who == BOB and "direction" not in t.legal(BOB)
+    t = Table(3, first=BOB, direction=None)
+    t.state, t.events = remove_player(t.state, BOB)
+    assert t.state.phase == "roll" and t.who == CAT
+    assert "Cat is the first Roller now." in t.texts()
+
+
+def test_an_old_two_player_game_saved_before_the_choice_still_plays() -> None:
+    """A game saved while two players still had to choose a direction loads and goes on;
+    only one way is offered, and either plays the same."""
+    t = Table(2, first=BOB)
+    old = KurikiState.model_validate(t.state.model_dump(mode="json") | {"phase": "direction"})
+    assert next_ways(old) == [("cw", ANN)]
+    t.state = old
+    t.do("direction", "ccw")
+    assert t.state.phase == "roll" and "Bob chose Ann to play next" in t.texts()
+
+
 def test_direction_is_chosen_by_the_first_roller_only_once() -> None:
     t = Table(3, first=BOB, direction=None)
     t.refused("direction", "cw", user_id=ANN, error=NotYourTurn, match="Bob")
-    t.refused("direction", "left", user_id=BOB, error=IllegalMove, match="clockwise")
+    t.refused("direction", "left", user_id=BOB, error=IllegalMove, match="who plays next")
     t.refused("direction", None, user_id=BOB, error=IllegalMove)
     t.refused("roll", user_id=BOB, error=IllegalMove)
     t.do("direction", "cw")
@@ -997,7 +1036,7 @@ def test_bystander_fouled_out_leaves_the_point_alone() -> None:
 
 
 def test_first_roller_fouled_out_before_choosing_direction() -> None:
-    t = Table(3, lives=1, direction=None)
+    t = Table(4, lives=1, direction=None)
     t.rusk(ANN)
     assert t.state.phase == "direction" and t.who == BOB
     t.do("direction", "ccw")
@@ -1240,7 +1279,7 @@ def test_remove_the_kuriki_roller_loses_the_reverse() -> None:
 
 
 def test_remove_the_first_roller_before_the_direction() -> None:
-    t = Table(3, direction=None)
+    t = Table(4, direction=None)
     t.remove(ANN)
     assert t.state.phase == "direction" and t.who == BOB
     assert t.legal(BOB) == {"direction"}
