@@ -185,7 +185,10 @@ class FarkleTableView:
         self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
 
 
-async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
+async def set_up(fake: BenchDiscord, table: Table, rules: str) -> int:
+    """Open a lobby, join it and start the game; returns how many of the two presses were
+    answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
+    by updating the clicked message: the presses follow it there, as a player would."""
     starter, joiner = table.players
     opened = await slash(
         fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
@@ -193,20 +196,24 @@ async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
     if opened.callback_type != 4 or opened.message is None:
         raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
     table.message = opened.message
+    reposted = 0
     for user, label in ((joiner, "Join"), (starter, "Start")):
         comp = table.message.find_component(label=label)
         rec = await press(fake, user, table.message, comp or {})
-        if rec.callback_type != 7:
+        if rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
-        await follow(table, rec)
+        reposted += rec.callback_type == 6
+        await follow(table, rec, moved=rec.callback_type == 6)
+    return reposted
 
 
-async def follow(table: Table, rec: Any) -> None:
+async def follow(table: Table, rec: Any, moved: bool = False) -> None:
     """The table moves down the channel: a press that retired the table it was made on (a new
-    turn) posts the new one as its public follow-up, just after the answer; the next press is
-    made there, once it is in the channel (as a player's client would)."""
+    turn; `moved`: acknowledged without an update) posts the new one as its public follow-up,
+    just after the answer; the next press is made there, once it is in the channel (as a
+    player's client would)."""
     assert table.message is not None
-    if table.message.buttons():
+    if not moved and table.message.buttons():
         return  # edited in place
     for _ in range(2500):
         posted = [m for m in rec.followups if not m.ephemeral and m.buttons()]
@@ -397,11 +404,12 @@ async def run(args: argparse.Namespace) -> int:
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
         t = time.perf_counter()
+        reposted = 0
         if args.null_bot:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables))
+            reposted = sum(await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables)))
         setup_s = time.perf_counter() - t
 
         phases = [Phase("flat out", None)]
@@ -445,7 +453,8 @@ async def run(args: argparse.Namespace) -> int:
     print(
         f"  {args.channels} channels in {len(fake.guilds)} guilds, 2 players each, "
         f"rules {args.rules}, {args.moves} moves per channel per phase; bot ready in "
-        f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s"
+        f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s; lobby posted "
+        f"afresh on {reposted} of {2 * len(tables) if not args.null_bot else 0} presses"
     )
     for phase in phases:
         report_phase(phase)
