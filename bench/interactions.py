@@ -91,6 +91,7 @@ class Phase:
     gen_cpu: float = 0.0
     other_cpu: float = 0.0  # every other process on the machine
     gc: dict[str, float] = field(default_factory=dict)  # the bot's collector pauses
+    calls: dict[str, int] = field(default_factory=dict)  # the bot's Discord calls, by kind
 
     @property
     def accepted(self) -> int:
@@ -285,6 +286,7 @@ async def run_phase(
 ) -> None:
     interval = None if phase.rate is None else len(tables) / phase.rate
     await bot.gc_stats()
+    requests0 = len(fake.requests)
     bot_cpu0, gen_cpu0, all_cpu0 = proc_cpu(bot.pid), time.process_time(), machine_busy()
     start = time.perf_counter()
     await asyncio.gather(
@@ -298,6 +300,21 @@ async def run_phase(
     phase.gen_cpu = time.process_time() - gen_cpu0
     phase.other_cpu = machine_busy() - all_cpu0 - phase.bot_cpu - phase.gen_cpu
     phase.gc = await bot.gc_stats()
+    for request in fake.requests[requests0:]:
+        kind = call_kind(request.path)
+        phase.calls[kind] = phase.calls.get(kind, 0) + 1
+
+
+def call_kind(path: str) -> str:
+    """Which of Discord's budgets a request of the bot spends: interaction callbacks and
+    follow-ups (webhooks) are not counted against the global 50 requests/s, the rest is."""
+    if "/interactions/" in path:
+        return "interaction callbacks"
+    if "/webhooks/" in path:
+        return "follow-ups"
+    if "/channels/" in path:
+        return "channel REST calls"
+    return "other REST calls"
 
 
 def report_phase(phase: Phase) -> None:
@@ -319,6 +336,11 @@ def report_phase(phase: Phase) -> None:
         f"load generator {phase.gen_cpu / phase.wall:.0%}, other processes on the machine "
         f"{max(0.0, phase.other_cpu) / phase.wall:.0%}"
     )
+    calls = ", ".join(
+        f"{phase.calls.get(kind, 0) / max(1, phase.accepted):.2f} {kind}"
+        for kind in ("interaction callbacks", "follow-ups", "channel REST calls", "other REST calls")
+    )
+    print(f"  Discord calls per move: {calls}")
     g = phase.gc
     print(
         f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "

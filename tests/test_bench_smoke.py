@@ -143,6 +143,7 @@ SMOKES = (
             rf"^flat out \(flat out\): 6 moves accepted .* = {N} moves/s",
             rf"^  ack latency p50 {N} ms, p99 {N} ms, max {N} ms",
             rf"^  CPU: bot process {N}% of a core \({N} ms/move\)",
+            rf"^  Discord calls per move: {N} interaction callbacks, {N} follow-ups, {N} channel",
             r"^paced 20 \(offered 20 moves/s\): 6 moves accepted",
             r"^committed: 12 moves in the database for 12 accepted; 0 channel\(s\) disagree",
             rf"^bot process RSS: {N} MiB at the end",
