@@ -1,7 +1,7 @@
 """What a real game costs in the database: its running session while it is played, and the
 finished game kept for /history, /stats and /verify once it is over.
 
-    python -m bench.storage --games 5 --cache-dir /tmp/farkle-tables
+    python -m bench.storage --games 20 --cache-dir /tmp/farkle-tables
 
 Plays `--games` seeded two-player Classic Farkle games to 10,000 (`--rules`, `--target`)
 through the table service on a real SQLite file, as the bot records them: two people each
@@ -49,7 +49,7 @@ BUTTON = {"toggle": "toggle", "roll": "roll", "bank": "bank", "piggyback": "pigg
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.storage", description=__doc__)
-    p.add_argument("--games", type=int, default=5, help="games played, seeds 1..N")
+    p.add_argument("--games", type=int, default=20, help="games played, seeds 1..N")
     p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
     p.add_argument("--target", type=int, default=None, help="default: the preset's (10,000)")
     p.add_argument("--cache-dir", default=None, help="load/save the policy's value table here")
