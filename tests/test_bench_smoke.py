@@ -86,7 +86,8 @@ SMOKES = (
         (
             rf"^20 moves \(classic\) in {N} s = {N} moves/s, CPU {N} us/move",
             rf"^per move: Tables.click {N} us = engine move {N} us \+ commit",
-            rf"^log kept: {N} lines in {N} rows, {N} KiB of JSON .* the saved session {N} KiB",
+            rf"^log kept: {N} lines in {N} rows, {N} KiB of JSON .* the saved session {N} KiB"
+            rf", of which the record of its sealed draws {N} KiB",
         ),
     ),
     Smoke(
