@@ -4,6 +4,7 @@
     python -m bench.recovery --sessions 10000                # start-up, first click after it
     python -m bench.service --moves 5000                     # the bot's own share of a move
     python -m bench.pictures --repeat 20                     # drawing dice, cards, stories
+    python -m bench.storage --games 20                       # what a real game stores
 
 The bot runs in a child process (`bench.botproc`), a fresh interpreter with the real
 `GameBot`, its cogs and a real SQLite file, talking HTTP and websocket on 127.0.0.1 to the

@@ -34,14 +34,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--game", choices=sorted(GAMES), action="append", help="only this game (repeatable)"
     )
+    p.add_argument(
+        "--crap-threshold", type=int, default=1000, help="CRAP games to this many points"
+    )
     args = p.parse_args(argv)
     if args.games < 1:
         p.error("--games must be at least 1")
     return args
 
 
-def matchups(game: str) -> list[Matchup]:
+def matchups(game: str, crap_threshold: int = 1000) -> list[Matchup]:
     module = importlib.import_module(GAMES[game])
+    if game == "crap":
+        return module.matchups(crap_threshold)
     return module.matchups()
 
 
@@ -89,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     for game in games:
         try:
-            listed = matchups(game)
+            listed = matchups(game, args.crap_threshold)
         except ModuleNotFoundError as e:
             if args.game or e.name != GAMES[game]:
                 raise

@@ -106,21 +106,26 @@ def seat_match(
     return (1.0 / len(state.winners) if won else 0.0), times[mine]
 
 
-def matchups() -> list[tuple[str, Callable[[int], tuple[float, list[float]]], float]]:
+def matchups(
+    threshold: int = 1000,
+) -> list[tuple[str, Callable[[int], tuple[float, list[float]]], float]]:
+    """The matchups, each game to `threshold` points (1000: CrapRules' default)."""
+    plain = CrapRules(threshold=threshold)
+    jokers = CrapRules(threshold=threshold, jokers=True, force_recycle=True)
     return [
         (
-            "crap: policy vs 2 random-legal (3 players, 1000 points)",
-            lambda s: seat_match(s, 3, random_move),
+            f"crap: policy vs 2 random-legal (3 players, {threshold} points)",
+            lambda s: seat_match(s, 3, random_move, plain),
             1 / 3,
         ),
         (
             "crap: policy vs itself (3 players, seats rotated)",
-            lambda s: seat_match(s, 3, bot),
+            lambda s: seat_match(s, 3, bot, plain),
             1 / 3,
         ),
         (
             "crap: policy vs 3 random-legal (4 players, jokers, force recycle)",
-            lambda s: seat_match(s, 4, random_move, CrapRules(jokers=True, force_recycle=True)),
+            lambda s: seat_match(s, 4, random_move, jokers),
             1 / 4,
         ),
     ]

@@ -91,6 +91,7 @@ class Phase:
     gen_cpu: float = 0.0
     other_cpu: float = 0.0  # every other process on the machine
     gc: dict[str, float] = field(default_factory=dict)  # the bot's collector pauses
+    calls: dict[str, int] = field(default_factory=dict)  # the bot's Discord calls, by kind
 
     @property
     def accepted(self) -> int:
@@ -185,7 +186,10 @@ class FarkleTableView:
         self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
 
 
-async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
+async def set_up(fake: BenchDiscord, table: Table, rules: str) -> int:
+    """Open a lobby, join it and start the game; returns how many of the two presses were
+    answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
+    by updating the clicked message: the presses follow it there, as a player would."""
     starter, joiner = table.players
     opened = await slash(
         fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
@@ -193,20 +197,24 @@ async def set_up(fake: BenchDiscord, table: Table, rules: str) -> None:
     if opened.callback_type != 4 or opened.message is None:
         raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
     table.message = opened.message
+    reposted = 0
     for user, label in ((joiner, "Join"), (starter, "Start")):
         comp = table.message.find_component(label=label)
         rec = await press(fake, user, table.message, comp or {})
-        if rec.callback_type != 7:
+        if rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
-        await follow(table, rec)
+        reposted += rec.callback_type == 6
+        await follow(table, rec, moved=rec.callback_type == 6)
+    return reposted
 
 
-async def follow(table: Table, rec: Any) -> None:
+async def follow(table: Table, rec: Any, moved: bool = False) -> None:
     """The table moves down the channel: a press that retired the table it was made on (a new
-    turn) posts the new one as its public follow-up, just after the answer; the next press is
-    made there, once it is in the channel (as a player's client would)."""
+    turn; `moved`: acknowledged without an update) posts the new one as its public follow-up,
+    just after the answer; the next press is made there, once it is in the channel (as a
+    player's client would)."""
     assert table.message is not None
-    if table.message.buttons():
+    if not moved and table.message.buttons():
         return  # edited in place
     for _ in range(2500):
         posted = [m for m in rec.followups if not m.ephemeral and m.buttons()]
@@ -278,6 +286,7 @@ async def run_phase(
 ) -> None:
     interval = None if phase.rate is None else len(tables) / phase.rate
     await bot.gc_stats()
+    requests0 = len(fake.requests)
     bot_cpu0, gen_cpu0, all_cpu0 = proc_cpu(bot.pid), time.process_time(), machine_busy()
     start = time.perf_counter()
     await asyncio.gather(
@@ -291,6 +300,21 @@ async def run_phase(
     phase.gen_cpu = time.process_time() - gen_cpu0
     phase.other_cpu = machine_busy() - all_cpu0 - phase.bot_cpu - phase.gen_cpu
     phase.gc = await bot.gc_stats()
+    for request in fake.requests[requests0:]:
+        kind = call_kind(request.path)
+        phase.calls[kind] = phase.calls.get(kind, 0) + 1
+
+
+def call_kind(path: str) -> str:
+    """Which of Discord's budgets a request of the bot spends: interaction callbacks and
+    follow-ups (webhooks) are not counted against the global 50 requests/s, the rest is."""
+    if "/interactions/" in path:
+        return "interaction callbacks"
+    if "/webhooks/" in path:
+        return "follow-ups"
+    if "/channels/" in path:
+        return "channel REST calls"
+    return "other REST calls"
 
 
 def report_phase(phase: Phase) -> None:
@@ -312,6 +336,11 @@ def report_phase(phase: Phase) -> None:
         f"load generator {phase.gen_cpu / phase.wall:.0%}, other processes on the machine "
         f"{max(0.0, phase.other_cpu) / phase.wall:.0%}"
     )
+    calls = ", ".join(
+        f"{phase.calls.get(kind, 0) / max(1, phase.accepted):.2f} {kind}"
+        for kind in ("interaction callbacks", "follow-ups", "channel REST calls", "other REST calls")
+    )
+    print(f"  Discord calls per move: {calls}")
     g = phase.gc
     print(
         f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "
@@ -397,11 +426,12 @@ async def run(args: argparse.Namespace) -> int:
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
         t = time.perf_counter()
+        reposted = 0
         if args.null_bot:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables))
+            reposted = sum(await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables)))
         setup_s = time.perf_counter() - t
 
         phases = [Phase("flat out", None)]
@@ -445,7 +475,8 @@ async def run(args: argparse.Namespace) -> int:
     print(
         f"  {args.channels} channels in {len(fake.guilds)} guilds, 2 players each, "
         f"rules {args.rules}, {args.moves} moves per channel per phase; bot ready in "
-        f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s"
+        f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s; lobby posted "
+        f"afresh on {reposted} of {2 * len(tables) if not args.null_bot else 0} presses"
     )
     for phase in phases:
         report_phase(phase)

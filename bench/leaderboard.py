@@ -28,6 +28,7 @@ from typing import Any
 from bench.common import header, ms, percentile
 from bot.records import ALL_GAMES, GAME_TITLES, period_keys
 from bot.store import REBUILD_SQL, FinishedGame, Store
+from bot.store.rows import PLAYER_COLUMNS, PlayerRow
 
 KINDS = [("farkle", 0.5), ("kuriki", 0.3), ("crap", 0.2)]
 SEATS = {"farkle": (2, 4), "kuriki": (2, 6), "crap": (3, 5)}
@@ -134,9 +135,9 @@ def flush(
         " rules, outcome, started_at, finished_at, bots) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
         games,
     )
-    con.executemany(
-        "INSERT INTO player_stats (game_id, player_id, guild_id, kind, won, score, is_bot,"
-        " with_bots, abandoned, finished_at, stats) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    con.executemany(  # the columns the store writes (bot/store/rows.py), so they follow it
+        f"INSERT INTO player_stats ({PLAYER_COLUMNS})"
+        f" VALUES ({', '.join('?' * len(PlayerRow._fields))})",
         players,
     )
     games.clear()

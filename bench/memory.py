@@ -61,6 +61,7 @@ async def play(args: argparse.Namespace, limit: int) -> None:
         )
         players = {1: Actor(1, "Ann"), 2: Actor(2, "Ben")}
         start = rss_kib()
+        first: tuple[int, int, int] | None = None  # (games, RSS, games in memory) sampled first
         print(f"  before the games: RSS {start / 1024:.1f} MiB", flush=True)
         for n in range(1, args.games + 1):
             channel = 10_000 + n
@@ -81,6 +82,7 @@ async def play(args: argparse.Namespace, limit: int) -> None:
             if n % args.every == 0:
                 gc.collect()
                 rss = rss_kib()
+                first = first or (n, rss, len(tables.sessions._cache))
                 print(
                     f"  {n:>6} games played: RSS {rss / 1024:6.1f} MiB, {len(tables.sessions._cache):>6} "
                     f"in memory, {(rss - start) / len(tables.sessions._cache) * 1000 / 1024:6.1f} MiB per 1,000 "
@@ -88,6 +90,15 @@ async def play(args: argparse.Namespace, limit: int) -> None:
                     flush=True,
                 )
         await store.close()
+    if first is not None and n > first[0]:
+        more = len(tables.sessions._cache) - first[2]
+        grew = (rss - first[1]) / 1024
+        print(
+            f"  from {first[0]} to {n} games played: RSS {grew:+.1f} MiB with {more} more games "
+            "in memory"
+            + (f" = {grew / more * 1000:.1f} MiB per 1,000 more games in memory" if more else ""),
+            flush=True,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -112,11 +112,11 @@ async def run_count(
             await bot.wait("ready", 120)
         gate = asyncio.Semaphore(8)  # set-up is not measured: keep it within Discord's 3 s
 
-        async def one(tb: Table) -> None:
+        async def one(tb: Table) -> int:
             async with gate:
-                await set_up(fake, tb, args.rules)
+                return await set_up(fake, tb, args.rules)
 
-        await asyncio.gather(*(one(tb) for tb in tables))
+        cpu["reposted"] = sum(await asyncio.gather(*(one(tb) for tb in tables)))
         await wait_for_quiet(args.quiet_wait)
         gc.collect()
         gc.freeze()
@@ -203,7 +203,7 @@ async def run(args: argparse.Namespace) -> int:
                 await conn.close()
                 url = f"{args.url}{'&' if '?' in args.url else '?'}search_path={schema}"
             phase, cpu, problems, missing = await run_count(n, url, args)
-            report(n, phase, cpu, missing)
+            report(n, phase, cpu, missing, args.channels)
             failed = failed or bool(problems) or bool(missing)
     finally:
         if server is not None:
@@ -211,7 +211,7 @@ async def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def report(n: int, phase: Phase, cpu: dict[str, float], missing: int) -> None:
+def report(n: int, phase: Phase, cpu: dict[str, float], missing: int, channels: int) -> None:
     wall, lat = phase.wall, phase.latencies
     print(
         f"{n} process{'es' if n > 1 else ''}: {phase.accepted} moves in {wall:.2f} s = "
@@ -219,6 +219,7 @@ def report(n: int, phase: Phase, cpu: dict[str, float], missing: int) -> None:
         f" p99 {ms(percentile(lat, 99))}; {len(phase.refused)} refused, "
         f"{cpu['unanswered']:.0f} unanswered within 10 s; "
         + ("every move committed" if not missing else f"{missing} channel(s) disagree")
+        + f"; set-up: lobby posted afresh on {cpu['reposted']:.0f} of {2 * channels} presses"
     )
     other = max(0.0, cpu["all"] - cpu["bots"] - cpu["generator"] - cpu["postgres"])
     print(

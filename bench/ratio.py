@@ -24,6 +24,8 @@ import statistics
 import subprocess
 import sys
 
+from bench.common import header
+
 CPU = re.compile(r"bot process \d+% of a core \(([\d.]+) ms/move\)")
 RUNS = {
     "bot": [],
@@ -43,6 +45,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument(
         "--pin", action="store_true", help="bench.interactions --pin: a CPU for each process"
     )
+    p.add_argument(
+        "--quiet-wait",
+        type=float,
+        default=5.0,
+        help="bench.interactions --quiet-wait: how long each run waits for idle CPUs",
+    )
     return p.parse_args(argv)
 
 
@@ -50,7 +58,7 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
     rates = "" if args.rate is None else f"{args.rate:g}"
     cmd = [
         sys.executable, "-m", "bench.interactions", "--channels", str(args.channels),
-        "--moves", str(args.moves), "--rates", rates, "--quiet-wait", "5", *extra,
+        "--moves", str(args.moves), "--rates", rates, "--quiet-wait", f"{args.quiet_wait:g}", *extra,
         *(["--pin"] if args.pin else []),
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
@@ -62,10 +70,13 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    rate = "" if args.rate is None else f" --rate {args.rate:g}"
-    rate += " --pin" if args.pin else ""
-    print(f"$ python -m bench.ratio --rounds {args.rounds} --channels {args.channels} "
-          f"--moves {args.moves}{rate}")  # fmt: skip
+    header(
+        "bench.ratio",
+        f"python -m bench.interactions flat out{'' if args.rate is None else ' and paced'} "
+        f"({args.channels} channels, {args.moves} moves each) with the bot, the bare client "
+        "and the bare client with the bot's intents, alternating, each in its own run",
+        argv,
+    )
     seen: dict[str, list[float]] = {name: [] for name in RUNS}
     for n in range(1, args.rounds + 1):
         figures = {name: cpu_per_move(extra, args) for name, extra in RUNS.items()}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import sqlite3
 import sys
@@ -46,6 +47,7 @@ from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
 from bot.tables.farkle import FarkleTable
+from games.draws import Draws
 from games.farkle import engine
 from games.farkle.engine import Action, FarkleState
 from games.farkle.scoring import best_selection
@@ -100,8 +102,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 # ---------------------------------------------------------------------- the stored games
 
 
-def progressed_game(rng: random.Random, moves: int) -> FarkleState:
-    """A default-rules game `moves` legal moves in, played by a simple strategy."""
+def progressed_game(rng: random.Random, moves: int) -> tuple[FarkleState, Draws]:
+    """A default-rules game `moves` legal moves in, played by a simple strategy, its dice
+    sealed as the bot seals them (the record of its draws is stored with it)."""
     settings = GuildSettings()
     lobby = Lobby(
         starter=TEMPLATE_IDS[0],
@@ -110,7 +113,10 @@ def progressed_game(rng: random.Random, moves: int) -> FarkleState:
         max_players=10,
         options=FarkleTable().lobby_options(settings),
     )
-    state: FarkleState = FarkleTable().new_game(lobby, settings, rng)
+    draws = Draws.fresh(rng)
+    state: FarkleState = FarkleTable().new_game(
+        lobby, settings, draws.move(TEMPLATE_IDS[0], "start")
+    )
     for _ in range(moves):
         me = state.current_player.id
         legal = engine.legal_actions(state, me)
@@ -130,24 +136,39 @@ def progressed_game(rng: random.Random, moves: int) -> FarkleState:
             action = Action(kind="roll")
         else:
             break
-        state, _ = engine.apply(state, me, action, rng)
+        state, _ = engine.apply(state, me, action, draws.move(me, action.kind))
         if state.finished:
             break
-    return state
+    return state, draws
 
 
 async def populate(
     path: Path, args: argparse.Namespace, fake: BenchDiscord
 ) -> tuple[list[Sample], float]:
-    """Fill the database through Sessions.save (one transaction); plant the sample tables."""
+    """Fill the database through Sessions.save (each game its own commit, as the bot writes
+    them); plant the sample tables."""
     t = time.perf_counter()
     rng = random.Random(args.seed)
     templates = []
     while len(templates) < TEMPLATES:
-        state = progressed_game(rng, rng.randint(1, 40))
+        state, draws = progressed_game(rng, rng.randint(1, 40))
         if not state.finished:
-            templates.append((state.model_dump_json(), rng.randint(3, 40)))
+            templates.append((state.model_dump_json(), draws.json_text(), rng.randint(3, 40)))
     store = await Store.open(path)
+    try:
+        samples = await _fill(store, templates, rng, args, fake)
+    finally:
+        await store.close()  # its reader's thread would keep the process alive
+    return samples, time.perf_counter() - t
+
+
+async def _fill(
+    store: Store,
+    templates: list[tuple[str, str, int]],
+    rng: random.Random,
+    args: argparse.Namespace,
+    fake: BenchDiscord,
+) -> list[Sample]:
     sessions = Sessions(store, default_adapters())
     adapter = FarkleTable()
     settings = GuildSettings()
@@ -158,12 +179,14 @@ async def populate(
     others = [i for i in range(args.sessions) if i not in sample_indexes]
     overdue = set(others[: round(len(others) * args.overdue)])  # never a sample
     samples: list[Sample] = []
-    await store.db.execute("BEGIN")
     for i in range(args.sessions):
         a, b = USER_BASE + 2 * i, USER_BASE + 2 * i + 1
-        text, revision = templates[i % len(templates)]
-        text = text.replace(str(TEMPLATE_IDS[0]), str(a)).replace(str(TEMPLATE_IDS[1]), str(b))
-        state = FarkleState.model_validate_json(text)
+        text, draws_text, revision = templates[i % len(templates)]
+
+        def ours(text: str, a: int = a, b: int = b) -> str:
+            return text.replace(str(TEMPLATE_IDS[0]), str(a)).replace(str(TEMPLATE_IDS[1]), str(b))
+
+        state = FarkleState.model_validate_json(ours(text))
         channel = CHANNEL_BASE + i
         session = Session(
             channel_id=channel,
@@ -180,6 +203,7 @@ async def populate(
             revision=revision,
             deadline=now - 60 if i in overdue else now + rng.uniform(30, TURN_TIMER),
             created_at=now - 600,
+            draws=Draws.from_json(json.loads(ours(draws_text))),
         )
         plant = i in sample_indexes or i in overdue
         if plant:
@@ -200,9 +224,7 @@ async def populate(
             users = (FakeUser(a, "Ann"), FakeUser(b, "Ben"))
             samples.append(Sample(channel, users, msg))
         sessions._forget(channel)  # keep the populating process small
-    await store.db.execute("COMMIT")
-    await store.close()
-    return samples, time.perf_counter() - t
+    return samples
 
 
 def simple_move(msg: FakeMessage) -> dict[str, Any]:

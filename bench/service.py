@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import random
 import sys
 import tempfile
@@ -131,9 +132,9 @@ async def run(args: argparse.Namespace) -> None:
             (channel,),
         )
         lines = len(await store.game_log(channel))
-        [(state_size,)] = await store.db.read(
-            "SELECT LENGTH(data) FROM sessions WHERE channel_id = ?", (channel,)
-        )
+        [(data,)] = await store.db.read("SELECT data FROM sessions WHERE channel_id = ?", (channel,))
+        state_size = len(data.encode())
+        draws_size = len(json.dumps(json.loads(data)["draws"], separators=(",", ":")).encode())
         await store.close()
     header("bench.service", "the table service in this process, no Discord; SQLite WAL file")
     n = args.moves
@@ -154,6 +155,7 @@ async def run(args: argparse.Namespace) -> None:
     print(
         f"log kept: {lines:,} lines in {rows:,} rows, {size / 1024:,.0f} KiB of JSON "
         f"({size / max(lines, 1):.0f} bytes a line); the saved session {state_size / 1024:.1f} KiB"
+        f", of which the record of its sealed draws {draws_size / 1024:.1f} KiB"
     )
 
 
