@@ -68,6 +68,12 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
     return float(found[-1])
 
 
+def ratio(bare: float, bot: float) -> str:
+    """bare / bot as the figure prints it; "n/a" when the bot's CPU rounds to nothing (a run
+    too short for the process clock's ticks, as the smoke test's)."""
+    return f"{bare / bot:.2f}" if bot > 0 else "n/a"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     header(
@@ -85,16 +91,16 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"round {n}: "
             + ", ".join(f"{name} {ms:.2f} ms/move" for name, ms in figures.items())
-            + f"; ratio {figures['bare'] / figures['bot']:.2f} "
-            f"({figures['bare, guild messages'] / figures['bot']:.2f} with guild messages)",
+            + f"; ratio {ratio(figures['bare'], figures['bot'])} "
+            f"({ratio(figures['bare, guild messages'], figures['bot'])} with guild messages)",
             flush=True,
         )
     med = {name: statistics.median(v) for name, v in seen.items()}
     print(
         "median: "
         + ", ".join(f"{name} {ms:.2f} ms/move" for name, ms in med.items())
-        + f"; throughput ratio bot/bare {med['bare'] / med['bot']:.2f}, "
-        f"bot/bare with the bot's intents {med['bare, guild messages'] / med['bot']:.2f}"
+        + f"; throughput ratio bot/bare {ratio(med['bare'], med['bot'])}, "
+        f"bot/bare with the bot's intents {ratio(med['bare, guild messages'], med['bot'])}"
     )
     return 0
 
