@@ -178,13 +178,11 @@ async def person_moves(ch: Channel, actor: Actor, minds: random.Random) -> None:
     action = policy.choose(state, actor.id, minds, now)
     assert action is not None, "the policy has no move for a person on turn"
     if action.kind == "guess":
-        pick = next(
-            c for c in (Click.parse(i.custom_id) for i in hand.items or []) if c and c.action == "pickrank"
+        guess = next(
+            c for c in (Click.parse(i.custom_id) for i in hand.items or []) if c and c.action == "guess"
         )
-        picker = await tables.click(actor, _with(pick, (str(action.rank),)), 1, ephemeral=True)
-        guess = Click.parse((picker.items or [])[0].custom_id)
-        assert guess is not None
-        reply = await tables.click(actor, _with(guess, (action.suit or "S",)), 1, ephemeral=True)
+        values = (str(action.rank), action.suit or "S")
+        reply = await tables.click(actor, _with(guess, values), 1, ephemeral=True)
     else:
         click, values = click_for(hand, state, actor.id, action)
         reply = await tables.click(actor, _with(click, values), 1, ephemeral=True)

@@ -103,14 +103,13 @@ async def play(tables: Tables, table: Reply, rng: random.Random, clock: Clock) -
     elif "commit" in by_action:
         cid, item = by_action["commit"]
         choice = tuple(o.value for o in item.options[: item.min_values])
-    elif "pickrank" in by_action:
-        cid, item = by_action["pickrank"]
-        picker = await tables.click(
-            actor, Click.parse(cid, (rng.choice(item.options).value,)), 999, ephemeral=True
+    elif "guess" in by_action:  # a value and a suit, in one select
+        cid, item = by_action["guess"]
+        assert item.min_values == item.max_values == 2
+        choice = (
+            rng.choice([o for o in item.options if o.value.isdigit()]).value,
+            rng.choice([o for o in item.options if not o.value.isdigit()]).value,
         )
-        assert picker.edit and picker.ephemeral
-        cid, item = next(iter(components(picker).items()))
-        choice = (rng.choice(item.options).value,)
     else:
         kinds = [k for k in ("acquire", "protect", "target", "recycle") if k in by_action]
         pick = rng.choice(kinds)
