@@ -89,6 +89,8 @@ class CrapTable(CrapHand, TableAdapter):
     engine = engine
     policy = policy
     state_model = CrapState
+    # ("pickrank": the value menu of a reply drawn before a card was named in one select;
+    # pressed, it changes nothing and says so)
     read_only_actions = frozenset({"hand", "pickrank", "log"})
     public_actions = frozenset({"log"})  # the log is public: spectators may read it too
     sealed_what = N_("Cards and dice")

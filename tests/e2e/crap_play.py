@@ -196,8 +196,8 @@ class Hand:
 
 
 def read_hand(owner: FakeUser, message: FakeMessage, *, cards_shown: bool = True) -> Hand:
-    """The reply as `owner` sees it; `cards_shown=False` for the suit picker, which shows
-    no cards (it replaces the hand until the guess is made)."""
+    """The reply as `owner` sees it; `cards_shown=False` for a reply that may show no
+    cards."""
     assert message.ephemeral and message.visible_to == owner.id, "a hand reply must be private"
     text = message.text()
     hand, prot = HAND.search(text), PROTECTED.search(text)
@@ -679,16 +679,15 @@ class CrapGame:
         rec = await self.d.select(
             who, self.channel, values, custom_id=comp["custom_id"], message=hand.message
         )
-        await self._dispatched(who, rec, moved_from=None if action == "pickrank" else revision)
+        await self._dispatched(who, rec, moved_from=revision)
         self.last = rec
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
-        if action != "pickrank":
-            assert self.followed(before, who.id).text != before.text, f"{action} left the table as it was"
+        assert self.followed(before, who.id).text != before.text, f"{action} left the table as it was"
         ended = "The game is over." in hand.message.text()  # this move ended the game
         if ended or (self.table().phase == "over" and not self.bots):
             assert ended and self.table().phase == "over", hand.message.text()
             return hand
-        after = read_hand(who, hand.message, cards_shown=action != "pickrank")
+        after = read_hand(who, hand.message)
         self.referee.hide_private_lines(after)
         return after
 
