@@ -70,6 +70,7 @@ class Tally:
     let_go: int = 0  # Let it go presses
     calls: int = 0  # Call bluff presses
     challenge_ends: int = 0  # games that ended in a challenge (it called its target)
+    step_calls: int = 0  # tables posted within a challenge to call whoever's step came
     window_seconds: float = 0.0  # how long Acquire windows held the game (test clock)
 
     def add(self, other: Tally) -> None:
@@ -97,6 +98,7 @@ class Channel:
         self.table: Reply | None = None  # the live table's buttons
         self.table_id = 0
         self.pinged: set[int] = set()  # who the latest table update mentioned
+        self.phase = ""  # what the table shown last waits for
 
     def new_id(self) -> int:
         self.clock.now += 0.001  # ids must grow
@@ -108,9 +110,13 @@ class Channel:
         if update is None:
             return
         self.pinged = set(update.ping)
+        session = await self.tables.sessions.get(CHANNEL)
+        phase = session.state.phase if session is not None and session.started else ""
         if update.fresh:
             self.tally.public += 1
+            self.tally.step_calls += phase == self.phase == "challenge" and bool(update.ping)
             self.table_id = self.new_id()
+        self.phase = phase
         self.table = Reply(items=update.table.items, embed=update.table.embed)
         await self.tables.shown(update, self.table_id)
 
@@ -350,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}, to {args.threshold}, {t.games} games: {t.turns} turns "
             f"({t.person_turns} by people), {t.public} public messages = "
-            f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge); "
+            f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge, "
+            f"{t.step_calls} called a challenge's next step); "
             f"{t.acquires} Acquires asked "
             f"{t.asked_per_acquire():.2f} non-acting people each to decide; "
             f"{t.let_go} Let it go and {t.calls} Call bluff presses; an Acquire held the "
