@@ -111,7 +111,8 @@ class Channel:
             return
         self.pinged = set(update.ping)
         session = await self.tables.sessions.get(CHANNEL)
-        phase = session.state.phase if session is not None and session.started else ""
+        state = session.state if session is not None and session.started else None
+        phase = getattr(state, "phase", "")  # (tools/seeded_tables.py shows other games too)
         if update.fresh:
             self.tally.public += 1
             self.tally.step_calls += phase == self.phase == "challenge" and bool(update.ping)
