@@ -70,6 +70,7 @@ class Tally:
     let_go: int = 0  # Let it go presses
     calls: int = 0  # Call bluff presses
     challenge_ends: int = 0  # games that ended in a challenge (it called its target)
+    step_calls: int = 0  # tables posted within a challenge to call whoever's step came
     window_seconds: float = 0.0  # how long Acquire windows held the game (test clock)
 
     def add(self, other: Tally) -> None:
@@ -97,6 +98,7 @@ class Channel:
         self.table: Reply | None = None  # the live table's buttons
         self.table_id = 0
         self.pinged: set[int] = set()  # who the latest table update mentioned
+        self.phase = ""  # what the table shown last waits for
 
     def new_id(self) -> int:
         self.clock.now += 0.001  # ids must grow
@@ -108,9 +110,14 @@ class Channel:
         if update is None:
             return
         self.pinged = set(update.ping)
+        session = await self.tables.sessions.get(CHANNEL)
+        state = session.state if session is not None and session.started else None
+        phase = getattr(state, "phase", "")  # (tools/seeded_tables.py shows other games too)
         if update.fresh:
             self.tally.public += 1
+            self.tally.step_calls += phase == self.phase == "challenge" and bool(update.ping)
             self.table_id = self.new_id()
+        self.phase = phase
         self.table = Reply(items=update.table.items, embed=update.table.embed)
         await self.tables.shown(update, self.table_id)
 
@@ -178,13 +185,11 @@ async def person_moves(ch: Channel, actor: Actor, minds: random.Random) -> None:
     action = policy.choose(state, actor.id, minds, now)
     assert action is not None, "the policy has no move for a person on turn"
     if action.kind == "guess":
-        pick = next(
-            c for c in (Click.parse(i.custom_id) for i in hand.items or []) if c and c.action == "pickrank"
+        guess = next(
+            c for c in (Click.parse(i.custom_id) for i in hand.items or []) if c and c.action == "guess"
         )
-        picker = await tables.click(actor, _with(pick, (str(action.rank),)), 1, ephemeral=True)
-        guess = Click.parse((picker.items or [])[0].custom_id)
-        assert guess is not None
-        reply = await tables.click(actor, _with(guess, (action.suit or "S",)), 1, ephemeral=True)
+        values = (str(action.rank), action.suit or "S")
+        reply = await tables.click(actor, _with(guess, values), 1, ephemeral=True)
     else:
         click, values = click_for(hand, state, actor.id, action)
         reply = await tables.click(actor, _with(click, values), 1, ephemeral=True)
@@ -352,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{name}, to {args.threshold}, {t.games} games: {t.turns} turns "
             f"({t.person_turns} by people), {t.public} public messages = "
-            f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge); "
+            f"{t.per_turn():.3f} per turn ({t.challenge_ends} games ended in a challenge, "
+            f"{t.step_calls} called a challenge's next step); "
             f"{t.acquires} Acquires asked "
             f"{t.asked_per_acquire():.2f} non-acting people each to decide; "
             f"{t.let_go} Let it go and {t.calls} Call bluff presses; an Acquire held the "

@@ -134,7 +134,16 @@ def _poster(
 async def retouch(bot: GameBot, update: TableUpdate) -> None:
     """Edit the side messages the update's move changed or closed (a foul vote's: its
     result, whoever decided it), over REST or through an open interaction that made them.
-    One that cannot be edited any more (deleted, too old, no window open) stays as it is."""
+    One that cannot be edited any more (deleted, too old, no window open) stays as it is.
+    Then the players' private replies whose step the move changed, through their tokens."""
+    for reply, shown in update.privates:
+        try:
+            await webhook(bot, reply.window()).edit_message(
+                reply.message_id, embed=shown.embed, view=shown.view()
+            )
+        except discord.HTTPException as exc:  # dismissed, or its token is spent: left alone
+            bot.tables.open_replies.forget(update.channel_id, reply.user_id)
+            log.info("Could not refresh a private reply in %s (%s)", update.channel_id, exc)
     for message_id, shown in update.sides:
         if not bot.tables.editable(message_id):
             continue
@@ -155,7 +164,7 @@ async def show_on_interaction(
     try:
         await _show_on_interaction(interaction, update)
     finally:
-        if update.sides:
+        if update.sides or update.privates:
             async with interaction.client.tables.display_lock(update.channel_id):
                 await retouch(interaction.client, update)
 

@@ -10,6 +10,7 @@ import discord
 from bot.components import view_of
 from bot.display import show_on_interaction, show_table
 from bot.i18n import language_of
+from bot.open_replies import OpenReply
 from bot.players import mentioned
 from bot.reach import window_of
 from bot.replies import Actor, Rematch, Reply, only_mentioning
@@ -70,16 +71,40 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         await update_message(
             interaction, content=reply.content, embed=reply.embed, view=reply.view()
         )
+        if interaction.message is not None:
+            _private_shown(interaction, reply, interaction.message.id)
     else:
         sent = await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
         if reply.side is not None and update is not None and sent.message_id:
             await _side_posted(interaction, update.game, reply.side, sent.message_id)
+        if sent.message_id:
+            _private_shown(interaction, reply, sent.message_id)
     for follow in reply.followups:
         if window is not None:
             window.posted(None)
         await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
     if update is not None:
         await show_table(interaction.client, update, interaction.followup, window)
+
+
+def _private_shown(
+    interaction: discord.Interaction[GameBot], reply: Reply, message_id: int
+) -> None:
+    """The answer is the clicker's private view of a game: remembered with its token, so a
+    later step of theirs is shown in it (`OpenReplies`)."""
+    if reply.private_of is None or interaction.channel_id is None:
+        return
+    interaction.client.tables.open_replies.note(
+        interaction.channel_id,
+        OpenReply(
+            user_id=interaction.user.id,
+            token=interaction.token,
+            opened=interaction.created_at.timestamp(),
+            message_id=message_id,
+            locale=language_of(interaction.locale),
+            game=reply.private_of,
+        ),
+    )
 
 
 async def _side_posted(

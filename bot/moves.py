@@ -149,7 +149,9 @@ class Moves:
                 if shown is None:
                     raise UserError(_("There is nothing to show you right now."))
                 # From the clicker's ephemeral: update it in place; else a new one.
-                return Reply.of_table(shown, ephemeral=True, edit=edit_private)
+                # The player's own view (not the Log) is the reply a later step refreshes.
+                mine = session.created_at if click.action == "hand" else None
+                return Reply.of_table(shown, ephemeral=True, edit=edit_private, private_of=mine)
             work.state = adapter.apply(
                 session.state, move, work.dice(self.rng, actor.id, click.action)
             )
@@ -176,7 +178,9 @@ class Moves:
                 answer = (
                     Reply.of_table(after, ephemeral=True)  # never into someone else's reply
                     if ephemeral and not edit_private
-                    else Reply.of_table(after, edit=True)
+                    else Reply.of_table(
+                        after, edit=True, private_of=work.created_at if ephemeral else None
+                    )
                 )
                 reply = self._with_table(answer, work, rendered)
             if secret is not None:
@@ -327,6 +331,10 @@ class Moves:
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
             work.state = adapter.abandon(work.state, M(ONLY_BOTS))
         _retouch(work, adapter, before)
+        if before is not None:  # whose step moved on without their press: their reply follows
+            work.refresh = people(
+                u for u in adapter.steps_changed(before, work.state) if u != actor_id
+            )
         # Whom the table now calls: who newly must act, never the actor (nobody is notified
         # of their own click). Nobody to call: the table can be edited in place.
         before_waiting = {} if before is None else adapter.waiting_on(before)

@@ -15,6 +15,7 @@ from bot.components import TableItem, view_of
 from bot.reach import Reach
 
 if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
+    from bot.open_replies import OpenReply
     from bot.tables.base import Rendered
 
 
@@ -58,6 +59,9 @@ class TableUpdate:
     #: Messages besides the table that the move changed or closed (a foul vote's), with
     #: what each shows now: edited with the table, never posted again.
     sides: tuple[tuple[int, Rendered], ...] = ()
+    #: Players' open private replies that the move changed (their step came), with what
+    #: each shows now: edited through the token that made them.
+    privates: tuple[tuple[OpenReply, Rendered], ...] = ()
 
 
 @dataclass
@@ -78,6 +82,9 @@ class Reply:
     followups: list[Reply] = field(default_factory=list)
     #: The answer is a side message (a foul vote's): the key its id is kept under.
     side: str | None = None
+    #: The answer is the clicker's private view of the game of this `created_at`:
+    #: remembered (`OpenReplies`), so a step of theirs that comes later is shown in it.
+    private_of: float | None = None
 
     def view(self) -> discord.ui.View | None:
         return None if self.items is None else view_of(self.items)

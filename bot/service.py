@@ -23,6 +23,7 @@ from bot.errors import CorruptSession, NoSession
 from bot.lobbies import Lobbies
 from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.moves import Moves
+from bot.open_replies import OpenReplies
 from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
 from bot.sessions import Session, Sessions
 from bot.settings import SAVED, GuildSettings
@@ -80,6 +81,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         # channel -> (stamp, user, action) of the click that last closed a decision there,
         # so the same player's second tap of that button (a double tap) is not refused.
         self._closed: dict[int, tuple[int, int, str]] = {}
+        self.open_replies = OpenReplies()
         self._background: set[asyncio.Task[None]] = set()
 
     def _evicted(self, channel_id: int) -> None:
@@ -90,6 +92,7 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
         if lock is not None and not lock.locked():
             del self._display_locks[channel_id]
         self._closed.pop(channel_id, None)
+        self.open_replies.forget(channel_id)
 
     async def settings(self, guild_id: int | None) -> GuildSettings:
         if guild_id is None:

@@ -63,6 +63,9 @@ class Session:
     side: dict[str, int] = field(default_factory=dict)
     #: Those the last commit changed or closed, (message id, key): edited with its table.
     retouch: list[tuple[int, str]] = field(default_factory=list, repr=False, compare=False)
+    #: The players whose step the last commit changed without their press (not saved):
+    #: their open private reply is edited with the table (`TableAdapter.steps_changed`).
+    refresh: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -78,7 +81,9 @@ class Session:
     def working(self, **changes: Any) -> Session:
         """A copy for a move that may not be kept: its draws are a fork, so the cached
         game's stream moves on only when the move is committed (`changes` as `replace`)."""
-        return replace(self, draws=self.draws and self.draws.fork(), retouch=[], **changes)
+        return replace(
+            self, draws=self.draws and self.draws.fork(), retouch=[], refresh=[], **changes
+        )
 
     @functools.cached_property
     def game_id(self) -> int:

@@ -9,6 +9,7 @@ brings up to date a table that shows an older revision than the stored one."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
@@ -20,6 +21,7 @@ from bot.errors import CorruptSession, NoSession
 from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
+from bot.open_replies import OpenReplies, OpenReply
 from bot.reach import Reach
 from bot.replies import Actor, Reply, TableUpdate
 from bot.sealed import sealed
@@ -69,6 +71,7 @@ class TableUpdates:
     _showing: dict[int, dict[float, tuple[int, int]]]
     _ended: dict[int, int]
     _chatter: dict[int, int]
+    open_replies: OpenReplies
 
     async def table_posted(
         self, channel_id: int, message_id: int, revision: int | None = None
@@ -221,6 +224,7 @@ class TableUpdates:
         # The side messages the commit changed or closed, each shown once.
         retouch, session.retouch = session.retouch, []
         sides = tuple((m, adapter.side_message(session, key)) for m, key in retouch)
+        privates = self._privates(session, adapter)
         self._seq += 1
         remember(self._latest, session.channel_id, session.created_at, self._seq)
         return TableUpdate(
@@ -237,7 +241,28 @@ class TableUpdates:
             game=session.created_at,
             ending=session.ended,
             sides=sides,
+            privates=privates,
         )
+
+    def _privates(
+        self, session: Session, adapter: TableAdapter
+    ) -> tuple[tuple[OpenReply, Rendered], ...]:
+        """The open private replies of the players whose step the commit changed, each
+        with what it shows now, in its reader's language (`Session.refresh`)."""
+        refresh, session.refresh = session.refresh, []
+        if not session.started or adapter.is_finished(session.state):
+            return ()
+        out = []
+        now = time.time()  # (Discord's clock: a token's life is counted in it)
+        for user_id in refresh:
+            reply = self.open_replies.of(session.channel_id, user_id, session.created_at, now)
+            if reply is None:
+                continue
+            with speaking(reply.locale):
+                shown = adapter.private(session, user_id, "hand")
+            if shown is not None:
+                out.append((reply, shown))
+        return tuple(out)
 
     async def side_posted(
         self, channel_id: int, game: float, key: str, message_id: int

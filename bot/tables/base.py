@@ -279,6 +279,11 @@ class TableAdapter(ABC):
         """What an off-table message (an ephemeral, a vote) shows after a click on it."""
         return Rendered(embed=discord.Embed(description=_("Done.")))
 
+    def steps_changed(self, before: Any, after: Any) -> list[int]:
+        """The players whose part in the game a move changed (a challenge's next step): the
+        private reply they have open (`private` of "hand") is shown again. None by default."""
+        return []
+
     def side_messages(self, state: Any) -> dict[str, str]:
         """The public messages besides the table that show a decision still open (Kuriki's
         foul votes), by key, each with a fingerprint of what it shows: a commit that changes

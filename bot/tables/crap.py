@@ -23,6 +23,7 @@ from games.autoplay import Chooser
 from games.bots import is_bot, only_bots
 from games.crap import engine, policy, record
 from games.crap.cards import (
+    SUITS,
     is_joker,
     label,
     rank,
@@ -33,7 +34,7 @@ from games.crap.cards import (
 from games.crap.engine import Action, CrapRules, CrapState
 from games.errors import IllegalMove
 from games.lobby import Lobby
-from games.numbers import is_number, number
+from games.numbers import is_number
 from games.text import Line, M, Mn, Msg
 
 # Translators: the rules of CRAP (/crap rules). Score, Recycle, Acquire, Challenge, Protect
@@ -88,6 +89,8 @@ class CrapTable(CrapHand, TableAdapter):
     engine = engine
     policy = policy
     state_model = CrapState
+    # ("pickrank": the value menu of a reply drawn before a card was named in one select;
+    # pressed, it changes nothing and says so)
     read_only_actions = frozenset({"hand", "pickrank", "log"})
     public_actions = frozenset({"log"})  # the log is public: spectators may read it too
     sealed_what = N_("Cards and dice")
@@ -174,8 +177,7 @@ class CrapTable(CrapHand, TableAdapter):
                 raise IllegalMove(M("Choose your cards."))
             return Action(kind="commit", cards=[int(v) for v in move.values], now=now)
         if act == "guess":
-            r = number(move.arg)
-            return Action(kind="guess", rank=r, suit=value, now=now)
+            return _guess(move)
         if act == "vote":
             return Action(kind="vote", value=move.arg, now=now)
         if act == "letgo":
@@ -210,20 +212,14 @@ class CrapTable(CrapHand, TableAdapter):
     def waiting_on(self, state: CrapState) -> dict[int, str]:
         """Whom a freshly posted table calls, and what for. An Acquire's window asks nobody
         (it closes by itself; calling the bluff is a choice, not a duty), so opening it edits
-        the table and its close posts the next turn. A challenge's post also calls the player
-        whose turn comes after it, so its end edits the table rather than posting it again.
+        the table and its close posts the next turn. A challenge asks only who must act at
+        each step (`_challenge_steps`), so each is called when their step comes.
         The partner of a co-operate is told in the table that follows it."""
         if state.finished:
             return {}
         asks: dict[int, str] = {}
         if state.phase == "challenge" and state.challenge is not None:
-            c = state.challenge
-            after = state.next_after(c.challenger).id
-            asks = {
-                c.challenger: _("place your cards"),
-                c.target: _("you are challenged: place your cards"),
-            }
-            asks.setdefault(after, _("your turn comes after this challenge"))
+            asks = _challenge_steps(state)
         elif state.phase == "force_vote" and state.force is not None:
             f = state.force
             asks = {
@@ -245,6 +241,17 @@ class CrapTable(CrapHand, TableAdapter):
                 _("{ask} ({seen})", ask=asks[partner], seen=seen) if partner in asks else seen
             )
         return asks
+
+    def steps_changed(self, before: CrapState, after: CrapState) -> list[int]:
+        """In a challenge, whoever a move gave a new step (place cards, name a card) or
+        took one from: their open My hand shows what to do now."""
+        if "challenge" not in (before.phase, after.phase):
+            return []
+        return [
+            p.id
+            for p in after.players
+            if engine.legal_actions(before, p.id) != engine.legal_actions(after, p.id)
+        ]
 
     def thinking(self, state: CrapState) -> list[int]:
         """The bots the table waits on (⏳, whose turn it is, or who may still call an
@@ -506,6 +513,19 @@ def _describe(rules: CrapRules) -> str:
     return " ".join(bits)
 
 
+def _guess(move: Move) -> Action:
+    """A card named in a challenge: one select where the player picks a value and a suit
+    (two of its options), or (a reply drawn before) a suit picked for the value in `arg`."""
+    values = list(move.values)
+    if is_number(move.arg) and len(values) == 1:
+        values.append(str(move.arg))
+    ranks = [int(v) for v in values if is_number(v)]
+    suits = [v for v in values if v in SUITS]
+    if len(ranks) != 1 or len(suits) != 1 or len(values) != 2:
+        raise IllegalMove(M("Name a value (2 to Ace) and a suit."))
+    return Action(kind="guess", rank=ranks[0], suit=suits[0], now=move.now)
+
+
 def _pick_set(player: Any, r: int, size: int) -> list[int]:
     """The cards a "Score" choice uses: naturals first (hand, then protected), then jokers."""
     if size not in (4, 8):
@@ -535,6 +555,32 @@ def awaited(state: CrapState) -> list[int]:
     if state.phase == "force_vote":
         return [p.id for p in state.players if "vote" in engine.legal_actions(state, p.id)]
     return engine.waiting_for(state)
+
+
+def _challenge_steps(state: CrapState) -> dict[int, str]:
+    """Who a challenge waits on now, and for what: both place their cards, then the
+    challenger names a card, then the challenged player. Whoever has done their part is off
+    the list until their next step, so a table posted when that step comes calls them again
+    (`Moves._commit` calls only who is newly asked). The player whose turn comes after the
+    challenge is asked from its start, so its end edits the table rather than posting it
+    again; not when that is the challenged player, who would then never be called to name
+    a card (they end the challenge themselves, by naming the last card)."""
+    c = state.challenge
+    assert c is not None
+    asks: dict[int, str] = {}
+    for pid in engine.waiting_for(state):
+        if str(pid) not in c.committed:
+            asks[pid] = (
+                _("you are challenged: place your cards")
+                if pid == c.target
+                else _("place your cards")
+            )
+        else:
+            asks[pid] = _("name a card")
+    after = state.next_after(c.challenger).id
+    if after != c.target:
+        asks.setdefault(after, _("your turn comes after this challenge"))
+    return asks
 
 
 def _partner(state: CrapState) -> int | None:

@@ -13,7 +13,6 @@ from typing import Any
 import discord
 
 from bot.components import TableItem
-from bot.errors import UserError
 from bot.i18n import N_, _, _n, plain_text, render
 from bot.players import who
 from bot.sessions import Session
@@ -31,7 +30,6 @@ from games.crap.cards import (
     sort_cards,
 )
 from games.crap.engine import CrapState
-from games.numbers import is_number
 
 SELECT_LIMIT = 25
 
@@ -56,8 +54,6 @@ class CrapHand:
         state: CrapState = session.state
         if state.finished:
             return None
-        if action == "pickrank":
-            return self._suit_picker(session, values)
         if action == "nocall":
             # One tap, answered on the table (its row shows ✓); only a player's first pass
             # of the game is answered privately, to tell them of Let bluffs go.
@@ -241,40 +237,17 @@ class CrapHand:
             )
             items.append(replace(item, min_values=need, max_values=need))
         if "guess" in legal:
-            options = [(rank_name(r), str(r)) for r in RANKS]
-            items.append(self.select(session, "pickrank", options, placeholder=_("Name a value…")))
+            # One select, two choices: a value and a suit (13 + 4 options; the 52 cards
+            # would not fit in one select's 25).
+            options = [(rank_name(r), str(r)) for r in RANKS] + [
+                (f"{SUIT_SYMBOLS[s]} {_(SUIT_WORDS[s])}", s) for s in SUITS
+            ]
+            item = self.select(
+                session, "guess", options, placeholder=_("Name a value and a suit…")
+            )
+            items.append(replace(item, min_values=2, max_values=2))
         items.append(self._let_go_button(session, me.let_go_all))
         return items
-
-    def _suit_picker(self, session: Session, values: tuple[str, ...]) -> Rendered:
-        if not values or not is_number(values[0]) or int(values[0]) not in RANKS:
-            raise UserError(_("Choose a value first."))
-        r = int(values[0])
-        options = [
-            (
-                # Translators: a card and its suit's name, a choice in a challenge: "K♥ (hearts)"
-                _(
-                    "{card} ({suit})",
-                    card=f"{rank_name(r)}{SUIT_SYMBOLS[s]}",
-                    suit=_(SUIT_WORDS[s]),
-                ),
-                s,
-            )
-            for s in SUITS
-        ]
-        item = self.select(
-            session,
-            "guess",
-            options,
-            # Translators: choosing the suit of a card value in a challenge: "K of…"
-            placeholder=_("{rank} of…", rank=rank_name(r)),
-            arg=r,
-        )
-        embed = discord.Embed(
-            description=_("You name **{rank}**. Now a suit:", rank=rank_name(r)),
-            colour=EMBED_COLOUR,
-        )
-        return Rendered(embed=embed, items=[item])
 
     def message_after(
         self, session: Session, user_id: int, action: str, arg: str | None

@@ -141,15 +141,10 @@ async def crap_alice(tables: Tables, state: Any, reply: Reply) -> Reply | None:
         item = items.get("score") or items["commit"]
         values = tuple(o.value for o in item.options[: max(1, item.min_values or 1)])
         return await tables.click(ALICE, Click.parse(item.custom_id, values), 900, ephemeral=True)
-    if "pickrank" in items:
-        item = items["pickrank"]
-        picker = await tables.click(
-            ALICE, Click.parse(item.custom_id, (item.options[0].value,)), 900, ephemeral=True
-        )
-        guess = picker.items[0]  # type: ignore[index]
-        return await tables.click(
-            ALICE, Click.parse(guess.custom_id, (guess.options[0].value,)), 900, ephemeral=True
-        )
+    if "guess" in items:  # the first value and the first suit, in one select
+        item = items["guess"]
+        values = (item.options[0].value, item.options[-1].value)
+        return await tables.click(ALICE, Click.parse(item.custom_id, values), 900, ephemeral=True)
     return await tables.click(ALICE, find(hand, "recycle"), 900, ephemeral=True)
 
 

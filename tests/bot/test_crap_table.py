@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import random
+import time
 
 from bot.components import Click
+from bot.open_replies import OpenReply
 from bot.service import Actor, Reply, Tables
 from games.crap.cards import label
 from games.crap.engine import CrapState, all_cards
@@ -103,14 +105,13 @@ async def play(tables: Tables, table: Reply, rng: random.Random, clock: Clock) -
     elif "commit" in by_action:
         cid, item = by_action["commit"]
         choice = tuple(o.value for o in item.options[: item.min_values])
-    elif "pickrank" in by_action:
-        cid, item = by_action["pickrank"]
-        picker = await tables.click(
-            actor, Click.parse(cid, (rng.choice(item.options).value,)), 999, ephemeral=True
+    elif "guess" in by_action:  # a value and a suit, in one select
+        cid, item = by_action["guess"]
+        assert item.min_values == item.max_values == 2
+        choice = (
+            rng.choice([o for o in item.options if o.value.isdigit()]).value,
+            rng.choice([o for o in item.options if not o.value.isdigit()]).value,
         )
-        assert picker.edit and picker.ephemeral
-        cid, item = next(iter(components(picker).items()))
-        choice = (rng.choice(item.options).value,)
     else:
         kinds = [k for k in ("acquire", "protect", "target", "recycle") if k in by_action]
         pick = rng.choice(kinds)
@@ -208,9 +209,7 @@ async def test_a_game_left_down_to_one_player_has_no_winner(tables: Tables) -> N
     assert not (await state_of(tables)).finished  # two players play on
     reply = await tables.leave(CAROL, CHANNEL, "crap")
     table = reply.table
-    assert table.embed.description.startswith(
-        "**Game over:** Carol left, so nobody wins.\n"
-    )
+    assert table.embed.description.startswith("**Game over:** Carol left, so nobody wins.\n")
     assert table.content == f"<@{ALICE.id}>: the game is over."  # no trophy, a ping
     what_next, seed = table.embed.footer.text.rsplit("\n", 1)
     assert what_next.endswith(" · Rematch below, or /crap start for a new game")
@@ -305,7 +304,10 @@ def test_the_largest_table_fits_twelve_lines_with_compact_card_lists() -> None:
     state, _ = crap_engine.new_game(seats(6), CrapRules(), _random.Random(3))
     for i, p in enumerate(state.players):
         p.score = 1000 + 10 * i
-        p.sets = [ScoredSet(rank=13, cards=four(13, i % 2)), ScoredSet(rank=7, cards=four(7, i % 2))]
+        p.sets = [
+            ScoredSet(rank=13, cards=four(13, i % 2)),
+            ScoredSet(rank=7, cards=four(7, i % 2)),
+        ]
     hand = [c(2, "S"), c(2, "S", 1), c(2, "H"), c(7, "C"), c(9, "D"), c(9, "S"), c(11, "H")]
     state.turns = 1  # the hand was shown on the turn before this one
     state.reveals = [
@@ -339,3 +341,74 @@ async def test_a_force_vote_nobody_answered_yet_says_no_votes_yet(tables: Tables
     session.state = vote.state
     text = (await tables.status(CHANNEL, "crap")).table.embed.description  # type: ignore[union-attr]
     assert "1 yes, 0 no" in text
+
+
+async def test_each_step_of_a_challenge_calls_whoever_it_falls_to_and_shows_in_their_reply(
+    tables: Tables,
+) -> None:
+    """Both place their cards, then the challenger names a card, then the other: each is
+    called (mentioned by a table posted afresh) when their step comes by the other's move,
+    never for their own, and the reply they have open is carried along, redrawn for that
+    step. A card named with two values is refused and changes nothing."""
+    table = await start_crap(tables, threshold=200)
+    state = await state_of(tables)
+    actor = PLAYERS[state.current_player.id]
+    target = PLAYERS[state.next_after(actor.id).id]  # (the next player: no one else called)
+    hand = await my_hand(tables, actor, table)
+    cid = next(c for c in components(hand) if c.startswith("t:crap:target:"))
+    mine = await tables.click(
+        actor, Click.parse(cid, (f"challenge-{target.id}",)), 999, ephemeral=True
+    )
+    assert mine.update is not None and mine.update.ping == (target.id,)
+    game = (await tables.sessions.get(CHANNEL)).created_at
+    for who in (actor, target):  # both have My hand open (as `send_reply` notes it)
+        tables.open_replies.note(
+            CHANNEL, OpenReply(who.id, f"token-{who.id}", time.time(), who.id, "de", game)
+        )
+
+    def step(reply: Reply, action: str) -> str:
+        return next(i.custom_id for i in reply.items or [] if f":{action}:" in i.custom_id)
+
+    def pick(reply: Reply, action: str, n: int | None = None) -> Click:
+        item = next(i for i in reply.items or [] if f":{action}:" in i.custom_id)
+        values = tuple(o.value for o in item.options[: n or item.min_values])
+        return Click.parse(item.custom_id, values)
+
+    state = await state_of(tables)
+    assert state.challenge.committed == {}  # both hold cards at the start: both place some
+    placed = await tables.click(actor, pick(mine, "commit"), 999, ephemeral=True)
+    assert (
+        placed.update.ping == () and placed.update.privates == ()
+    )  # the target's step is as it was
+    assert "Nothing to do right now" in placed.embed.description
+    theirs = await tables.click(target, find(mine.update.table, "hand"), 1234)
+    placed = await tables.click(target, pick(theirs, "commit"), 1000, ephemeral=True)
+    # The challenger is called to name a card, and their open reply shows the menu for it,
+    # in their own language.
+    assert placed.update.ping == (actor.id,)
+    assert placed.update.table.content.startswith(f"<@{actor.id}>: name a card")
+    [(reply, shown)] = placed.update.privates
+    assert reply.user_id == actor.id and reply.token == f"token-{actor.id}"
+    assert step(shown, "guess") and "Nothing to do" not in shown.embed.description
+    assert "Pik" in json.dumps([o.label for i in shown.items for o in i.options or []])
+    before = (await state_of(tables)).model_dump_json()
+    two_values = Click.parse(step(shown, "guess"), ("2", "3"))
+    try:
+        await tables.click(actor, two_values, 999, ephemeral=True)
+    except Exception as exc:
+        assert "Name a value (2 to Ace) and a suit" in str(exc)
+    else:
+        raise AssertionError("two values named as one card")
+    assert (await state_of(tables)).model_dump_json() == before
+    named = await tables.click(
+        actor, Click.parse(step(shown, "guess"), ("13", "H")), 999, ephemeral=True
+    )
+    assert named.update.ping == (target.id,)
+    assert named.update.table.content.startswith(f"<@{target.id}>: name a card")
+    [(reply, shown)] = named.update.privates
+    assert reply.user_id == target.id and step(shown, "guess")
+    done = await tables.click(
+        target, Click.parse(step(shown, "guess"), ("H", "7")), 1000, ephemeral=True
+    )
+    assert (await state_of(tables)).phase == "turn"
+    assert done.update.ping == ()  # the challenged player plays next: their own press

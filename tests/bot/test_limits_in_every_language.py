@@ -481,11 +481,11 @@ class Game:
             item = menus.get("score") or menus["commit"]
             values = tuple(o.value for o in item.options[: max(1, item.min_values or 1)])
             return await self.choose(actor, item, values)
-        if "pickrank" in menus:
-            item = menus["pickrank"]
-            picker = await self.choose(actor, item, (self.rng.choice(item.options).value,))
-            guess = picker.items[0]
-            return await self.choose(actor, guess, (self.rng.choice(guess.options).value,))
+        if "guess" in menus:  # one value and one suit, in one select
+            item = menus["guess"]
+            value = self.rng.choice([o for o in item.options if o.value.isdigit()]).value
+            suit = self.rng.choice([o for o in item.options if not o.value.isdigit()]).value
+            return await self.choose(actor, item, (value, suit))
         kinds = [k for k in ("acquire", "target", "protect", "recycle") if k in menus]
         if not kinds:
             return None

@@ -196,8 +196,8 @@ class Hand:
 
 
 def read_hand(owner: FakeUser, message: FakeMessage, *, cards_shown: bool = True) -> Hand:
-    """The reply as `owner` sees it; `cards_shown=False` for the suit picker, which shows
-    no cards (it replaces the hand until the guess is made)."""
+    """The reply as `owner` sees it; `cards_shown=False` for a reply that may show no
+    cards."""
     assert message.ephemeral and message.visible_to == owner.id, "a hand reply must be private"
     text = message.text()
     hand, prot = HAND.search(text), PROTECTED.search(text)
@@ -412,6 +412,8 @@ class CrapGame:
     presses: int = 0
     did: Counter[str] = field(default_factory=Counter)
     did_by: Counter[tuple[int, str]] = field(default_factory=Counter)
+    #: Taps each person made for their side of the challenge being played.
+    taps: Counter[int] = field(default_factory=Counter)
     agenda: list[str] = field(default_factory=list)
     last_move: dict[int, str] = field(default_factory=dict)
     last: InteractionRecord | None = None  # the last choice made in a hand reply
@@ -513,7 +515,8 @@ class CrapGame:
         """The table after a move: the message that showed `before`, edited, while nobody
         new is waited on; else posted afresh below (that message reduced to a summary),
         mentioning exactly whom the game now waits on besides those it waited on already:
-        the next player, everyone asked about an Acquire, the challenged player; at the end,
+        the next player, everyone asked about an Acquire, whoever a challenge's step falls to
+        (the challenged player, a player to name a card); at the end,
         everyone still at the table; never `actor`, whose press it was (nobody is notified of
         their own press: when only they are newly waited on, the table is edited), nor a bot
         (bots are never mentioned). When a bot moved since, the live table is returned
@@ -544,8 +547,12 @@ class CrapGame:
         elif after.phase == "turn":
             expected = {after.current} | told  # and a co-operate's partner
         elif after.phase == "challenge":
+            # Whoever a step newly falls to (place cards, name a card); at its start also
+            # the player whose turn comes after it, unless that is the challenged player.
             assert after.challenger is not None and after.challenged is not None
-            expected = {after.challenged, self.next_seat(after.challenger)}
+            expected = set(after.waiting) - set(before.waiting if before.phase == "challenge" else [])
+            if before.phase != "challenge":
+                expected |= {self.next_seat(after.challenger)}
         else:  # an Acquire's window is never posted: it asks nobody
             raise AssertionError(f"a table posted afresh for nobody:\n{after.text}")
         expected -= {actor} | bots
@@ -657,6 +664,11 @@ class CrapGame:
             assert len(hand.protected) == table.protected[who.id], (hand.protected, table.text)
         return hand
 
+    def pings(self) -> Counter[int]:
+        """How many public messages of the channel have notified each user so far (an edit
+        notifies nobody)."""
+        return Counter(u for m in self.d.fake.public(self.channel) for u in m.notified)
+
     async def choose(self, hand: Hand, action: str, values: list[str]) -> Hand:
         """Choose in a select of the hand reply; the reply is updated in place with the new
         hand, and the table is brought up to date."""
@@ -667,16 +679,15 @@ class CrapGame:
         rec = await self.d.select(
             who, self.channel, values, custom_id=comp["custom_id"], message=hand.message
         )
-        await self._dispatched(who, rec, moved_from=None if action == "pickrank" else revision)
+        await self._dispatched(who, rec, moved_from=revision)
         self.last = rec
         assert rec.callback_type == 7 and rec.message is hand.message, rec.text
-        if action != "pickrank":
-            assert self.followed(before, who.id).text != before.text, f"{action} left the table as it was"
+        assert self.followed(before, who.id).text != before.text, f"{action} left the table as it was"
         ended = "The game is over." in hand.message.text()  # this move ended the game
         if ended or (self.table().phase == "over" and not self.bots):
             assert ended and self.table().phase == "over", hand.message.text()
             return hand
-        after = read_hand(who, hand.message, cards_shown=action != "pickrank")
+        after = read_hand(who, hand.message)
         self.referee.hide_private_lines(after)
         return after
 
@@ -966,10 +977,12 @@ async def answer_bot_acquire(game: CrapGame, table: Table) -> None:
 
 async def challenge(game: CrapGame, hand: Hand, target: int) -> None:
     """Challenge `target`: both place the die's number of cards face down (the multi-select),
-    then each names a value (pickrank) and a suit (guess), challenger first."""
+    then each names a value and a suit (one select, two choices), challenger first."""
     who = hand.owner
     options = hand.options("target")
+    pinged = game.pings()
     mine = await game.choose(hand, "target", [options[f"Challenge {game.name_of(target)}"]])
+    game.taps[who.id] = 1  # the challenge itself: its answer is the next step, no My hand
     game.did["challenge"] += 1
     game.last_move[who.id] = "challenge"
     table = game.as_left()
@@ -988,33 +1001,52 @@ async def challenge(game: CrapGame, hand: Hand, target: int) -> None:
             assert (ping.content or "").startswith(f"<@{target}>: you are challenged"), ping.text()
         if after in called and after != target:
             assert f"<@{after}>: your turn comes after this challenge" in (ping.content or "")
-    await settle_challenge(game, who.id, target, mine)
+    await settle_challenge(game, who.id, target, mine, pinged)
 
 
 async def settle_challenge(
-    game: CrapGame, challenger: int, target: int, mine: Hand | None = None
+    game: CrapGame,
+    challenger: int,
+    target: int,
+    mine: Hand | None = None,
+    pinged: Counter[int] | None = None,
 ) -> None:
     """The people in a challenge place their cards (the challenger with the reply their
     challenge left them, `mine`: it shows the select already; the challenged player,
-    called on the table, opens My hand) and then name a guess, challenger first; a bot
-    does its part by itself, and they wait for it."""
+    called on the table, opens My hand) and then name a card, challenger first; a bot
+    does its part by itself, and they wait for it.
+
+    Each person's side takes three taps at most: their reply (the Challenge choice, or My
+    hand on the table that calls them), the cards, the card named (a value and a suit in
+    one select). When their step comes by someone else's move they are called once, by a
+    table posted afresh that mentions them, and the reply they have open already shows that
+    step, without a press. `pinged`: the calls counted before the challenge."""
     placed: dict[int, list[str]] = {}
     table = game.table()
     die = table.die
     assert die is not None, table.text
+    calls_before = pinged if pinged is not None else game.pings()
+    had_cards = {seat: table.hands[seat] > 0 for seat in (challenger, target)}
+    replies: dict[int, Hand] = {}
     for seat in (challenger, target):
         if is_bot(seat) or table.hands[seat] == 0:
             continue  # a bot places its own; nothing unprotected to place
         player = game.user(seat)
-        h = mine if seat == challenger and mine is not None else await game.my_hand(player, game.table_message)
+        if seat == challenger and mine is not None:
+            h = mine
+        else:
+            h = await game.my_hand(player, game.table_message)
+            game.taps[seat] = 1
         need = min(die, len(h.hand))
         comp = h.components["commit"]
         assert comp["min_values"] == comp["max_values"] == need, comp
         values = cards_to_place(h, need)
         after = await game.choose(h, "commit", values)
+        game.taps[seat] += 1
         labels = {o["value"]: o["label"] for o in comp["options"]}
         placed[seat] = sorted(labels[v] for v in values)
         assert sorted(after.face_down) == placed[seat], after.face_down
+        replies[seat] = after
         game.did["commit"] += 1
     for seat in (challenger, target):
         if is_bot(seat):
@@ -1026,17 +1058,42 @@ async def settle_challenge(
         )
         assert table.phase == "challenge" and table.waiting == [seat], table.text
         player = game.user(seat)
-        h = await game.my_hand(player)
+        if seat in replies:  # the reply they have open shows the step, without a press
+            h = read_hand(player, replies[seat].message)
+            game.referee.hide_private_lines(h)
+        else:  # (nothing to place: their first tap is My hand now)
+            h = await game.my_hand(player, game.table_message)
+            game.taps[seat] = 1
+        assert "Nothing to do right now" not in h.message.text(), h.message.text()
+        assert "guess" in h.components, (name, h.message.text())
         assert sorted(h.face_down) == placed.get(seat, [])
+        comp = h.components["guess"]
+        assert comp["min_values"] == comp["max_values"] == 2, comp
         counts = h.counts()
         value = max(counts, key=lambda k: (counts[k], k)) if counts else 14
-        picked = await game.choose(h, "pickrank", [str(value)])
-        assert not picked.hand and "Now a suit" in picked.message.text()
         suits = Counter(c[-1] for c in h.hand + h.protected if c != "🃏")
         symbol = max("♠♥♦♣", key=lambda x: (suits[x], x))  # the suit they hold most of
         suit = SUITS["♠♥♦♣".index(symbol)]
-        await game.choose(picked, "guess", [suit])
+        await game.choose(h, "guess", [str(value), suit])
+        game.taps[seat] += 1
         game.did["guess"] += 1
+    for seat in (challenger, target):
+        if is_bot(seat):
+            continue
+        assert game.taps[seat] <= 3, (game.name_of(seat), game.taps[seat])
+        # Called once for each step that fell to them by another's move: the challenged
+        # player when challenged and when their card is to be named; the challenger when
+        # the other's cards completed the placing (with a bot, that bot may be quicker).
+        calls = game.pings()[seat] - calls_before[seat]
+        if seat == target:  # (a bot's challenge called them before `calls_before`)
+            expected: int | None = 1 + int(pinged is not None and had_cards[target])
+        else:
+            expected = 1 if target in placed else None
+        if expected is None:
+            assert calls <= 1, (game.name_of(seat), calls)
+        else:
+            assert calls == expected, (game.name_of(seat), calls, expected)
+        game.did["challenge side in three taps"] += 1
     if game.bots:
         # A bot that guesses last settles it; the Log says what each showed.
         table = await game.wait("the challenge to end", lambda t: t.phase != "challenge")

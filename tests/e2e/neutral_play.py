@@ -163,6 +163,8 @@ class NeutralPlayer:
         cards = getattr(action, "cards", None) or []
         allowed = {str(o["value"]) for o in cand.component.get("options") or []}
         chosen = tuple(str(c) for c in cards)
+        if not chosen and getattr(action, "kind", None) == "guess":  # CRAP: value and suit
+            chosen = (str(action.rank), str(action.suit))
         lo, hi = cand.component.get("min_values", 1), cand.component.get("max_values", 1)
         return chosen if set(chosen) <= allowed and lo <= len(chosen) <= hi else ()
 

@@ -230,10 +230,9 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
         assert hand is not None, opened_hand.text
         if select_of(hand, "commit") is not None:
             await choose_first(d, ALICE, hand, "commit")
-        elif select_of(hand, "pickrank") is not None:
-            picked = await choose_first(d, ALICE, hand, "pickrank")
-            suits = own_ephemeral(picked, ALICE) or hand
-            await choose_first(d, ALICE, suits, "guess")
+        elif (guess := select_of(hand, "guess")) is not None:  # the first value and suit
+            values = [guess["options"][0]["value"], guess["options"][-1]["value"]]
+            await d.select(ALICE, TABLE, values, custom_id=guess["custom_id"], message=hand)
         else:
             await d.click(ALICE, TABLE, label="Recycle my hand", message=hand)
         moves += 1

@@ -61,6 +61,9 @@ async def test_a_whole_three_player_game(d: Driver) -> None:
     assert did["let go by setting"] >= 1, did
     assert did["proof"] >= 1 and did["bluff caught"] >= 1, did
     assert did["commit"] >= 2 and did["guess"] >= 2, did
+    # Each person's side of a challenge in three taps, called once for each step that came
+    # by the other's move, the open reply showing that step (`settle_challenge`).
+    assert did["challenge side in three taps"] >= 2, did
     assert did["protected returned"] >= 1, did  # a scoring round with protected cards out
 
     # The end, as the table shows it.
