@@ -457,8 +457,8 @@ class FarkleTable(TableAdapter):
                     session,
                     "piggy",
                     _n(
-                        "Piggyback {n} die for {points}",
-                        "Piggyback {n} dice for {points}",
+                        "Piggyback {n} die: {points}",
+                        "Piggyback {n} dice: {points}",
                         offer.dice,
                         points=offer.points,
                     ),
