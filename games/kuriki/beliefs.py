@@ -5,23 +5,21 @@ Two kinds of evidence, per player and per kind of declaration (fresh roll or on 
 
 - **Revealed cups.** Each pull shows "a lie!" or the truth: a Beta prior on the player's lie
   rate, centred on the sensible-player model (`policy.lie_chance`), updated by each one.
-- **How often they declare high.** The dice cap how often a declaration of at least `d` can
-  be true: of `n` declarations, about `n * P(roll >= d)`. A player who declares Double-Five
+- **How often they declare a value.** The dice cap how often a declaration of `d` can be
+  true: of `n` declarations, about `n * P(roll = d)`. A player who declares Double-Five
   on ten fresh rolls out of ten must be lying on most of them, pulled or not; the excess
-  over the dice's share (less two standard deviations, so luck is forgiven) is a floor on
-  their lie rate.
+  over the dice's share (with a couple of declarations counted true beforehand, so a few
+  lucky rolls are forgiven) is a floor on their lie rate.
 
 The same record tells how often a player's own declarations were pulled (`pulled_rate`), so
 the bot can stop bluffing into someone who pulls everything."""
 
 from __future__ import annotations
 
-import math
-
 from games.kuriki.engine import Said
 
 PRIOR_STRENGTH = 4.0  # the model counts as this many revealed cups
-SLACK = 2.0  # standard deviations of luck forgiven before high declarations count as lies
+TRUE_PRIOR = 2.0  # declarations counted as true before the first is seen: luck forgiven
 
 
 def _fresh(s: Said) -> bool:
@@ -42,20 +40,18 @@ def revealed_lie_rate(
 
 
 def excess_lie_floor(
-    said: list[Said], player: int, fresh: bool, declared: int, at_least: dict[int, float]
+    said: list[Said], player: int, fresh: bool, declared: int, odds: dict[int, float]
 ) -> float:
-    """The share of `player`'s declarations of at least `declared` (same kind) that the dice
-    cannot account for: a floor on how often such a declaration of theirs is a lie.
-    `at_least[v]` is the chance a roll (not a Kuriki, which is shown) is worth `v` or more."""
+    """The share of `player`'s declarations of `declared` (same kind: fresh or on a point)
+    that the dice cannot account for: a floor on how often such a declaration of theirs is a
+    lie. `odds[v]` is the chance a roll (not a Kuriki, which is shown) is worth exactly `v`:
+    a declaration of `v` is true about that often, whoever declares it."""
     mine = [s for s in said if s.p == player and _fresh(s) == fresh]
-    if not mine:
+    same = sum(1 for s in mine if s.v == declared)
+    if not same:
         return 0.0
-    high = sum(1 for s in mine if s.v >= declared)
-    if not high:
-        return 0.0
-    expected = len(mine) * at_least[declared]
-    excess = high - expected - SLACK * math.sqrt(expected + 1.0)
-    return max(0.0, min(1.0, excess / high))
+    true = len(mine) * odds[declared] + TRUE_PRIOR
+    return max(0.0, 1.0 - true / (same + TRUE_PRIOR))
 
 
 def pulled_rate(said: list[Said], player: int, band: frozenset[int], prior: float) -> float:

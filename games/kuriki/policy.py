@@ -93,6 +93,14 @@ def _at_least(two_digit: bool) -> dict[int, float]:
     return {v: (beat_chance(two_digit, v) - kuriki) / (1 - kuriki) for v in declarable(two_digit)}
 
 
+@lru_cache(maxsize=4)
+def _exactly(two_digit: bool) -> dict[int, float]:
+    """For each declarable value, the chance a roll that is not a Kuriki is worth just it."""
+    odds = dict(_rolls(two_digit))
+    kuriki = odds.get(KURIKI, 0.0)
+    return {v: odds.get(v, 0.0) / (1 - kuriki) for v in declarable(two_digit)}
+
+
 @lru_cache(maxsize=256)
 def _band(two_digit: bool, value: int) -> frozenset[int]:
     """The values a belief about a player pools with `value`: those about as hard to roll
@@ -231,7 +239,7 @@ def lie_belief(view: KurikiState, declared: int) -> float:
     prior = lie_chance(two, declared, view.minimum)
     band = _band(two, declared)
     revealed = beliefs.revealed_lie_rate(view.said, view.roller, fresh, band, prior)
-    floor = beliefs.excess_lie_floor(view.said, view.roller, fresh, declared, _at_least(two))
+    floor = beliefs.excess_lie_floor(view.said, view.roller, fresh, declared, _exactly(two))
     return max(revealed, floor)
 
 
