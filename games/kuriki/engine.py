@@ -115,6 +115,18 @@ class Reveal(BaseModel):
     loser: int | None
 
 
+class Said(BaseModel):
+    """A declaration as the whole table heard it: who declared what, over which standing
+    declaration, and the truth when a pull showed the dice. Public (the log says all of
+    it), kept for the game so a bot learns who bluffs from what a person at the table saw.
+    Short field names: a long game holds many."""
+
+    p: int = Field(description="Who declared (the Roller).")
+    v: int = Field(description="The value declared.")
+    m: int | None = Field(None, description="The standing declaration (a point), or None.")
+    t: int | None = Field(None, description="The roll's value, when a pull showed it.")
+
+
 class Event(BaseModel):
     kind: str
     text: Line
@@ -178,6 +190,14 @@ class KurikiState(BaseModel):
         "was kept may miss those out earlier.",
     )
     last_reveal: Reveal | None = None
+    said: list[Said] = Field(
+        default_factory=list, description="Every declaration of the game, as the table heard it."
+    )
+    proposed: dict[int, int] = Field(
+        default_factory=dict,
+        description="Each player's last foul proposal: the `moment` (roll) it was made in; "
+        "one proposal per player per roll.",
+    )
     log: list[Line] = Field(default_factory=list)
     new_log: list[Line] | None = Field(
         None,
@@ -678,6 +698,7 @@ def _declare(s: KurikiState, value: str | None, events: list[Event]) -> None:
         )
     roller = s.player(s.roller)
     s.declared = declared
+    s.said.append(Said(p=roller.id, v=declared, m=s.minimum))
     s.responsible = roller.id
     s.next_guy = s.after(roller.id)
     s.phase = "respond"
@@ -721,6 +742,8 @@ def _pull(s: KurikiState, user_id: int, events: list[Event]) -> None:
     roller = s.player(s.roller)
     loser, starter = (responsible, puller) if liar else (puller, roller)
     s.last_reveal = Reveal(dice=s.dice, declared=s.declared, liar=liar, loser=loser.id)
+    if s.said:
+        s.said[-1].t = value
     shown = {
         "name": puller.name,
         "dice": dice_text(s.dice),
@@ -915,6 +938,9 @@ def _propose(s: KurikiState, user_id: int, action: Action, events: list[Event]) 
         raise IllegalMove(M("You cannot propose a foul on yourself."))
     if any(v.accused == accused for v in s.votes):
         raise IllegalMove(M("There is already a foul vote open on {name}.", name=target.name))
+    if s.proposed.get(user_id) == s.moment:
+        raise IllegalMove(M("You have called a foul on this roll already: wait for the next one."))
+    s.proposed[user_id] = s.moment
     # The accuser's own words as they wrote them; without any, the default in each reader's
     # language.
     reason: Line = action.reason.strip()[:100] or (RUSK if action.rusk else DISRESPECT)

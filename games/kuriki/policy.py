@@ -18,6 +18,7 @@ import math
 import random
 from functools import lru_cache
 
+from games.kuriki import beliefs
 from games.kuriki.engine import Action, KurikiState, Vote, legal_actions, private_view, voters
 from games.kuriki.values import KURIKI, declarable, roll_value
 
@@ -32,6 +33,10 @@ PASSED_ON_CAUGHT = 0.35  # at least this often a lie passed on is pulled on whoe
 COMES_BACK = 0.3  # how often a truth passed on comes round to this seat again
 PULLED_BY_OTHERS = 0.2  # how often a truth passed on is pulled (and paid for) by another
 RECKLESS = 0.05  # the share of Rollers who declare the highest value on a fresh roll, always
+DOUBTFUL = 0.1  # a declaration likelier a lie than this is never passed back to its Roller
+BLUFF_CHOICES = 3  # a bluff goes to one of this many best values (those better than the truth)
+BLUFF_SPREAD = 8.0  # how much likelier a better of those is drawn
+BAND_EDGES = (0.5, 0.25, 0.1)  # beliefs pool values by the chance a roll is worth as much
 
 
 def observe(state: KurikiState, seat: int) -> KurikiState:
@@ -52,7 +57,7 @@ def choose(state: KurikiState, seat: int, rng: random.Random, now: float = 0.0) 
     if "reverse" in acts and _reverse_helps(view, seat):
         return Action(kind="reverse", now=now)
     if "declare" in acts:
-        return Action(kind="declare", value=str(_declaration(view, rng)), now=now)
+        return Action(kind="declare", value=str(_declaration(view, seat, rng)), now=now)
     if "pull" in acts:
         return Action(kind=_response(view, seat, rng, "pass" in acts), now=now)
     if "roll" in acts:
@@ -78,6 +83,34 @@ def _rolls(two_digit: bool) -> tuple[tuple[int, float], ...]:
 def beat_chance(two_digit: bool, declared: int) -> float:
     """The chance a roll matches or beats `declared` (a Kuriki beats anything)."""
     return sum(p for v, p in _rolls(two_digit) if v >= declared)
+
+
+@lru_cache(maxsize=4)
+def _at_least(two_digit: bool) -> dict[int, float]:
+    """For each declarable value, the chance a roll that is not a Kuriki (a Kuriki is shown,
+    never declared) is worth it or more."""
+    kuriki = 2 / 36
+    return {v: (beat_chance(two_digit, v) - kuriki) / (1 - kuriki) for v in declarable(two_digit)}
+
+
+@lru_cache(maxsize=4)
+def _exactly(two_digit: bool) -> dict[int, float]:
+    """For each declarable value, the chance a roll that is not a Kuriki is worth just it."""
+    odds = dict(_rolls(two_digit))
+    kuriki = odds.get(KURIKI, 0.0)
+    return {v: odds.get(v, 0.0) / (1 - kuriki) for v in declarable(two_digit)}
+
+
+@lru_cache(maxsize=256)
+def _band(two_digit: bool, value: int) -> frozenset[int]:
+    """The values a belief about a player pools with `value`: those about as hard to roll
+    (likely, even, unlikely, rare), so a few revealed cups say something about the rest."""
+    at_least = _at_least(two_digit)
+
+    def bucket(v: int) -> int:
+        return sum(at_least[v] <= edge for edge in BAND_EDGES)
+
+    return frozenset(v for v in at_least if bucket(v) == bucket(value))
 
 
 @lru_cache(maxsize=4096)
@@ -129,10 +162,16 @@ def pull_chance(two_digit: bool, declared: int, minimum: int | None, depth: int 
     return 1 / (1 + math.exp(-SHARPNESS * (risk_take - risk_pull)))
 
 
-def _take_risk(two_digit: bool, declared: int, depth: int = 2) -> float:
+def _take_risk(two_digit: bool, declared: int, depth: int = 2, q: float | None = None) -> float:
     """The chance of losing the life after taking the cup on `declared`: the roll does not
-    beat it, so the declaration is a lie at the minimum, and it is pulled."""
-    caught = PULL_ON_MINIMUM if depth <= 0 else pull_chance(two_digit, declared, declared, depth)
+    beat it, so the declaration is a lie at the minimum, and it is pulled (with chance `q`
+    when the caller knows it, else as a sensible Next Guy would)."""
+    if q is not None:
+        caught = q
+    elif depth <= 0:
+        caught = PULL_ON_MINIMUM
+    else:
+        caught = pull_chance(two_digit, declared, declared, depth)
     return (1 - beat_chance(two_digit, declared)) * caught
 
 
@@ -147,11 +186,12 @@ def _take_gain(two_digit: bool, declared: int) -> float:
 # ----------------------------------------------------------------------------- decisions
 
 
-def _declaration(view: KurikiState, rng: random.Random) -> int:
+def _declaration(view: KurikiState, seat: int, rng: random.Random) -> int:
     """Mostly the truth (or, when it is too low, exactly the standing declaration), and now
     and then more: as often as the model expects of anyone, so the model stays true of this
-    player too. A bluff goes to the value the Next Guy is least likely to pull for what it
-    asks of them."""
+    player too. A bluff goes to one of the values the table is least likely to pull for what
+    they ask of it, drawn at random among the good ones: a bluff that always went to the same
+    value would make every other declaration of this seat certainly true."""
     assert view.dice is not None
     two = view.rules.two_digit
     truth = roll_value(*view.dice, two)
@@ -162,27 +202,50 @@ def _declaration(view: KurikiState, rng: random.Random) -> int:
         honest, bluff_rate = legal[0], LIE_ABOVE_MINIMUM
     if rng.random() >= bluff_rate:
         return honest
-    best, best_score = honest, _declaration_score(two, honest, truth, view.minimum)
-    for d in legal:
-        if d > honest:
-            score = _declaration_score(two, d, truth, view.minimum)
-            if score > best_score:
-                best, best_score = d, score
-    return best
+    scores = {d: _declaration_score(view, seat, d, truth) for d in legal if d >= honest}
+    bluffs = sorted((d for d in scores if d > honest), key=lambda d: -scores[d])
+    good = [d for d in bluffs[:BLUFF_CHOICES] if scores[d] > scores[honest]]
+    if not good:
+        return honest
+    weights = [math.exp(BLUFF_SPREAD * (scores[d] - scores[good[0]])) for d in good]
+    return rng.choices(good, weights)[0]
 
 
-def _declaration_score(two: bool, d: int, truth: int, minimum: int | None) -> float:
+def _pulled(view: KurikiState, seat: int, d: int, minimum: int | None) -> float:
+    """How likely the table pulls `d` declared by `seat`: the model's sensible Next Guy,
+    corrected by how often this seat's own declarations like it were pulled in this game."""
+    two = view.rules.two_digit
+    return beliefs.pulled_rate(view.said, seat, _band(two, d), pull_chance(two, d, minimum))
+
+
+def _declaration_score(view: KurikiState, seat: int, d: int, truth: int) -> float:
     """Others' risk of losing the life against this seat's, for declaring `d`: a lie costs
     this seat when pulled; a truth pulled, or a hard roll to beat, costs the Next Guy."""
-    q = pull_chance(two, d, minimum)
+    two = view.rules.two_digit
+    q = _pulled(view, seat, d, view.minimum)
     lie = d > truth
     mine = q if lie else 0.0
     theirs = (0.0 if lie else q) + (1 - q) * _take_risk(two, d)
     return -mine + OTHERS * theirs
 
 
+def lie_belief(view: KurikiState, declared: int) -> float:
+    """How likely the standing declaration is a lie, for this seat: the model's odds for a
+    sensible Roller, updated by every cup of this Roller's the table saw pulled, and never
+    below the share of their high declarations the dice cannot account for
+    (`games.kuriki.beliefs`)."""
+    two = view.rules.two_digit
+    fresh = view.minimum is None
+    prior = lie_chance(two, declared, view.minimum)
+    band = _band(two, declared)
+    revealed = beliefs.revealed_lie_rate(view.said, view.roller, fresh, band, prior)
+    floor = beliefs.excess_lie_floor(view.said, view.roller, fresh, declared, _exactly(two))
+    return max(revealed, floor)
+
+
 def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) -> str:
-    """Pull, take the cup ('roll') or pass, whichever risks this seat's life least."""
+    """Pull, take the cup ('roll') or pass, whichever risks this seat's life least. A
+    doubtful declaration is never passed to the player who rolled it: he knows the dice."""
     two = view.rules.two_digit
     declared = view.declared
     assert declared is not None
@@ -190,16 +253,16 @@ def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) 
         if roll_value(*view.dice, two) < declared:
             return "pull"  # hate mail delivered: the last to pass it on pays
         return "pass" if may_pass else "roll"  # the truth: a pressure move
-    lie = lie_chance(two, declared, view.minimum)
+    lie = lie_belief(view, declared)
     if view.roller in view.passed:
         lie *= ROLLER_PASSED
-    take = _take_risk(two, declared)
+    take = _take_risk(two, declared, q=_pulled(view, seat, declared, declared))
     options = {
         "pull": -(1 - lie) + OTHERS * lie,
         "roll": -take + OTHERS * _take_gain(two, declared),
     }
-    if may_pass:
-        after = view.after(seat)
+    after = view.after(seat)
+    if may_pass and not (after == view.roller and lie > DOUBTFUL):
         if after == view.roller:  # he has seen the dice: a lie comes straight back
             caught = lie
         else:  # the next player may pull it; failing that, the Roller will at the end
@@ -231,16 +294,13 @@ def _reverse_helps(view: KurikiState, seat: int) -> bool:
 
 
 def _vote(view: KurikiState, seat: int, vote: Vote, now: float) -> Action | None:
-    """A bot cannot see what happened at the table (disrespect is a matter of what was
-    said), so it judges a foul by its fairness to the table: it agrees when the accused has
-    at least as many lives as the accuser (no piling on the weak), and it declines a foul
-    charged on itself (it never disrespects the dice)."""
+    """A foul vote judged by what this seat saw. A disrespect foul or a Rusk is a matter of
+    what was said and done at the table, which a bot never sees (a sneaked peek, the one foul
+    the game shows, is charged at once without a vote): it abstains, so a foul needs a
+    majority of the others who saw it. Accused with nobody else to vote, it declines: it did
+    nothing to the dice."""
     if vote.deadline <= now:
         return None
-    electors = voters(view, vote)
-    if seat == vote.accused and not electors:
+    if seat == vote.accused and not voters(view, vote):
         return Action(kind="vote", vote=vote.id, value="decline", now=now)
-    if seat not in electors or seat in vote.yes or seat in vote.no:
-        return None
-    fair = view.player(vote.accused).lives >= view.player(vote.proposer).lives
-    return Action(kind="vote", vote=vote.id, value="yes" if fair else "no", now=now)
+    return None

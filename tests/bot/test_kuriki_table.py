@@ -152,11 +152,12 @@ async def test_foul_vote_and_rusk(tables: Tables) -> None:
     assert (await state_of(tables)).player(BOB.id).fouls == 1
     assert (await tables.sessions.get(CHANNEL)).message_id == 777
     # A player's Rusk is a proposal the others vote on; a server manager charges it at once.
-    proposed = await tables.command(ALICE, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
+    # (Carol proposes it: Alice has proposed once on this roll, the most a player may.)
+    proposed = await tables.command(CAROL, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")
     assert "calls a **Rusk** (a triple foul)" in proposed.embed.description
-    assert proposed.content == f"<@{CAROL.id}>: vote on the foul."
+    assert proposed.content == f"<@{ALICE.id}>: vote on the foul."
     no = next(i for i in proposed.items if i.custom_id.endswith("-no"))
-    voted = await tables.click(CAROL, Click.parse(no.custom_id), 902)
+    voted = await tables.click(ALICE, Click.parse(no.custom_id), 902)
     assert "voted down" in voted.embed.description
     assert (await state_of(tables)).player(BOB.id).fouls == 1
     rusk = await tables.command(ADMIN, CHANNEL, "kuriki", "rusk", f"{BOB.id}:")

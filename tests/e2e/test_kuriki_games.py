@@ -293,12 +293,16 @@ async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     assert vote.buttons() == [] and game.cup().fouls.get(accused.id, 0) == 0
 
     # A Rusk: a player's is voted on like any foul (here voted down); a server manager
-    # charges it at once. A triple foul, and every third foul is a life.
-    called = await d.slash(CAROL, TABLE, "kuriki foul", player=sneaker, rusk=True)
+    # charges it at once. A triple foul, and every third foul is a life. A player may propose
+    # once a roll: the one who has not proposed on this one calls it, and a second is refused.
+    refusal = await d.slash(caller, TABLE, "kuriki foul", player=sneaker, rusk=True)
+    assert refusal.ephemeral and "called a foul on this roll already" in refusal.text
+    rusker = voters[2]
+    called = await d.slash(rusker, TABLE, "kuriki foul", player=sneaker, rusk=True)
     vote = called.message
     assert vote is not None and not vote.ephemeral
-    assert f"{mention(CAROL)} calls a **Rusk** (a triple foul) on {mention(sneaker)}" in vote.text()
-    others = [p for p in players if p not in (CAROL, sneaker)]
+    assert f"{mention(rusker)} calls a **Rusk** (a triple foul) on {mention(sneaker)}" in vote.text()
+    others = [p for p in players if p not in (rusker, sneaker)]
     await d.click(others[0], TABLE, label="Disagree", message=vote)
     await d.click(others[1], TABLE, label="Disagree", message=vote)
     assert f"The Rusk on {sneaker.name} is voted down." in vote.text()

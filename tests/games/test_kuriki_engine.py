@@ -842,6 +842,35 @@ def test_foul_vote_passes_by_majority() -> None:
     assert t.state.votes[0].id == 2 and "disrespecting the dice" in t.texts()
 
 
+def test_one_foul_proposal_per_player_per_roll() -> None:
+    """Nothing else would limit how often a foul is proposed (issue 32): a second proposal
+    by the same player on the same roll is refused, whoever it accuses; others may still
+    propose, and the next roll allows it again."""
+    t = Table(4)
+    t.propose(ANN, DAN, now=1.0)
+    t.vote(BOB, 1, "no", now=2.0)
+    assert t.state.votes == []
+    t.refused("propose", DAN, user_id=ANN, error=IllegalMove, match="on this roll already")
+    t.refused("propose", BOB, user_id=ANN, error=IllegalMove, match="on this roll already")
+    t.propose(BOB, CAT, now=4.0)
+    t.roll(3, 4)
+    t.propose(ANN, DAN, now=5.0)
+    assert [v.proposer for v in t.state.votes] == [BOB, ANN]
+
+
+def test_the_table_keeps_every_declaration_and_the_truth_of_a_pulled_one() -> None:
+    """What the log showed everyone, for the bots to learn who bluffs from (issue 32)."""
+    t = Table(2)
+    t.roll(1, 3)
+    t.declare(9)
+    t.roll(5, 5)  # Bob takes the cup
+    t.declare(105)
+    t.pull()  # Ann pulls the truth
+    said = [(s.p, s.v, s.m, s.t) for s in t.state.said]
+    assert said == [(ANN, 9, None, None), (BOB, 105, 9, 105)]
+    assert t.public()["said"] == [s.model_dump() for s in t.state.said]
+
+
 def test_the_accuser_does_not_vote_on_his_own_foul() -> None:
     t = Table(3)
     t.propose(ANN, BOB)
@@ -1002,9 +1031,9 @@ def test_a_vote_on_a_player_who_leaves_is_dropped() -> None:
 
 def test_next_guy_fouled_out_by_his_own_peek_starts_a_fresh_point() -> None:
     t = Table(4, lives=1)
-    for _ in range(2):  # Bob: one life, two fouls
-        t.propose(ANN, BOB)
-        t.vote(CAT, t.state.votes[0].id, "yes")
+    for accuser, voter in ((ANN, CAT), (CAT, ANN)):  # Bob: one life, two fouls
+        t.propose(accuser, BOB)  # (one proposal per player per roll)
+        t.vote(voter, t.state.votes[0].id, "yes")
         t.vote(DAN, t.state.votes[0].id, "yes")
     assert t.p(BOB).fouls == 2 and t.p(BOB).lives == 1
     t.point(3, 4, 7)

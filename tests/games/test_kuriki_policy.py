@@ -24,7 +24,7 @@ from games.kuriki.engine import (
     Action,
     KurikiRules,
     KurikiState,
-    apply,
+    Said,
     legal_actions,
     on_clock,
 )
@@ -244,27 +244,78 @@ def test_reverse_towards_the_stronger_opponent() -> None:
     assert policy.choose(t.state, ANN, random.Random(0)) == Action(kind="roll")
 
 
-def test_foul_votes() -> None:
-    # Three players: Cat is the only voter on Ann's foul against Bob.
+def test_foul_votes_are_judged_by_what_it_saw() -> None:
+    """A bot sees nothing of a disrespect foul or a Rusk (what was said and done at the
+    table): it abstains, so a person cannot pile fouls on bots (issue 32)."""
     t = Table(players=3)
     t.propose(ANN, BOB, now=0.0)
-    vote = t.state.votes[0]
-    action = policy.choose(t.state, CAT, random.Random(0), now=1.0)
-    assert action == Action(kind="vote", vote=vote.id, value="yes", now=1.0)
-    t.state, _ = apply(t.state, CAT, action, t.rng)
-    assert t.p(BOB).fouls == 1
-    # No piling on: Bob, now with fewer lives than Ann, is spared a foul Ann calls.
-    t.p(BOB).lives = 1
-    t.propose(ANN, BOB, now=2.0)
-    action = policy.choose(t.state, CAT, random.Random(0), now=3.0)
-    assert action is not None and action.value == "no"
-    # A closed vote is not answered (and Cat has nothing else to do).
-    assert policy.choose(t.state, CAT, random.Random(0), now=1000.0) is None
-    # Two players: the bot, accused, declines.
+    assert policy.choose(t.state, CAT, random.Random(0), now=1.0) is None
+    t = Table(players=3)
+    t.do("propose", BOB, user_id=CAT, rusk=True)
+    # Ann is on the clock: she plays her move and does not vote.
+    action = policy.choose(t.state, ANN, random.Random(0), now=1.0)
+    assert action is not None and action.kind == "roll"
+    # Two players: the bot, accused, declines (it did nothing to the dice).
     t = Table(players=2)
     t.propose(ANN, BOB)
     action = policy.choose(t.state, BOB, random.Random(0))
     assert action is not None and action.value == "decline"
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_doubtful_declaration_is_never_passed_back_to_its_roller(players: int) -> None:
+    """Whoever rolled the dice knows them: a lie passed back to him is pulled at once."""
+    for declared in declarable(False):
+        t = Table(players=players)
+        t.roll(1, 3)
+        t.declare(declared)
+        if players == 3:
+            t.pass_()
+        assert t.state.after(t.who) == ANN
+        view = policy.observe(t.state, t.who)
+        for seed in range(5):
+            action = policy.choose(t.state, t.who, random.Random(seed))
+            assert action is not None
+            if policy.lie_belief(view, declared) > policy.DOUBTFUL:
+                assert action.kind != "pass", declared
+
+
+@pytest.mark.parametrize("minimum_roll", [None, (2, 3)])
+def test_its_bluff_targets_are_mixed(minimum_roll: tuple[int, int] | None) -> None:
+    """A bluff always to the same value would make every other declaration certainly true."""
+    said = declarations((1, 3), minimum_roll, seeds=600)
+    honest = 4 if minimum_roll is None else 5
+    bluffs = {v for v in said if v > honest}
+    assert len(bluffs) >= 2, bluffs
+
+
+def test_every_revealed_lie_raises_its_belief_about_that_player() -> None:
+    """Ann declares Scouts on a fresh roll. Once the table has seen her Scouts pulled as lies,
+    Bob believes the next one less, and pulls it."""
+    t = Table(players=2)
+    t.roll(1, 3)
+    t.declare(103)
+    first = policy.lie_belief(policy.observe(t.state, BOB), 103)
+    seen = [Said(p=ANN, v=103, m=None, t=5), Said(p=ANN, v=103, m=None, t=7)]
+    t.state = t.state.model_copy(update={"said": seen + t.state.said})
+    view = policy.observe(t.state, BOB)
+    assert policy.lie_belief(view, 103) > first + 0.2
+    assert policy.choose(t.state, BOB, random.Random(0)) == Action(kind="pull")
+    # Bob's own declarations are another matter: nothing is known of them.
+    t.state.said.append(Said(p=BOB, v=103, m=None))
+    assert policy.lie_belief(view.model_copy(update={"roller": BOB}), 103) < first + 0.05
+
+
+def test_declaring_high_every_roll_shows_without_a_pull() -> None:
+    """The dice make a fresh Scouts true 1 roll in 34: a player who declared it on every
+    fresh roll is lying, though nobody pulled one."""
+    t = Table(players=2)
+    t.roll(1, 3)
+    t.declare(103)
+    before = policy.lie_belief(policy.observe(t.state, BOB), 103)
+    habit = [Said(p=ANN, v=103, m=None) for _ in range(6)]
+    t.state = t.state.model_copy(update={"said": habit + t.state.said})
+    assert policy.lie_belief(policy.observe(t.state, BOB), 103) > max(0.6, before + 0.3)
 
 
 # ----------------------------------------------------------------------------- strength

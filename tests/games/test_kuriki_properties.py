@@ -238,7 +238,13 @@ def side_move(state: KurikiState, chooser: random.Random, now: float) -> tuple[i
         if not accused:
             return None
         target = chooser.choice(accused)
-        proposer = chooser.choice([i for i in alive if i != target])
+        # One proposal per player per roll: those who proposed on this one wait.
+        proposers = [
+            i for i in alive if i != target and state.proposed.get(i) != state.moment
+        ]
+        if not proposers:
+            return None
+        proposer = chooser.choice(proposers)
         rusk = chooser.random() < 0.2
         return proposer, Action(
             kind="propose", value=str(target), now=now, reason="a dice", rusk=rusk
