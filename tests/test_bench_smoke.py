@@ -26,6 +26,7 @@ HELPERS = {
     "botproc": "the bot process the benchmarks start",
     "bots_crap": "bench.bots' CRAP matchups",
     "bots_kuriki": "bench.bots' Kuriki matchups",
+    "arena_kuriki": "bench.arena's Kuriki opponents",
 }
 N = r"[\d,.]+"  # a figure, whatever its value
 
@@ -45,6 +46,14 @@ class Smoke:
 
 
 SMOKES = (
+    Smoke(
+        "bench.arena",
+        "--game kuriki --games 1 --players 2 --only declare-105",
+        (
+            r"^opponent +n +wins +95% CI",
+            rf"^declare-105 +{N} +{N}% +{N}%-{N}% +50% +55% .* {N} ms +{N} ms$",
+        ),
+    ),
     Smoke(
         "bench.bots",
         "--games 1 --game kuriki --game crap --crap-threshold 100",
