@@ -5,23 +5,28 @@ drawn with `bot.pictures.faces`; text is written in the font the bot ships
 (`bot.pictures.text`), so every machine draws the same picture.
 
 Discord's markdown is read as far as the tables use it: **bold**, `code`, mentions,
-timestamps and custom emojis. Emoji the font lacks are drawn (🎲 a die, 🃏 the joker,
-🤖 a robot's head) or stood in for by a sign the font has (👑 ♛, 👁 ◉, ✋ ☚...)."""
+timestamps and custom emojis. Emoji are drawn in colour, as Discord shows them, with the
+Noto Color Emoji font when the machine has it (Debian: `apt-get install
+fonts-noto-color-emoji`); the docs' pictures are made with it. Without it they are drawn
+(🎲 a die, 🃏 the joker, 🤖 a robot's head) or stood in for by a sign DejaVu has (👑 ♛,
+👁 ◉, ✋ ☚...). Only the docs' pictures use this font: the bot never does."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import io
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import discord
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from bot.components import TableItem, action_rows
 from bot.pictures.faces import catalogue, die_face
 from bot.pictures.story import robot
-from bot.pictures.text import coverage, font
+from bot.pictures.text import cmap, coverage, font
 from bot.tables.base import Rendered
 
 S = 2  # drawn at twice Discord's CSS pixels, as a phone's screen shows them
@@ -43,7 +48,21 @@ BUTTONS = {  # discord.ButtonStyle value -> colour
 WIDTH = 600  # the message column, CSS pixels
 EMBED_WIDTH = 520  # Discord's widest embed
 LEFT = 72  # where the message's text starts, right of the avatar
-#: Emoji the font lacks, written as a sign it has.
+#: Where Linux distributions put Noto Color Emoji (Debian and Ubuntu, Fedora, Arch).
+EMOJI_FONTS = (
+    Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf"),
+    Path("/usr/share/fonts/google-noto-color-emoji-fonts/NotoColorEmoji.ttf"),
+    Path("/usr/share/fonts/noto/NotoColorEmoji.ttf"),
+)
+#: The colour emoji font the pictures use, None when the machine has none.
+EMOJI_FONT: Path | None = next((p for p in EMOJI_FONTS if p.is_file()), None)
+EMOJI_SIZE = 109  # the one size of the font's colour bitmaps
+#: What may follow an emoji in the same picture: the emoji variation selector, the keycap,
+#: skin tones and the tags of subdivision flags.
+EXTEND = frozenset([0xFE0F, 0x20E3, *range(0x1F3FB, 0x1F400), *range(0xE0020, 0xE0080)])
+ZWJ = "\u200d"
+KEYCAP_BASES = "0123456789#*"
+#: Emoji the font lacks, written as a sign it has (when no colour emoji font is found).
 STANDINS = {
     "👑": "♛", "👁": "◉", "✋": "☚", "🛡": "◈", "⏱": "◷", "⏳": "◷", "🥤": "☕", "🔥": "✹",
     "🏆": "★", "🍑": "●", "✅": "✓", "❌": "✗", "🎉": "★", "🔒": "⚷", "🔓": "⚷",
@@ -108,7 +127,9 @@ def _runs(line: str, look: Look, bold: bool) -> list[_Run]:
 
 
 def _plain(text: str, bold: bool) -> list[_Run]:
-    """Plain text, split where an emoji the font lacks is drawn as a picture."""
+    """Plain text, split where an emoji is drawn as a picture."""
+    if EMOJI_FONT is not None:
+        return _with_emoji_font(text, bold, EMOJI_FONT)
     out: list[_Run] = []
     covered = coverage()
     buf = ""
@@ -123,6 +144,73 @@ def _plain(text: str, bold: bool) -> list[_Run]:
             buf += ch
     out.append(_Run(buf, bold))
     return [r for r in out if r.kind != "text" or r.text]
+
+
+def _with_emoji_font(text: str, bold: bool, path: Path) -> list[_Run]:
+    """Plain text with each emoji drawn from the colour emoji font at `path`, the rest in
+    DejaVu (a character neither font has is left out, as without the emoji font)."""
+    out: list[_Run] = []
+    covered = coverage()
+    buf = ""
+    for piece, is_emoji in split_emoji(text, _emoji_chars(path)):
+        if is_emoji:
+            out.append(_Run(buf, bold))
+            out.append(_Run(kind="image", image=_emoji_glyph(piece, path)))
+            buf = ""
+        else:
+            buf += "".join(ch for ch in piece if ord(ch) in covered or ch in " \t")
+    out.append(_Run(buf, bold))
+    return [r for r in out if r.kind != "text" or r.text]
+
+
+def split_emoji(text: str, emoji: frozenset[int]) -> list[tuple[str, bool]]:
+    """`text` cut into single characters and whole emoji (True): an emoji is a character of
+    `emoji` (the colour font's, as Discord shows such a character as an emoji even without
+    U+FE0F; not ASCII, ©, ® or one asked for as text with U+FE0E) or a keycap (3️⃣), with
+    what follows it in the same picture: U+FE0F, skin tones, tags, characters joined by U+200D,
+    the second half of a flag."""
+    out: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(text):
+        ch, after = text[i], text[i + 1 : i + 3]
+        keycap = ch in KEYCAP_BASES and (after[:1] == "\u20e3" or after == "\ufe0f\u20e3")
+        wanted = ord(ch) > 0xAE and ord(ch) in emoji and ord(ch) not in EXTEND
+        if not (keycap or wanted) or after[:1] == "\ufe0e":
+            if ch not in "\ufe0e\ufe0f":
+                out.append((ch, False))
+            i += 1
+            continue
+        j = i + 1
+        if 0x1F1E6 <= ord(ch) <= 0x1F1FF and j < len(text) and 0x1F1E6 <= ord(text[j]) <= 0x1F1FF:
+            j += 1  # a flag: two regional indicators
+        while j < len(text):
+            if ord(text[j]) in EXTEND:
+                j += 1
+            elif text[j] == ZWJ and j + 1 < len(text) and ord(text[j + 1]) in emoji:
+                j += 2
+            else:
+                break
+        out.append((text[i:j], True))
+        i = j
+    return out
+
+
+@functools.cache
+def _emoji_chars(path: Path) -> frozenset[int]:
+    """The code points the colour emoji font draws."""
+    return frozenset(cmap(path.read_bytes()))
+
+
+@functools.cache
+def _emoji_glyph(grapheme: str, path: Path) -> Image.Image:
+    """One emoji drawn by the colour font, on a transparent square (the line scales it)."""
+    f = ImageFont.truetype(path, EMOJI_SIZE)
+    left, top, right, bottom = f.getbbox(grapheme)
+    side = max(right - left, bottom - top)
+    image = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    at = ((side - (right - left)) // 2 - left, (side - (bottom - top)) // 2 - top)
+    ImageDraw.Draw(image).text(at, grapheme, font=f, embedded_color=True)
+    return image
 
 
 _PICTURES: dict[str, Image.Image] = {}
@@ -158,7 +246,7 @@ class Canvas:
 
     def _run_width(self, run: _Run, size: int) -> float:
         if run.kind == "image":
-            return (size * 1.45 + 2) * S
+            return (size * 1.45 + 3) * S  # a pixel before, two after, as Discord spaces emoji
         width = font(size * S).getlength(run.text) + (S if run.bold else 0)
         return width + (8 * S if run.kind in ("mention", "code") else 0)
 
@@ -171,8 +259,8 @@ class Canvas:
         for run in runs:
             if run.kind == "image" and run.image is not None:
                 pic = run.image.resize((emoji, emoji), Image.Resampling.LANCZOS)
-                self.image.paste(pic, (round(px), round(middle - emoji / 2)), pic)
-                px += emoji + 2 * S
+                self.image.paste(pic, (round(px + S), round(middle - emoji / 2)), pic)
+                px += emoji + 3 * S
                 continue
             fill = colour
             if run.kind in ("mention", "code"):
