@@ -3,6 +3,8 @@ working, and each picture must show something (a table drawn, not an empty canva
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 
 import pytest
@@ -63,9 +65,13 @@ def test_a_grapheme_of_several_code_points_is_one_emoji() -> None:
 
 
 def test_emoji_are_drawn_in_colour_from_the_emoji_font() -> None:
-    assert discord_look.EMOJI_FONT is not None, (
-        "no Noto Color Emoji font: install Debian's fonts-noto-color-emoji (CONTRIBUTING)"
-    )
+    if discord_look.EMOJI_FONT is None:
+        # Like the PostgreSQL tests: a fresh machine with only Python and pip runs the suite,
+        # and CI (which installs the font) makes a missing font a failure.
+        message = "no Noto Color Emoji font: install Debian's fonts-noto-color-emoji"
+        if os.environ.get("TABLEBOT_REQUIRE_EMOJI_FONT") == "1":
+            pytest.fail(message + " (TABLEBOT_REQUIRE_EMOJI_FONT=1)", pytrace=False)
+        pytest.skip(message + " to run this test (CONTRIBUTING)")
     runs = discord_look._plain(f"{TIMER} {KEYCAP_3} {CROWN} Ann", False)
     assert [r.kind for r in runs] == ["image", "text", "image", "text", "image", "text"]
     assert "".join(r.text for r in runs) == "   Ann"  # no stand-in signs (◷, ♛), no stray 3
