@@ -4,7 +4,6 @@ working, and each picture must show something (a table drawn, not an empty canva
 from __future__ import annotations
 
 import os
-
 from pathlib import Path
 
 import pytest
