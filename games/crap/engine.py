@@ -380,8 +380,15 @@ def highest_set(
     return best
 
 
+#: What no table shows about a player while the game runs: their uncalled bluffs (the
+#: end-of-game stats only), their own "Let bluffs go" setting and how often they let an
+#: Acquire go by hand (each sees only their own, in My hand).
+UNSHOWN = ("bluffs", "let_go_all", "passes")
+
+
 def public_view(state: CrapState) -> dict[str, object]:
-    """Counts instead of cards; scored sets, reveals and the log are public."""
+    """Counts instead of cards; scored sets, reveals and the log are public. Nothing a
+    person at the table could not know: a bot decides from this and its own cards."""
     data = state.model_dump(mode="json")
     data["deck"] = len(state.deck)
     data["discard"] = len(state.discard)  # a leaver's unseen cards end up there too
@@ -389,6 +396,9 @@ def public_view(state: CrapState) -> dict[str, object]:
         p["hand"] = len(p["hand"])
         p["protected"] = len(p["protected"])
         p["seen"] = {}
+    for p in [*data["players"], *data["departed"]]:  # type: ignore[misc]
+        for key in UNSHOWN:
+            p.pop(key, None)
     if state.challenge is not None:
         data["challenge"]["committed"] = {k: len(v) for k, v in state.challenge.committed.items()}  # type: ignore[index]
         data["challenge"]["guesses"] = {k: None for k in state.challenge.guesses}  # type: ignore[index]
