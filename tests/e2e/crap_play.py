@@ -460,7 +460,11 @@ class CrapGame:
         assert opened.message is not None
         assert f"two decks with jokers, to **{threshold}** points" in opened.message.text()
         for i in range(FIRST_BOT_ID, FIRST_BOT_ID + bots):
-            assert f"• {bot_name(i)}" in opened.message.text(), opened.message.text()
+            # The lobby names its players on one line: "<@host> (host), 🤖 Dicey".
+            players_line = next(
+                line for line in opened.message.text().splitlines() if "(host)" in line
+            )
+            assert bot_name(i) in players_line, opened.message.text()
         for p in players[1:]:
             joined = await d.click(p, channel, label="Join", message=opened.message)
             referee.after(p)

@@ -105,7 +105,7 @@ def test_schema_catches_bad_bodies() -> None:
 async def test_the_harness_fails_on_what_discord_refuses(tmp_path: Path) -> None:
     async with running_bot(tmp_path / "e2e.sqlite3") as d:
 
-        async def too_long(channel_id: int, kind: str) -> Reply:
+        async def too_long(channel_id: int, kind: str, asker: object = None) -> Reply:
             return Reply(content="x" * 2001, ephemeral=True)
 
         d.bot.tables.status = too_long  # type: ignore[method-assign]
