@@ -263,6 +263,11 @@ class KurikiMessages:
             if vote.rusk
             else _("{name} calls a foul on {accused}: {reason}.", **called)
         )
+        if vote.abstain:
+            head += "\n" + _(
+                "Abstained: {names} (a bot does not see what is said or done at the table).",
+                names=[who(v) for v in vote.abstain],
+            )
         closes = _("Closes {when}.", when=f"<t:{int(vote.deadline)}:R>")
         if not voters:  # two players: the accused accepts the foul or it is not charged
             nobody = _(

@@ -94,6 +94,9 @@ class Vote(BaseModel):
     rusk: bool = False
     yes: list[int] = Field(default_factory=list)
     no: list[int] = Field(default_factory=list)
+    #: Voters who saw nothing to judge (a bot: what is said and done at a table never reaches
+    #: it): they leave the vote, and the majority is of the others.
+    abstain: list[int] = Field(default_factory=list)
     deadline: float
 
 
@@ -518,9 +521,14 @@ def abandon(state: KurikiState, why: Line) -> tuple[KurikiState, list[Event]]:
 
 
 def voters(state: KurikiState, vote: Vote) -> list[int]:
-    """Who votes on `vote`: the players still in, other than the accuser and the accused.
-    None (two players): the accused accepts the foul or it is not charged."""
-    return [p.id for p in state.alive() if p.id not in (vote.accused, vote.proposer)]
+    """Who votes on `vote`: the players still in, other than the accuser, the accused and
+    whoever abstained. None (two players, or every other voter abstained): the accused
+    accepts the foul or it is not charged."""
+    return [
+        p.id
+        for p in state.alive()
+        if p.id not in (vote.accused, vote.proposer) and p.id not in vote.abstain
+    ]
 
 
 def charge_rusk(state: KurikiState, accused: int) -> tuple[KurikiState, list[Event]]:
@@ -1009,13 +1017,15 @@ def _vote(s: KurikiState, user_id: int, action: Action, events: list[Event]) -> 
         return
     if user_id == vote.proposer:
         raise IllegalMove(M("You called this foul: the other players vote on it."))
+    if user_id in vote.abstain:
+        raise IllegalMove(M("You have voted already."))
     if user_id not in electors:
         raise IllegalMove(M("Only the accused may answer this foul: nobody else is left to vote."))
     if user_id in vote.yes or user_id in vote.no:
         raise IllegalMove(M("You have voted already."))
-    if action.value not in ("yes", "no"):
+    if action.value not in ("yes", "no", "abstain"):
         raise IllegalMove(M("Vote yes or no."))
-    (vote.yes if action.value == "yes" else vote.no).append(user_id)
+    {"yes": vote.yes, "no": vote.no, "abstain": vote.abstain}[action.value].append(user_id)
     _settle_vote(s, vote, events)
 
 

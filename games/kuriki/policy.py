@@ -296,11 +296,14 @@ def _reverse_helps(view: KurikiState, seat: int) -> bool:
 def _vote(view: KurikiState, seat: int, vote: Vote, now: float) -> Action | None:
     """A foul vote judged by what this seat saw. A disrespect foul or a Rusk is a matter of
     what was said and done at the table, which a bot never sees (a sneaked peek, the one foul
-    the game shows, is charged at once without a vote): it abstains, so a foul needs a
-    majority of the others who saw it. Accused with nobody else to vote, it declines: it did
+    the game shows, is charged at once without a vote): it abstains, leaving the vote, so a
+    foul needs a majority of the others who saw it (and, when nobody else is left to vote,
+    the accused's answer). Accused with nobody else to vote, it declines: it did
     nothing to the dice."""
     if vote.deadline <= now:
         return None
     if seat == vote.accused and not voters(view, vote):
         return Action(kind="vote", vote=vote.id, value="decline", now=now)
+    if seat in voters(view, vote) and seat not in (*vote.yes, *vote.no):
+        return Action(kind="vote", vote=vote.id, value="abstain", now=now)
     return None

@@ -36,15 +36,15 @@ async def test_a_bots_deciding_vote_closes_the_vote_message(d: Driver) -> None:
     called = await d.slash(ALICE, TABLE, "kuriki foul", player=BOB, reason="dropped the cup")
     vote = called.message
     assert vote is not None and not vote.ephemeral
-    # Two voters, Carol and the bot: Carol agrees, the bot's vote decides it.
+    # Two voters, Carol and the bot: Carol agrees; the bot, which sees nothing of what
+    # was done at the table, abstains, which decides it (Carol is then the majority).
     agreed = await d.click(CAROL, TABLE, label="Agree: foul", message=vote)
     assert agreed.message is vote and "1 yes, 0 no" in vote.text()
     assert f"{named(DICEY)} is thinking" in vote.text()
-    await until(d, "the bot's vote to close the vote message", lambda: closed(vote))
+    await until(d, "the bot's abstention to close the vote message", lambda: closed(vote))
     await d.settle()
     text = vote.text()
-    # The bot agrees with a foul on a player with as many lives as the accuser: charged.
-    assert "Foul vote closed: charged" in text and "Votes: 2 yes, 0 no." in text, text
+    assert "Foul vote closed: charged" in text and "Votes: 1 yes, 0 no." in text, text
     assert text.rstrip().endswith("(1 foul)."), text
     assert "thinking" not in text and vote.buttons() == []
     assert d.notified(vote) == {CAROL.id}  # the edit called nobody again

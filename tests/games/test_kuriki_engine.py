@@ -1465,3 +1465,17 @@ def test_a_foul_can_end_the_game() -> None:
     assert t.state.finished and t.state.winner == ANN and t.state.tarted == BOB
     assert t.state.dice is None and t.state.pot == 0
     assert [p.purse for p in t.state.players] == [35, -35]
+
+
+def test_an_abstaining_voter_leaves_the_vote_and_the_others_decide() -> None:
+    """A voter who saw nothing (a bot) abstains: the majority is then of the others, so a
+    foul among people is not held up, nor made impossible, by the bots at the table."""
+    t = Table(players=4)
+    t.propose(ANN, BOB, now=0.0)
+    [vote] = t.state.votes
+    t.vote(CAT, vote.id, "abstain")
+    assert t.state.votes and voters(t.state, t.state.votes[0]) == [DAN]
+    with pytest.raises(IllegalMove):
+        t.vote(CAT, vote.id, "yes")  # an abstention is final, like a vote
+    t.vote(DAN, vote.id, "yes")
+    assert t.state.votes == [] and t.state.player(BOB).fouls == 1

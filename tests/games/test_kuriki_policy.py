@@ -25,8 +25,10 @@ from games.kuriki.engine import (
     KurikiRules,
     KurikiState,
     Said,
+    apply,
     legal_actions,
     on_clock,
+    voters,
 )
 from games.kuriki.values import declarable, is_kuriki, roll_value
 from tests.games.kuriki_helpers import ANN, BOB, CAT, Table
@@ -249,10 +251,19 @@ def test_foul_votes_are_judged_by_what_it_saw() -> None:
     table): it abstains, so a person cannot pile fouls on bots (issue 32)."""
     t = Table(players=3)
     t.propose(ANN, BOB, now=0.0)
-    assert policy.choose(t.state, CAT, random.Random(0), now=1.0) is None
+    # It abstains out loud (a vote that leaves the vote), so nobody waits on it: with no
+    # other voter left, the accused answers.
+    action = policy.choose(t.state, CAT, random.Random(0), now=1.0)
+    assert action is not None and (action.kind, action.value) == ("vote", "abstain")
+    t.state, t.events = apply(t.state, CAT, action, t.rng)
+    [vote] = t.state.votes
+    assert vote.abstain == [CAT] and voters(t.state, vote) == []
     t = Table(players=3)
     t.do("propose", BOB, user_id=CAT, rusk=True)
-    # Ann is on the clock: she plays her move and does not vote.
+    # Ann is on the clock: she abstains, then plays her move.
+    action = policy.choose(t.state, ANN, random.Random(0), now=1.0)
+    assert action is not None and (action.kind, action.value) == ("vote", "abstain")
+    t.state, t.events = apply(t.state, ANN, action, t.rng)
     action = policy.choose(t.state, ANN, random.Random(0), now=1.0)
     assert action is not None and action.kind == "roll"
     # Two players: the bot, accused, declines (it did nothing to the dice).
