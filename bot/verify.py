@@ -335,6 +335,10 @@ def _title(game_id: int, found: Verdict, game: str) -> str:
             number=str(game_id),
             game=game,
         )
+    return _failed_title(game_id, game)
+
+
+def _failed_title(game_id: int, game: str) -> str:
     return _(
         "🔍 Game {number} · {game}: the draws do NOT check out ❌", number=str(game_id), game=game
     )
@@ -381,14 +385,7 @@ class Answer:
 
 
 def _damaged_record(game_id: int, game: str) -> Answer:
-    embed = discord.Embed(
-        title=_(
-            "🔍 Game {number} · {game}: the draws do NOT check out ❌",
-            number=str(game_id),
-            game=game,
-        ),
-        colour=EMBED_COLOUR,
-    )
+    embed = discord.Embed(title=_failed_title(game_id, game), colour=EMBED_COLOUR)
     embed.description = _("Its record of draws is damaged: it cannot be read.")
     return Answer(embed, {})
 
