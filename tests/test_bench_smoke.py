@@ -100,6 +100,15 @@ SMOKES = (
         ),
     ),
     Smoke(
+        "bench.click_calls",
+        "--top 3",
+        (
+            rf"^one Farkle Roll \(Tables.click\): {N} calls in {N} modules of bot/ and games/; "
+            rf"{N} module hops, {N} of them re-entries",
+            r"^  most calls: ",
+        ),
+    ),
+    Smoke(
         "bench.storage",
         "--games 1 --target 1000",
         (
