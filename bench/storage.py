@@ -151,7 +151,7 @@ async def run(args: argparse.Namespace) -> int:
 
             tables.sessions.save = measured_save  # type: ignore[method-assign]
             for seed in range(1, args.games + 1):
-                tables.rng = random.Random(seed)  # the seeds of the games' sealed dice
+                tables.rng.seed(seed)  # the seeds of the games' sealed dice
                 presses, ready = await play_game(tables, seed, options)
                 clicks.append(presses)
                 from_table = from_table and ready

@@ -1,8 +1,8 @@
-"""What a passed deadline does (part of `Tables`): the timer loop (`TurnTimers.run_due`,
+"""What a passed deadline does (a part of `Tables`, bot/service.py): the timer loop (`TurnTimers.run_due`,
 bot/timers.py) calls `expire` for each channel whose stored deadline passed. An unstarted
 lobby closes; otherwise the game's extra deadlines run out (votes), an absent player's move
 is played by the engine's timeout with the bot policy, and every bot that can act moves,
-all under the channel's lock and committed through the move path (`Moves._commit`)."""
+all under the channel's lock and committed like any move (`Commit`, bot/commit.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,14 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bot.commit import Commit
 from bot.errors import CorruptSession
+from bot.lobbies import Lobbies
 from bot.replies import Reply
+from bot.server_settings import ServerSettings
 from bot.sessions import Session, Sessions
 from bot.store import Store
+from bot.table_updates import TableUpdates
 from bot.tables.base import TableAdapter
 from games.bots import bot_seats
 
@@ -23,14 +27,30 @@ log = logging.getLogger(__name__)
 
 
 class Deadlines:
-    """Part of `Tables` (bot/service.py): turn timeouts, closing votes and lobbies, and bots."""
+    """Turn timeouts, closing votes and lobbies, and bots."""
 
-    store: Store
-    sessions: Sessions
-    adapters: dict[str, TableAdapter]
-    rng: random.Random
-    clock: Callable[[], float]
-    _background: set[asyncio.Task[None]]
+    def __init__(
+        self,
+        *,
+        store: Store,
+        sessions: Sessions,
+        adapters: dict[str, TableAdapter],
+        settings: ServerSettings,
+        display: TableUpdates,
+        commit: Commit,
+        lobbies: Lobbies,
+        rng: random.Random,
+        clock: Callable[[], float],
+    ) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.adapters = adapters
+        self.settings = settings
+        self.display = display
+        self.commit = commit
+        self.lobbies = lobbies
+        self.rng = rng
+        self.clock = clock
 
     async def expire(self, channel_id: int) -> Reply | None:
         """Play the safe move for whoever's turn deadline passed, and close whatever else of
@@ -48,10 +68,10 @@ class Deadlines:
             if session.deadline > now:
                 return None
             if not session.started:
-                with self.speaking_to(session):  # nobody pressed: all of it is public
-                    return await self._close_lobby(session)
+                with self.display.speaking_to(session):  # nobody pressed: all of it is public
+                    return await self.lobbies.close(session)
             adapter = self.adapters[session.kind]
-            settings = await self.settings_of(session)
+            settings = await self.settings.of(session)
             work = session.working()  # the lobby is not changed here
             state = adapter.expire_extra(session.state, now, work.dice(self.rng, None, "time"))
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
@@ -70,7 +90,7 @@ class Deadlines:
             if not turn_over:
                 work.turn_deadline = session.turn_deadline
             clock_holder = adapter.on_clock(session.state)
-            rendered = await self._commit(
+            rendered = await self.commit(
                 work,
                 adapter,
                 settings,
@@ -81,7 +101,7 @@ class Deadlines:
                 # the game moves on.
                 bots_idle=bots_due and not moved,
             )
-            return self._with_table(Reply(), work, rendered)
+            return self.display.with_table(Reply(), work, rendered)
 
     def _bots_move(
         self, adapter: TableAdapter, work: Session, state: Any, now: float
@@ -112,20 +132,3 @@ class Deadlines:
                 moved.append(seat)
             state = after
         return state, moved
-
-    def _prepare_bots(self, adapter: TableAdapter, state: Any) -> None:
-        """Run what readies the adapter's bots off the event loop, if anything (a failure is
-        logged: the bots then play without what it prepares)."""
-        work = adapter.bot_preparation(state)
-        if work is None:
-            return
-
-        async def prepare() -> None:
-            try:
-                await asyncio.to_thread(work)
-            except Exception:
-                log.exception("Could not prepare the %s bot players", adapter.kind)
-
-        task = asyncio.create_task(prepare(), name=f"prepare-bots-{adapter.kind}")
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)

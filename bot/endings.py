@@ -1,8 +1,9 @@
-"""A game's end (part of `Tables`): the finished-games row it is recorded as, the story
-picture drawn in a thread, the Rematch button of its last table, and /end, which ends a
-game early (its host or a server manager) or clears a stored game that cannot be loaded.
-Where the bot is no member of the channel, a game a timer ended with no interaction open
-to show it keeps its final table for the next press or /<game> status (`_late_ending`)."""
+"""A game's end (a part of `Tables`, bot/service.py): the finished-games row it is recorded
+as, the story picture drawn in a thread, the Rematch button of its last table, and /end,
+which ends a game early (its host or a server manager) or clears a stored game that cannot
+be loaded. Where the bot is no member of the channel, a game a timer ended with no
+interaction open to show it keeps its final table for the next press or /<game> status
+(`late_ending`), so /status is here too."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from bot.replies import Actor, Reply
 from bot.sealed import dice_record, luck_counts, revealed
 from bot.sessions import Session, Sessions
 from bot.store import FinishedGame
+from bot.table_updates import TableUpdates
 from bot.tables.base import Rendered, TableAdapter
 from games.text import M, line_text
 
@@ -28,10 +30,14 @@ log = logging.getLogger(__name__)
 
 
 class Endings:
-    """Part of `Tables` (bot/service.py): how a finished or ended game is kept and shown."""
+    """How a finished or ended game is kept and shown. It shows tables through `display`."""
 
-    adapters: dict[str, TableAdapter]
-    sessions: Sessions
+    def __init__(
+        self, sessions: Sessions, adapters: dict[str, TableAdapter], display: TableUpdates
+    ) -> None:
+        self.sessions = sessions
+        self.adapters = adapters
+        self.display = display
 
     async def end(self, actor: Actor, channel_id: int, kind: str) -> Reply:
         """End the channel's game early: its starter or a server manager. A stored game that
@@ -43,7 +49,7 @@ class Endings:
             except CorruptSession as damaged:
                 if actor.id != damaged.starter and not actor.is_admin:
                     raise
-                await self._set_aside(channel_id, damaged, actor)
+                await self.set_aside(channel_id, damaged, actor)
                 return Reply(
                     content=_(
                         "{name} cleared the saved game in this channel, which could not be "
@@ -65,10 +71,10 @@ class Endings:
             adapter = self.adapters[kind]
             if actor.id != session.lobby.starter and not actor.is_admin:
                 raise UserError(_("Only the host of this game (or a server manager) can end it."))
-            with self.speaking_to(session):  # the table and the news are public
+            with self.display.speaking_to(session):  # the table and the news are public
                 if not session.started:
                     await self.sessions.delete(channel_id)
-                    return self._with_table(
+                    return self.display.with_table(
                         Reply(
                             content=_(
                                 "{name} cancelled the {title} lobby.",
@@ -86,7 +92,7 @@ class Endings:
                 # Everything that could fail is done before the commit: once the game is recorded
                 # as ended, the answer says so.
                 result = adapter.outcome(session.state)
-                record = self._record(session, adapter, ended_by=actor.name)
+                record = self.record(session, adapter, ended_by=actor.name)
                 final = adapter.render(session)
                 game_id = await self.sessions.finish(session, record)
                 # Its votes still open end with it (their messages say so).
@@ -102,8 +108,8 @@ class Endings:
                 final.embed.description = _("**Game ended early by {name}.**", name=actor.name)
                 final.embed.set_footer(text=adapter.finished_footer())
                 revealed(final, session, game_id)
-                self._add_rematch(final, session, game_id)
-                return self._with_table(
+                _add_rematch(final, session, game_id)
+                return self.display.with_table(
                     Reply(
                         content=_(
                             "{name} ended the {title} game. Standings: {standings}",
@@ -113,7 +119,7 @@ class Endings:
                                 # Translators: one player's standing when a game is ended early.
                                 _(
                                     "{player} {score}",
-                                    player=p["name"],
+                                    player=str(p["name"]),
                                     score=result.scores[str(p["id"])],
                                 )
                                 for p in result.players
@@ -124,17 +130,37 @@ class Endings:
                     final,
                 )
 
-    async def _final_table(
+    async def status(self, channel_id: int, kind: str, asker: Actor | None = None) -> Reply:
+        """The live table, posted afresh at the bottom of the channel with its buttons. With
+        no game running where the bot is no member: the last game's final table, if nothing
+        could show it when it ended (`late_ending`)."""
+        async with self.sessions.lock(channel_id):
+            session = await self.sessions.get(channel_id)
+            if session is None and asker is not None:
+                late = await self.late_ending(asker, channel_id)
+                if late is not None:
+                    return self.display.on_table(*late, fresh=True)
+            if session is None:
+                raise NoSession.of(kind)
+            return self.display.on_table(session, await self.display.render(session), fresh=True)
+
+    async def set_aside(self, channel_id: int, damaged: CorruptSession, actor: Actor) -> None:
+        """A stored game that cannot be loaded is kept aside (`damaged_sessions`), at the
+        word of its host or a server manager: the channel is free."""
+        await self.sessions.set_aside(channel_id, damaged.reason, actor.id)
+        log.info("Stored game of channel %s set aside (%s)", channel_id, damaged.reason)
+
+    async def final_table(
         self, session: Session, adapter: TableAdapter, game_id: int
     ) -> Rendered:
         """The table of a game that ended (not ended early): its result, its seed and the
         Rematch button, with its story picture, in the channel's language."""
-        with self.speaking_to(session):
+        with self.display.speaking_to(session):
             final = revealed(adapter.render(session), session, game_id)
             final.picture = await self._story(session)
-            return self._add_rematch(final, session, game_id)
+            return _add_rematch(final, session, game_id)
 
-    async def _late_ending(
+    async def late_ending(
         self, actor: Actor, channel_id: int, *, game: int | None = None
     ) -> tuple[Session, Rendered] | None:
         """Where the bot is no member: the channel's last game, if a timer (or a bot) ended
@@ -153,7 +179,7 @@ class Endings:
         if adapter is None or not adapter.is_finished(session.state):
             return None
         session.ping = [u for u in people(adapter.present_ids(session.state)) if u != actor.id]
-        return session, await self._final_table(session, adapter, session.ended)
+        return session, await self.final_table(session, adapter, session.ended)
 
     async def _story(self, session: Session) -> bytes | None:
         """The finished game's picture, drawn in a thread (never on the event loop, which
@@ -164,7 +190,7 @@ class Endings:
             log.exception("Could not draw the story of the game in channel %s", session.channel_id)
             return None
 
-    def _record(
+    def record(
         self, session: Session, adapter: TableAdapter, ended_by: str | None = None
     ) -> FinishedGame:
         """The finished-games row (its log lines are added by `Sessions.finish`); a game
@@ -194,20 +220,20 @@ class Endings:
             story=story_of(session.kind, session.state),
         )
 
-    @staticmethod
-    def _add_rematch(rendered: Rendered, session: Session, game_id: int) -> Rendered:
-        """A finished table's Rematch button; its argument is the finished game's id, so it
-        works from the database alone, after a restart too (see `rematch`)."""
-        rendered.items.append(
-            button(
-                session.kind,
-                "rematch",
-                session.channel_id,
-                session.game_id,
-                0,
-                _("Rematch"),
-                arg=game_id,
-                style=discord.ButtonStyle.success,
-            )
+
+def _add_rematch(rendered: Rendered, session: Session, game_id: int) -> Rendered:
+    """A finished table's Rematch button; its argument is the finished game's id, so it
+    works from the database alone, after a restart too (see `rematch`)."""
+    rendered.items.append(
+        button(
+            session.kind,
+            "rematch",
+            session.channel_id,
+            session.game_id,
+            0,
+            _("Rematch"),
+            arg=game_id,
+            style=discord.ButtonStyle.success,
         )
-        return rendered
+    )
+    return rendered

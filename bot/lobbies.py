@@ -1,17 +1,21 @@
-"""Lobbies and rematches (part of `Tables`): opening a lobby (one game per channel), its
-buttons (join, leave, bots, start, cancel), its closing when nobody starts it in time, and
-a finished table's Rematch, which opens a lobby of the same game from the finished-games
-row (so it works after a restart too). Starting the game is the first commit of the move
-path (`Moves._commit`, bot/moves.py)."""
+"""Lobbies and rematches (a part of `Tables`, bot/service.py): opening a lobby (one game per
+channel), its buttons (join, leave, bots, start, cancel), its closing when nobody starts it
+in time, and a finished table's Rematch, which opens a lobby of the same game from the
+finished-games row (so it works after a restart too). Starting the game is its first commit
+(`Commit`, bot/commit.py)."""
 
 from __future__ import annotations
 
+import logging
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import discord
 
+from bot.background import Background
+from bot.commit import Commit
 from bot.components import Click, button
 from bot.errors import CorruptSession, UserError
 from bot.i18n import _, _n, one_unit
@@ -19,10 +23,11 @@ from bot.lobby_settings import OWN_SETTINGS, kept_settings, lobby_settings
 from bot.mentions import mention
 from bot.players import people
 from bot.replies import Actor, Rematch, Reply
+from bot.server_settings import ServerSettings
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.store import Store
-from bot.table_updates import LANGUAGE
+from bot.table_updates import LANGUAGE, TableUpdates
 from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
 from games.draws import Draws
 from games.lobby import Lobby, Seat
@@ -30,17 +35,41 @@ from games.numbers import number
 
 LOBBY_ACTIONS = frozenset({"join", "leave", "start", "cancel", "addbot", "dropbot"})
 
+log = logging.getLogger(__name__)
+
+#: Keeps a stored game that cannot be loaded aside (`Endings.set_aside`).
+SetAside = Callable[[int, CorruptSession, Actor], Awaitable[None]]
+
 
 class Lobbies:
-    """Part of `Tables` (bot/service.py): a lobby's life before its game starts."""
+    """A lobby's life before its game starts, and the start."""
 
-    store: Store
-    adapters: dict[str, TableAdapter]
-    defaults: GuildSettings
-    sessions: Sessions
-    rng: random.Random
-    clock: Callable[[], float]
-    on_deadline: Callable[[], None]
+    def __init__(
+        self,
+        *,
+        store: Store,
+        sessions: Sessions,
+        adapters: dict[str, TableAdapter],
+        settings: ServerSettings,
+        display: TableUpdates,
+        commit: Commit,
+        background: Background,
+        set_aside: SetAside,
+        rng: random.Random,
+        clock: Callable[[], float],
+        on_deadline: Callable[[], None],
+    ) -> None:
+        self.store = store
+        self.sessions = sessions
+        self.adapters = adapters
+        self.settings = settings
+        self.display = display
+        self.commit = commit
+        self.background = background
+        self.set_aside = set_aside
+        self.rng = rng
+        self.clock = clock
+        self.on_deadline = on_deadline
 
     async def open_lobby(
         self,
@@ -58,7 +87,7 @@ class Lobbies:
         with it (bot/lobby_settings.py)."""
         adapter = self.adapters[kind]
         in_server = server and guild_id is not None
-        base = await self.settings(guild_id if in_server else None)
+        base = await self.settings.get(guild_id if in_server else None)
         options = dict(options)
         bots = options.pop("bots", None) or 0
         async with self.sessions.lock(channel_id):
@@ -80,9 +109,9 @@ class Lobbies:
             session = await self._save_lobby(
                 actor, guild_id, channel_id, adapter, chosen, settings, bots=bots
             )
-            with self.speaking_to(session):
+            with self.display.speaking_to(session):
                 lobby = adapter.render_lobby(session, settings)
-            return self._on_table(session, lobby, fresh=True)
+            return self.display.on_table(session, lobby, fresh=True)
 
     async def rematch(self, actor: Actor, click: Click) -> Rematch | Reply:
         """The Rematch button of a finished table: a new lobby of the same game with the same
@@ -105,8 +134,10 @@ class Lobbies:
                 )
             )
         adapter = self.adapters[click.kind]
-        previous = [int(p["id"]) for p in record["players"]]  # type: ignore[attr-defined]
-        bots = len(record["bots"])  # type: ignore[arg-type]
+        players, seats = record["players"], record["bots"]
+        assert isinstance(players, list) and isinstance(seats, list)  # (the row's JSON lists)
+        previous = [int(p["id"]) for p in players]
+        bots = len(seats)
         if actor.id not in previous and not actor.is_admin:
             raise UserError(
                 _(
@@ -119,9 +150,9 @@ class Lobbies:
         assert guild_id is None or isinstance(guild_id, int)
         kept = record["lobby"]
         settings = (
-            kept_settings(self.defaults, kept[OWN_SETTINGS])
+            kept_settings(self.settings.defaults, kept[OWN_SETTINGS])
             if isinstance(kept, dict) and OWN_SETTINGS in kept
-            else await self.settings(guild_id)
+            else await self.settings.get(guild_id)
         )
         async with self.sessions.lock(click.channel_id):
             joined = await self._join_rematch(actor, click.channel_id, adapter, settings)
@@ -133,7 +164,7 @@ class Lobbies:
                 actor, guild_id, click.channel_id, adapter, options, settings, bots=bots
             )
         invited = [i for i in dict.fromkeys(people(previous)) if i != actor.id]
-        with self.speaking_to(session):
+        with self.display.speaking_to(session):
             return self._rematch_lobby(session, adapter, settings, actor, invited, click)
 
     def _rematch_lobby(
@@ -201,9 +232,9 @@ class Lobbies:
         joined = Reply.private(_("The rematch lobby was already open: you joined it below."))
         if work.message_id is None:
             return joined  # being posted right now: its poster brings it up to date
-        with self.speaking_to(work):
+        with self.display.speaking_to(work):
             lobby = adapter.render_lobby(work, settings)
-        return self._with_table(joined, work, lobby)
+        return self.display.with_table(joined, work, lobby)
 
     async def _refuse_busy(self, channel_id: int, actor: Actor) -> None:
         """One game per channel: a private refusal naming the one already there. A stored
@@ -214,7 +245,7 @@ class Lobbies:
         except CorruptSession as damaged:
             if not actor.is_admin:
                 raise
-            await self._set_aside(channel_id, damaged, actor)
+            await self.set_aside(channel_id, damaged, actor)
             return
         if running is not None:  # loaded, so its kind is one of ours
             raise UserError(
@@ -263,7 +294,7 @@ class Lobbies:
         self.on_deadline()
         return session
 
-    async def _lobby_click(
+    async def click(
         self,
         actor: Actor,
         work: Session,
@@ -308,13 +339,13 @@ class Lobbies:
             # table shows its commitment, the final table the seed (bot/sealed.py).
             work.draws = Draws.fresh(self.rng)
             work.state = adapter.new_game(lobby, settings, work.dice(self.rng, actor.id, "start"))
-            rendered = await self._commit(work, adapter, settings, actor.id)
+            rendered = await self.commit(work, adapter, settings, actor.id)
             self._prepare_bots(adapter, work.state)
-            return self._on_table(work, rendered, clicked=message_id)
+            return self.display.on_table(work, rendered, clicked=message_id)
         await self.sessions.save(work)
-        return self._on_table(work, adapter.render_lobby(work, settings), clicked=message_id)
+        return self.display.on_table(work, adapter.render_lobby(work, settings), clicked=message_id)
 
-    async def _close_lobby(self, session: Session) -> Reply:
+    async def close(self, session: Session) -> Reply:
         """An unstarted lobby ran out of time: delete it and say so on its message."""
         adapter = self.adapters[session.kind]
         await self.sessions.delete(session.channel_id)
@@ -331,4 +362,16 @@ class Lobbies:
         )
         session.ping = []  # nobody is waited on in a closed lobby
         closed = Rendered(embed=embed)
-        return self._with_table(Reply.of_table(closed), session, closed)
+        return self.display.with_table(Reply.of_table(closed), session, closed)
+
+    def _prepare_bots(self, adapter: TableAdapter, state: Any) -> None:
+        """Run what readies the adapter's bots off the event loop, if anything (a failure is
+        logged: the bots then play without what it prepares)."""
+        work = adapter.bot_preparation(state)
+        if work is None:
+            return
+
+        def failed() -> None:
+            log.exception("Could not prepare the %s bot players", adapter.kind)
+
+        self.background.in_thread(work, name=f"prepare-bots-{adapter.kind}", failed=failed)

@@ -2,34 +2,46 @@
 
 It holds no Discord objects of the caller; it takes who acted and what they pressed, applies
 the move under the channel's lock, commits it, and returns what to show. The cogs and the
-component handler only translate Discord interactions to these calls and send the replies."""
+component handler only translate Discord interactions to these calls and send the replies.
+
+`Tables` is a thin facade over parts, each a class given in its constructor exactly the
+parts it uses (built in this order, so none needs one built after it):
+
+    sessions    Sessions          bot/sessions.py        the cache, per-channel locks
+    settings    ServerSettings    bot/server_settings.py each server's settings, language
+    display     TableUpdates      bot/table_updates.py   what is shown where (TableUpdate)
+    endings     Endings           bot/endings.py         /end, records, final tables, /status
+    commit      Commit            bot/commit.py          saves a move, its deadlines, table
+    background  Background        bot/background.py      tasks nobody waits for
+    lobbies     Lobbies           bot/lobbies.py         lobbies, rematches, the start
+    moves       Moves             bot/moves.py           click, command, leave
+    deadlines   Deadlines         bot/deadlines.py       timeouts, votes, bots
+"""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from pydantic import ValidationError
-
+from bot.background import Background
+from bot.commit import Commit
+from bot.components import Click
 from bot.config import REPOST_AFTER
 from bot.deadlines import Deadlines
 from bot.endings import Endings
-from bot.errors import CorruptSession, NoSession
+from bot.errors import CorruptSession
 from bot.lobbies import Lobbies
-from bot.lobby_settings import OWN_SETTINGS, kept_settings
 from bot.moves import Moves
 from bot.open_replies import OpenReplies
 from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
+from bot.server_settings import ServerSettings
 from bot.sessions import Session, Sessions
-from bot.settings import SAVED, GuildSettings
+from bot.settings import GuildSettings
 from bot.store import Store
 from bot.table_updates import EDIT_WINDOW, TableUpdates
-from bot.tables.base import TableAdapter
+from bot.tables.base import Rendered, TableAdapter
 
 __all__ = [
     "EDIT_WINDOW",
@@ -41,98 +53,124 @@ __all__ = [
     "only_mentioning",
 ]
 
-log = logging.getLogger(__name__)
 
+class Tables:
+    """The one write path of every game in every channel: what the cogs, the component
+    handler (bot/app.py), the display (bot/display.py), the benchmarks and the tests call.
+    Each method hands the call to the part that does it (see the module's docstring)."""
 
-@dataclass
-class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
-    """The one write path of every game in every channel. Its parts, one module each:
-    lobbies and rematches (bot/lobbies.py), the move path (bot/moves.py; it also shows a
-    spectator what anyone may see), a game's end (bot/endings.py), passed deadlines and bots (bot/deadlines.py) and where and how the
-    table is shown (bot/table_updates.py). What they share is here: the session cache and
-    its per-channel locks (`sessions`), the store, the adapters, the settings."""
-
-    store: Store
-    adapters: dict[str, TableAdapter]
-    defaults: GuildSettings = field(default_factory=GuildSettings)
-    #: The bots' choices, and the secret seed of each game's sealed draws (games/draws.py):
-    #: the operating system's entropy; a seeded Random only in tests and benchmarks.
-    rng: random.Random = field(default_factory=random.SystemRandom)
-    clock: Callable[[], float] = time.time
-    on_deadline: Callable[[], None] = lambda: None
-
-    repost_after: int = REPOST_AFTER
-    cached_games: int = 2000
-
-    def __post_init__(self) -> None:
-        self.sessions = Sessions(
-            self.store, self.adapters, limit=self.cached_games, on_evict=self._evicted
+    def __init__(
+        self,
+        *,
+        store: Store,
+        adapters: dict[str, TableAdapter],
+        defaults: GuildSettings | None = None,
+        rng: random.Random | None = None,
+        clock: Callable[[], float] = time.time,
+        on_deadline: Callable[[], None] = lambda: None,
+        repost_after: int = REPOST_AFTER,
+        cached_games: int = 2000,
+    ) -> None:
+        """`rng`: the bots' choices, and the secret seed of each game's sealed draws
+        (games/draws.py): the operating system's entropy; a seeded Random only in tests and
+        benchmarks. `clock` and `on_deadline` (the timer loop's poke) may be replaced later
+        (tests move time, listen for pokes): the parts call them through `_now` and
+        `_deadline_set`."""
+        self.store = store
+        self.adapters = adapters
+        self.clock = clock
+        self.on_deadline = on_deadline
+        self._rng = random.SystemRandom() if rng is None else rng
+        self.sessions = Sessions(store, adapters, limit=cached_games, on_evict=self._evicted)
+        self.server_settings = ServerSettings(store, defaults or GuildSettings())
+        self.display = TableUpdates(
+            self.sessions, adapters, self.server_settings, self._now, repost_after
         )
-        self._settings: dict[int, GuildSettings] = {}
-        self._languages = {}
-        self._display_locks: dict[int, asyncio.Lock] = {}
-        self._seq = 0
-        # channel -> game (its created_at) -> seq of its newest TableUpdate
-        self._latest: dict[int, dict[float, int]] = {}
-        # channel -> game -> (updates decided by then, message id) of its table when last shown
-        self._showing: dict[int, dict[float, tuple[int, int]]] = {}
-        self._ended: dict[int, int] = {}  # channel -> finished game whose final table it shows
-        self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
-        # channel -> (stamp, user, action) of the click that last closed a decision there,
-        # so the same player's second tap of that button (a double tap) is not refused.
-        self._closed: dict[int, tuple[int, int, str]] = {}
-        self.open_replies = OpenReplies()
-        self._background: set[asyncio.Task[None]] = set()
+        self.endings = Endings(self.sessions, adapters, self.display)
+        self.commit = Commit(
+            self.sessions, self.endings, self.display, self._now, self._deadline_set
+        )
+        self.background = Background()
+        self.lobbies = Lobbies(
+            store=store,
+            sessions=self.sessions,
+            adapters=adapters,
+            settings=self.server_settings,
+            display=self.display,
+            commit=self.commit,
+            background=self.background,
+            set_aside=self.endings.set_aside,
+            rng=self._rng,
+            clock=self._now,
+            on_deadline=self._deadline_set,
+        )
+        self.moves = Moves(
+            sessions=self.sessions,
+            adapters=adapters,
+            settings=self.server_settings,
+            display=self.display,
+            commit=self.commit,
+            lobbies=self.lobbies,
+            endings=self.endings,
+            rng=self._rng,
+            clock=self._now,
+        )
+        self.deadlines = Deadlines(
+            store=store,
+            sessions=self.sessions,
+            adapters=adapters,
+            settings=self.server_settings,
+            display=self.display,
+            commit=self.commit,
+            lobbies=self.lobbies,
+            rng=self._rng,
+            clock=self._now,
+        )
+
+    def _now(self) -> float:
+        return self.clock()
+
+    def _deadline_set(self) -> None:
+        self.on_deadline()
 
     def _evicted(self, channel_id: int) -> None:
-        """A game left the memory cache: forget the per-channel things that grow with the
-        number of channels ever played (not `_latest` and `_showing`: an update of this
-        channel may be on its way to the screen, and they keep it in order and aimed)."""
-        lock = self._display_locks.get(channel_id)
-        if lock is not None and not lock.locked():
-            del self._display_locks[channel_id]
-        self._closed.pop(channel_id, None)
-        self.open_replies.forget(channel_id)
+        """A game left the memory cache: the parts forget what they keep per channel."""
+        self.display.forget(channel_id)
+        self.moves.forget(channel_id)
+
+    @property
+    def rng(self) -> random.Random:
+        """The service's Random, which the parts were given (so it cannot be replaced)."""
+        return self._rng
+
+    @property
+    def defaults(self) -> GuildSettings:
+        return self.server_settings.defaults
+
+    @property
+    def repost_after(self) -> int:
+        return self.display.repost_after
+
+    @property
+    def open_replies(self) -> OpenReplies:
+        return self.display.open_replies
+
+    # ------------------------------------------------------------------ settings
 
     async def settings(self, guild_id: int | None) -> GuildSettings:
-        if guild_id is None:
-            return self.defaults
-        cached = self._settings.get(guild_id)
-        if cached is not None:
-            return cached
-        raw = await self.store.load_settings(guild_id)
-        settings = self.defaults
-        if raw is not None:
-            try:
-                settings = GuildSettings.model_validate(
-                    {**self.defaults.model_dump(), **json.loads(raw)}, context=SAVED
-                )
-            except (ValueError, ValidationError):
-                log.error("Settings row for guild %s is damaged; using the defaults", guild_id)
-        if self.store.serves(guild_id):  # another process's guild: read afresh each time
-            self._settings[guild_id] = settings
-        self._languages[guild_id] = settings.language
-        return settings
+        return await self.server_settings.get(guild_id)
 
     async def settings_of(self, session: Session) -> GuildSettings:
-        """The settings a game plays by: its server's, or, where no server's settings
-        apply (a DM, a group DM, a server only a user install reaches), the bot's defaults
-        with the host's start options, which its lobby keeps (bot/lobby_settings.py)."""
-        own = session.lobby.options.get(OWN_SETTINGS)
-        if own is None:
-            return await self.settings(session.guild_id)
-        return kept_settings(self.defaults, own)
+        return await self.server_settings.of(session)
 
     async def save_settings(self, guild_id: int, settings: GuildSettings) -> None:
-        await self.store.save_settings(guild_id, settings.model_dump_json())
-        if self.store.serves(guild_id):
-            self._settings[guild_id] = settings
-        self._languages[guild_id] = settings.language
+        await self.server_settings.save(guild_id, settings)
 
     async def rules(
         self, guild_id: int | None, channel_id: int, kind: str, preset: str | None
     ) -> Reply:
-        settings = await self.settings(guild_id)
+        """A game's rules as the channel plays them (those of the game running there)."""
+        settings = await self.server_settings.get(guild_id)
         try:
             session = await self.sessions.get(channel_id)
         except CorruptSession:
@@ -141,13 +179,95 @@ class Tables(Lobbies, Moves, Endings, Deadlines, TableUpdates):
             embed=self.adapters[kind].rules_embed(settings, session, preset), ephemeral=True
         )
 
-    async def _set_aside(self, channel_id: int, damaged: CorruptSession, actor: Actor) -> None:
-        await self.store.set_aside(channel_id, damaged.reason, actor.id)
-        self.sessions._forget(channel_id)
-        log.info("Stored game of channel %s set aside (%s)", channel_id, damaged.reason)
+    # ------------------------------------------------------------------ lobbies
 
-    async def _session(self, channel_id: int, kind: str) -> Session:
-        session = await self.sessions.get(channel_id)
-        if session is None:
-            raise NoSession.of(kind)
-        return session
+    async def open_lobby(
+        self,
+        actor: Actor,
+        guild_id: int | None,
+        channel_id: int,
+        kind: str,
+        options: dict[str, object],
+        *,
+        server: bool = True,
+    ) -> Reply:
+        return await self.lobbies.open_lobby(
+            actor, guild_id, channel_id, kind, options, server=server
+        )
+
+    async def rematch(self, actor: Actor, click: Click) -> Rematch | Reply:
+        return await self.lobbies.rematch(actor, click)
+
+    # ------------------------------------------------------------------ moves
+
+    async def click(
+        self,
+        actor: Actor,
+        click: Click,
+        message_id: int | None,
+        *,
+        ephemeral: bool = False,
+        owner: int | None = None,
+    ) -> Reply:
+        return await self.moves.click(actor, click, message_id, ephemeral=ephemeral, owner=owner)
+
+    async def command(
+        self, actor: Actor, channel_id: int, kind: str, action: str, arg: str | None = None
+    ) -> Reply:
+        return await self.moves.command(actor, channel_id, kind, action, arg)
+
+    async def leave(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        return await self.moves.leave(actor, channel_id, kind)
+
+    # ------------------------------------------------------------------ endings, deadlines
+
+    async def end(self, actor: Actor, channel_id: int, kind: str) -> Reply:
+        return await self.endings.end(actor, channel_id, kind)
+
+    async def status(self, channel_id: int, kind: str, asker: Actor | None = None) -> Reply:
+        return await self.endings.status(channel_id, kind, asker)
+
+    async def expire(self, channel_id: int) -> Reply | None:
+        return await self.deadlines.expire(channel_id)
+
+    # ------------------------------------------------------------------ the table shown
+
+    async def table_posted(
+        self, channel_id: int, message_id: int, revision: int | None = None
+    ) -> TableUpdate | None:
+        return await self.display.table_posted(channel_id, message_id, revision)
+
+    async def side_posted(
+        self, channel_id: int, game: float, key: str, message_id: int
+    ) -> Rendered | None:
+        return await self.display.side_posted(channel_id, game, key, message_id)
+
+    async def shown(self, update: TableUpdate, message_id: int) -> None:
+        await self.display.shown(update, message_id)
+
+    async def repost(self, channel_id: int) -> TableUpdate | None:
+        return await self.display.repost(channel_id)
+
+    async def catch_up(self, channel_id: int) -> TableUpdate | None:
+        return await self.display.catch_up(channel_id)
+
+    def display_lock(self, channel_id: int) -> asyncio.Lock:
+        return self.display.display_lock(channel_id)
+
+    def overtaken(self, update: TableUpdate) -> bool:
+        return self.display.overtaken(update)
+
+    def aimed(self, update: TableUpdate) -> TableUpdate:
+        return self.display.aimed(update)
+
+    def shows(self, update: TableUpdate, message_id: int) -> bool:
+        return self.display.shows(update, message_id)
+
+    def heard(self, channel_id: int, message_id: int) -> bool:
+        return self.display.heard(channel_id, message_id)
+
+    def editable(self, message_id: int | None) -> bool:
+        return self.display.editable(message_id)
+
+    def language(self, session: Session) -> str:
+        return self.display.language(session)

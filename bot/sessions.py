@@ -458,6 +458,12 @@ class Sessions:
         await self.store.delete_session(channel_id)
         self._forget(channel_id)
 
+    async def set_aside(self, channel_id: int, reason: str, cleared_by: int | None) -> None:
+        """A stored game that cannot be loaded moves to `damaged_sessions`: the channel is
+        free for a new one."""
+        await self.store.set_aside(channel_id, reason, cleared_by)
+        self._forget(channel_id)
+
     async def table_shown(
         self, channel_id: int, message_id: int, revision: int, *, game: float
     ) -> None:

@@ -1,10 +1,12 @@
-"""Where and how a channel's table is shown, as the service decides it (part of `Tables`):
-an edit of the table message, or a fresh post at the bottom of the channel (mentioning
-whoever the game now waits on) when the turn passed, chatter pushed the table up, the
-message is too old to edit or the click came from another message. Each decision is a
+"""Where and how a channel's table is shown, as the service decides it (a part of `Tables`,
+bot/service.py): an edit of the table message, or a fresh post at the bottom of the channel
+(mentioning whoever the game now waits on) when the turn passed, chatter pushed the table up,
+the message is too old to edit or the click came from another message. Each decision is a
 `TableUpdate` with a sequence number, so an overtaken one is dropped; `bot/display.py`
 carries it out in Discord and reports back with `shown`. After a restart, `catch_up`
-brings up to date a table that shows an older revision than the stored one."""
+brings up to date a table that shows an older revision than the stored one. This part owns
+what is shown where (`_latest`, `_showing`, `_ended`, `_chatter`, the display locks, the
+open private replies); the others ask it for a table and an update, never read those."""
 
 from __future__ import annotations
 
@@ -17,14 +19,15 @@ from typing import TypeVar
 
 import discord
 
-from bot.errors import CorruptSession, NoSession
+from bot.errors import CorruptSession
 from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.open_replies import OpenReplies, OpenReply
 from bot.reach import Reach
-from bot.replies import Actor, Reply, TableUpdate
+from bot.replies import Reply, TableUpdate
 from bot.sealed import sealed
+from bot.server_settings import ServerSettings
 from bot.sessions import Session, Sessions
 from bot.tables.base import Rendered, TableAdapter
 
@@ -55,23 +58,40 @@ def message_age(message_id: int, now: float) -> float:
 
 
 class TableUpdates:
-    """Part of `Tables` (bot/service.py): the table message of each channel. Every answer
-    that changes the table goes through `_on_table` (the answer is the table) or
-    `_with_table` (the answer, then the table)."""
+    """The table message of each channel. Every answer that changes the table goes through
+    `on_table` (the answer is the table) or `with_table` (the answer, then the table)."""
 
-    adapters: dict[str, TableAdapter]
-    #: Each server's /config language as last read (None: its preferred locale).
-    _languages: dict[int, str | None]
-    sessions: Sessions
-    clock: Callable[[], float]
-    repost_after: int
-    _display_locks: dict[int, asyncio.Lock]
-    _seq: int
-    _latest: dict[int, dict[float, int]]
-    _showing: dict[int, dict[float, tuple[int, int]]]
-    _ended: dict[int, int]
-    _chatter: dict[int, int]
-    open_replies: OpenReplies
+    def __init__(
+        self,
+        sessions: Sessions,
+        adapters: dict[str, TableAdapter],
+        settings: ServerSettings,
+        clock: Callable[[], float],
+        repost_after: int,
+    ) -> None:
+        self.sessions = sessions
+        self.adapters = adapters
+        self.settings = settings
+        self.clock = clock
+        self.repost_after = repost_after
+        self._display_locks: dict[int, asyncio.Lock] = {}
+        self._seq = 0
+        # channel -> game (its created_at) -> seq of its newest TableUpdate
+        self._latest: dict[int, dict[float, int]] = {}
+        # channel -> game -> (updates decided by then, message id) of its table when last shown
+        self._showing: dict[int, dict[float, tuple[int, int]]] = {}
+        self._ended: dict[int, int] = {}  # channel -> finished game whose final table it shows
+        self._chatter: dict[int, int] = {}  # channel -> messages seen below its table
+        self.open_replies = OpenReplies()
+
+    def forget(self, channel_id: int) -> None:
+        """A game left the memory cache: forget the per-channel things that grow with the
+        number of channels ever played (not `_latest` and `_showing`: an update of this
+        channel may be on its way to the screen, and they keep it in order and aimed)."""
+        lock = self._display_locks.get(channel_id)
+        if lock is not None and not lock.locked():
+            del self._display_locks[channel_id]
+        self.open_replies.forget(channel_id)
 
     async def table_posted(
         self, channel_id: int, message_id: int, revision: int | None = None
@@ -88,7 +108,7 @@ class TableUpdates:
             remember(self._showing, channel_id, session.created_at, (self._seq, message_id))
             if shows >= session.revision:
                 return None
-            return self._update(session, await self._render(session))
+            return self.update(session, await self.render(session))
 
     def display_lock(self, channel_id: int) -> asyncio.Lock:
         """Held while a channel's table is being shown, so two updates never overlap."""
@@ -138,7 +158,7 @@ class TableUpdates:
             session = self.sessions.cached(channel_id)
             if session is None or self._chatter.get(channel_id, 0) < self.repost_after:
                 return None
-            return self._update(session, await self._render(session), fresh=True)
+            return self.update(session, await self.render(session), fresh=True)
 
     def editable(self, message_id: int | None) -> bool:
         return message_id is not None and message_age(message_id, self.clock()) < EDIT_WINDOW
@@ -146,7 +166,7 @@ class TableUpdates:
     async def shown(self, update: TableUpdate, message_id: int) -> None:
         """The table of `update` is in the channel as `message_id` (committed, so a restart
         knows the table is current). A final table marks its finished game seen, where the
-        bot is no member (it was kept until then, see `Endings._late_ending`)."""
+        bot is no member (it was kept until then, see `Endings.late_ending`)."""
         if update.ending is not None:
             self._ended[update.channel_id] = update.ending
             if update.via is not None:
@@ -166,7 +186,7 @@ class TableUpdates:
         choice (/config language), else what the lobby was opened in (the server's
         preferred locale; outside servers, the host's)."""
         if session.guild_id is not None and OWN_SETTINGS not in session.lobby.options:
-            chosen = self._languages.get(session.guild_id)
+            chosen = self.settings.language(session.guild_id)
             if chosen:
                 return chosen
         return str(session.lobby.options.get(LANGUAGE) or SOURCE)
@@ -175,7 +195,7 @@ class TableUpdates:
         """Make the text of this block in the channel's public language."""
         return speaking(self.language(session))
 
-    def _update(
+    def update(
         self,
         session: Session,
         rendered: Rendered,
@@ -293,39 +313,25 @@ class TableUpdates:
                 return None
             if session is None or session.shown_revision >= session.revision:
                 return None
-            return self._update(session, await self._render(session))
+            return self.update(session, await self.render(session))
 
-    async def status(self, channel_id: int, kind: str, asker: Actor | None = None) -> Reply:
-        """The live table, posted afresh at the bottom of the channel with its buttons. With
-        no game running where the bot is no member: the last game's final table, if nothing
-        could show it when it ended (`Endings._late_ending`)."""
-        async with self.sessions.lock(channel_id):
-            session = await self.sessions.get(channel_id)
-            if session is None and asker is not None:
-                late = await self._late_ending(asker, channel_id)
-                if late is not None:
-                    return self._on_table(*late, fresh=True)
-            if session is None:
-                raise NoSession.of(kind)
-            return self._on_table(session, await self._render(session), fresh=True)
-
-    async def _render(self, session: Session) -> Rendered:
+    async def render(self, session: Session) -> Rendered:
         """The channel's table as it stands: the game, or the lobby before it starts."""
         if session.started:
-            return self._table(session)
+            return self.table(session)
         adapter = self.adapters[session.kind]
-        settings = await self.settings_of(session)
+        settings = await self.settings.of(session)
         with self.speaking_to(session):
             return adapter.render_lobby(session, settings)
 
-    def _table(self, session: Session) -> Rendered:
+    def table(self, session: Session) -> Rendered:
         """A started game's table: the adapter's, with the commitment of its sealed draws,
         in the channel's language."""
         adapter = self.adapters[session.kind]
         with self.speaking_to(session):
             return sealed(adapter.render(session), session, adapter)
 
-    def _on_table(
+    def on_table(
         self,
         session: Session,
         rendered: Rendered,
@@ -334,12 +340,12 @@ class TableUpdates:
         fresh: bool = False,
     ) -> Reply:
         """The answer is the table itself (a click on it, /start, /status)."""
-        update = self._update(session, rendered, clicked=clicked, fresh=fresh)
+        update = self.update(session, rendered, clicked=clicked, fresh=fresh)
         return Reply.of_table(rendered, edit=clicked is not None, update=update, on_table=True)
 
-    def _with_table(self, reply: Reply, session: Session, rendered: Rendered) -> Reply:
+    def with_table(self, reply: Reply, session: Session, rendered: Rendered) -> Reply:
         """`reply`, followed by the channel's table brought up to date."""
-        reply.update = self._update(session, rendered)
+        reply.update = self.update(session, rendered)
         return reply
 
 

@@ -1,5 +1,5 @@
 """A game's edges at the service, on both databases: the final table of a game the timers
-ended where the bot is no member, kept until someone sees it (`Endings._late_ending`), and
+ended where the bot is no member, kept until someone sees it (`Endings.late_ending`), and
 the tables of two games of one channel, one ended the moment the next was opened, kept
 apart (updates, marks and the cached session keyed by the game, not the channel)."""
 

@@ -12,6 +12,7 @@ import pytest
 
 from bot.config import BotConfig, ConfigError, check_token, load_config
 from bot.lobby_settings import kept_settings
+from bot.server_settings import ServerSettings
 from bot.service import Tables
 from bot.settings import GuildSettings, SettingsError
 from tests.bot.conftest import ALICE, CHANNEL, GUILD
@@ -76,8 +77,8 @@ def test_out_of_range_settings_are_refused(changes: dict[str, object]) -> None:
 async def test_settings_persist_and_apply_to_new_lobbies(tables: Tables) -> None:
     settings = (await tables.settings(GUILD)).updated(farkle_preset="on-the-table", turn_timer=30)
     await tables.save_settings(GUILD, settings)
-    tables._settings.clear()
-    loaded = await tables.settings(GUILD)
+    # As a fresh process reads them: from the store, not the cache.
+    loaded = await ServerSettings(tables.store, tables.defaults).get(GUILD)
     assert loaded.farkle_preset == "on-the-table" and loaded.turn_timer == 30
     await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
     session = await tables.sessions.get(CHANNEL)
