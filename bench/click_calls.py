@@ -38,7 +38,7 @@ ROOTS = tuple(str(REPO / part) + "/" for part in ("bot", "games"))
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.click_calls", description=__doc__)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--top", type=int, default=8, help="modules to list by their calls")
+    p.add_argument("--top", type=int, default=8, help="modules and hops to list by count")
     return p.parse_args(argv)
 
 
@@ -59,6 +59,7 @@ class Walk:
     reentries: int = 0
     visited: set[str] = field(default_factory=set)
     per_module: Counter[str] = field(default_factory=Counter)
+    per_hop: Counter[tuple[str, str]] = field(default_factory=Counter)
     _modules: dict[str, str | None] = field(default_factory=dict)
 
     def _module(self, frame: FrameType | None) -> str | None:
@@ -83,6 +84,7 @@ class Walk:
         came_from = self._module(caller)
         if came_from is not None and came_from != module:
             self.hops += 1
+            self.per_hop[came_from, module] += 1
             if module in self.visited:
                 self.reentries += 1
         self.visited.add(module)
@@ -135,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     busiest = ", ".join(f"{m} {n}" for m, n in walk.per_module.most_common(args.top))
     print(f"  most calls: {busiest}")
+    hops = ", ".join(f"{a} -> {b} {n}" for (a, b), n in walk.per_hop.most_common(args.top))
+    print(f"  most hops: {hops}")
     return 0
 
 

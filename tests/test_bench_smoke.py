@@ -106,6 +106,7 @@ SMOKES = (
             rf"^one Farkle Roll \(Tables.click\): {N} calls in {N} modules of bot/ and games/; "
             rf"{N} module hops, {N} of them re-entries",
             r"^  most calls: ",
+            r"^  most hops: ",
         ),
     ),
     Smoke(
