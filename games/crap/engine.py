@@ -1433,6 +1433,7 @@ __all__ = [
     "Action",
     "CrapRules",
     "CrapState",
+    "abandon",
     "all_cards",
     "apply",
     "expire",

@@ -135,15 +135,18 @@ class Event(BaseModel):
     text: Line
     player: int | None = None
 
+#: What a move does (`Action.kind`).
+ActionKind = Literal[
+    "direction", "roll", "declare", "pull", "pass", "sneak", "reverse", "propose", "vote"
+]
+
 
 class Action(BaseModel):
     """One move. `value` is a declaration, a direction ('cw'/'ccw'), a vote ('yes'/'no'; the
     accused of a vote with no voters: 'accept'/'decline'), a player id (fouls); `vote` names
     the vote; `rusk` makes a proposal a Rusk; `now` is the caller's clock."""
 
-    kind: Literal[
-        "direction", "roll", "declare", "pull", "pass", "sneak", "reverse", "propose", "vote"
-    ]
+    kind: ActionKind
     value: str | None = None
     vote: int | None = None
     reason: str = ""
