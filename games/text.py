@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 #: language formats (int), another message rendered in the same language (Msg), or several
 #: of these joined as a list ("Ann, Bob and Cy").
 Part = Union[int, str, "Msg"]
-Arg = Union[Part, list[Part]]
+Arg = Part | list[Part]
 
 
 class Msg(BaseModel):

@@ -369,8 +369,9 @@ def apply(
             raise refusal(
                 M("You have already declared {value} on this roll.", value=name(s.declared or 0))
             )
-        if on_clock(s) != user_id:
-            who = s.player(on_clock(s)).name  # type: ignore[arg-type]
+        waited = on_clock(s)
+        if waited is not None and waited != user_id:
+            who = s.player(waited).name
             raise NotYourTurn(M("It's not your move: the table is waiting for {name}.", name=who))
         if kind not in legal_actions(s, user_id):
             raise IllegalMove(_why_not(s, kind))
@@ -577,7 +578,7 @@ def _direction(s: KurikiState, value: str | None, events: list[Event]) -> None:
 def next_ways(state: KurikiState) -> list[tuple[str, int]]:
     """The first Roller's choice as who plays next: ('cw', the next seat) and ('ccw', the
     seat before), the second only when it is someone else (with two players it is not)."""
-    ways = []
+    ways: list[tuple[str, int]] = []
     for value, step in (("cw", 1), ("ccw", -1)):
         who = state.model_copy(update={"direction": step}).after(state.roller)
         if who not in [w for _, w in ways]:
