@@ -10,7 +10,7 @@ from typing import ClassVar
 
 import discord
 
-from bot.components import TableItem, button, select, view_of
+from bot.components import Components, TableItem, button, select, view_of
 from bot.i18n import N_, _, _n, one_unit, render
 from bot.mentions import spoken
 from bot.pictures.emojis import Faces
@@ -58,7 +58,7 @@ class Rendered:
     #: key its id is kept under once posted (`TableAdapter.side_messages`).
     side: str | None = None
 
-    def view(self) -> discord.ui.View:
+    def view(self) -> Components:
         return view_of(self.items)
 
 
