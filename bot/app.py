@@ -31,6 +31,7 @@ from bot.store import Store
 from bot.tables.base import TableAdapter
 from bot.tables.crap import CrapTable
 from bot.tables.farkle import FarkleTable
+from bot.tables.farkle_play import FarklePlay
 from bot.tables.kuriki import KurikiTable
 from bot.timers import TurnTimers
 from bot.translator import CatalogueTranslator
@@ -76,7 +77,7 @@ class GameBot(commands.AutoShardedBot):
             tree_cls=GameTree,
             help_command=None,
             shard_count=config.shard_count,
-            shard_ids=config.shard_ids,
+            shard_ids=config.shard_ids,  # type: ignore[arg-type]  # None: every shard (discord.py's default), which its stubs leave out
             # Nobody is notified unless a message names whom (`replies.only_mentioning`): a
             # display name that looks like a mention must never ping anyone.
             allowed_mentions=discord.AllowedMentions.none(),
@@ -103,7 +104,9 @@ class GameBot(commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         if self.config.farkle_tables:  # games with a Farkle bot build its win tables there
             farkle_policy.cache_dir = Path(self.config.farkle_tables)
-            self.adapters["farkle"].build_tables = True  # type: ignore[attr-defined]
+            farkle = self.adapters["farkle"]
+            if isinstance(farkle, FarklePlay):
+                farkle.build_tables = True
         await self.open_store()
         self.tables = Tables(
             store=self.store,
@@ -163,7 +166,7 @@ class GameBot(commands.AutoShardedBot):
             return  # slash commands go through the command tree
         speak(interaction.locale)
         self.note(interaction)
-        data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]
+        data: dict[str, Any] = interaction.data or {}  # type: ignore[assignment]  # a component's data: its stubs type it as the union of every interaction's
         values = tuple(str(v) for v in data.get("values", ()))
         try:
             await self.on_component(interaction, str(data.get("custom_id", "")), values)

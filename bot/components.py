@@ -202,7 +202,7 @@ def select(
         custom_id=custom_id(kind, action, channel_id, game, stamp, arg),
         placeholder=unbidi(placeholder)[:150],
         options=tuple(
-            Option(unbidi(o[0])[:100], o[1], o[2] if len(o) > 2 else None)  # type: ignore[misc]
+            Option(unbidi(o[0])[:100], o[1], o[2] if len(o) > 2 else None)
             for o in options
         ),
     )

@@ -68,7 +68,7 @@ def _when_listened(
         if _listened(client, listeners):
             parse(data)
 
-    parse_if_listened.parses = parse  # type: ignore[attr-defined]
+    parse_if_listened.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
     return parse_if_listened
 
 
@@ -96,5 +96,5 @@ def _clicked_message_trimmed(
             data["message"] = {k: v for k, v in message.items() if k not in UNREAD_CLICKED_PARTS}
         parse(data)
 
-    parse_trimmed.parses = parse  # type: ignore[attr-defined]
+    parse_trimmed.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
     return parse_trimmed

@@ -185,9 +185,9 @@ def log_pages(lines: list[str]) -> list[str]:
 async def finished_here(store: Store, game_id: int | None, place: int) -> dict[str, Any]:
     """The finished game `game_id` if it was played in `place`; UserError otherwise."""
     game = None if game_id is None else await store.finished_game(game_id)
-    if game is None or place_of(game["guild_id"], game["channel_id"]) != place:  # type: ignore[arg-type]
+    if game is None or place_of(game["guild_id"], game["channel_id"]) != place:  # type: ignore[arg-type]  # finished_games columns: guild_id int | None, channel_id int
         raise UserError(_(NOT_HERE))
-    return {**game, "rating_changes": await store.rating_changes(game["id"])}  # type: ignore[arg-type]
+    return {**game, "rating_changes": await store.rating_changes(game["id"])}  # type: ignore[arg-type]  # the finished_games id column: an int
 
 
 def _players(game: dict[str, Any]) -> str:

@@ -36,6 +36,7 @@ from datetime import timedelta
 from functools import cache
 from gettext import GNUTranslations, NullTranslations
 from pathlib import Path
+from typing import Literal
 
 from babel import Locale
 from babel.dates import format_timedelta
@@ -297,7 +298,15 @@ def number(n: int | float, digits: int | None = None) -> str:
     return format_decimal(n, locale=current().locale)
 
 
-def listed(items: Iterable[str], style: str = "standard") -> str:
+#: How a list is joined (Babel's styles): "and", "or", units.
+ListStyle = Literal[
+    "standard", "standard-short", "or", "or-short", "unit", "unit-short", "unit-narrow"
+]
+#: The units a duration is written in.
+Unit = Literal["day", "hour", "minute", "second"]
+
+
+def listed(items: Iterable[str], style: ListStyle = "standard") -> str:
     """"Ann, Bob and Cy" as the current language joins a list ("or" for alternatives)."""
     parts = list(items)
     if not parts:
@@ -323,7 +332,8 @@ def duration(seconds: float, short: bool = False) -> str:
             timedelta(seconds=0), format="short" if short else "long", locale=current().locale
         )
     parts = []
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1)):
+    units: tuple[tuple[Unit, int], ...] = (("day", 86400), ("hour", 3600), ("minute", 60), ("second", 1))
+    for unit, size in units:
         count, total = divmod(total, size)
         if count:
             parts.append(

@@ -13,7 +13,7 @@ from bot.i18n import language_of
 from bot.open_replies import OpenReply
 from bot.players import mentioned
 from bot.reach import window_of
-from bot.replies import Actor, Rematch, Reply, only_mentioning
+from bot.replies import Actor, MessageArgs, Rematch, Reply, only_mentioning
 from bot.respond import update_message
 
 if TYPE_CHECKING:
@@ -42,11 +42,11 @@ def ephemeral_owner(message: discord.Message) -> int:
     return meta.user.id if meta is not None else 0
 
 
-def _message_kwargs(reply: Reply) -> dict[str, object]:
+def _message_kwargs(reply: Reply) -> MessageArgs:
     """The keyword arguments of a new message (response or follow-up) for `reply`. It
     notifies exactly the players the bot mentions in it (a vote's voters), never anyone a
     display name in it seems to mention."""
-    kwargs: dict[str, object] = {"ephemeral": reply.ephemeral}
+    kwargs: MessageArgs = {"ephemeral": reply.ephemeral}
     if reply.content is not None:
         kwargs["content"] = reply.content
         kwargs["allowed_mentions"] = only_mentioning(mentioned(reply.content))
@@ -74,7 +74,7 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         if interaction.message is not None:
             _private_shown(interaction, reply, interaction.message.id)
     else:
-        sent = await interaction.response.send_message(**_message_kwargs(reply))  # type: ignore[arg-type]
+        sent = await interaction.response.send_message(**_message_kwargs(reply))
         if reply.side is not None and update is not None and sent.message_id:
             await _side_posted(interaction, update.game, reply.side, sent.message_id)
         if sent.message_id:
@@ -82,7 +82,7 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
     for follow in reply.followups:
         if window is not None:
             window.posted(None)
-        await interaction.followup.send(**_message_kwargs(follow))  # type: ignore[arg-type]
+        await interaction.followup.send(**_message_kwargs(follow))
     if update is not None:
         await show_table(interaction.client, update, interaction.followup, window)
 

@@ -100,7 +100,7 @@ def lobby_settings(
             )
         )
     settings = base.updated(
-        **{STAND_INS[k].setting: v for k, v in given.items() if STAND_INS[k].setting}  # type: ignore[misc]
+        **{setting: v for k, v in given.items() if (setting := STAND_INS[k].setting)}
     )
     if rule is not None:
         settings = settings.with_house_rule(settings.farkle_preset, str(rule), str(value))

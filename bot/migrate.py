@@ -20,7 +20,7 @@ import argparse
 import asyncio
 import glob
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -190,9 +190,9 @@ async def copy_file(path: Path, url: str, out: TextIO, *, batch: int = BATCH) ->
     return report
 
 
-async def _batches(  # type: ignore[no-untyped-def]
+async def _batches(
     lite: SqliteStore, table: str, columns: list[str], size: int, moved: dict[int, int]
-):
+) -> AsyncIterator[list[dict[str, Any]]]:
     """The file's rows of `table`, in the order they were written (a table WITHOUT ROWID:
     in its key's order); a player_stats row names its game by its PostgreSQL id."""
     cols = ", ".join(columns)

@@ -82,7 +82,7 @@ class Window:
             raise TypeError("window")
         token, opened = data.get("token"), data.get("opened")
         followups, messages = data.get("followups", 0), data.get("messages", [])
-        if not isinstance(token, str) or type(opened) not in (int, float):
+        if not isinstance(token, str) or not isinstance(opened, int | float) or isinstance(opened, bool):
             raise TypeError("window")
         if type(followups) is not int or not isinstance(messages, list):
             raise TypeError("window")

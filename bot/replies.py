@@ -7,17 +7,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 import discord
 
-from bot.components import TableItem, view_of
+from bot.components import Components, TableItem, view_of
 from bot.reach import Reach
 
 if TYPE_CHECKING:  # the adapters' base writes durations with `duration` below
     from bot.open_replies import OpenReply
     from bot.tables.base import Rendered
 
+
+
+class MessageArgs(TypedDict, total=False):
+    """The keyword arguments a new message (a response or a follow-up) is sent with."""
+
+    content: str
+    embed: discord.Embed
+    view: discord.ui.View
+    file: discord.File
+    allowed_mentions: discord.AllowedMentions
+    ephemeral: bool
+
+
+class TableReplyOptions(TypedDict, total=False):
+    """How `Reply.of_table` sends a rendered table: the `Reply` fields besides what it shows."""
+
+    ephemeral: bool
+    edit: bool
+    update: TableUpdate | None
+    on_table: bool
+    side: str | None
+    private_of: float | None
 
 @dataclass(frozen=True)
 class Actor:
@@ -86,7 +108,7 @@ class Reply:
     #: remembered (`OpenReplies`), so a step of theirs that comes later is shown in it.
     private_of: float | None = None
 
-    def view(self) -> discord.ui.View | None:
+    def view(self) -> Components | None:
         return None if self.items is None else view_of(self.items)
 
     @property
@@ -103,9 +125,9 @@ class Reply:
         return cls(content=text, ephemeral=True)
 
     @classmethod
-    def of_table(cls, rendered: Rendered, **kw: object) -> Reply:
+    def of_table(cls, rendered: Rendered, **kw: Unpack[TableReplyOptions]) -> Reply:
         kw.setdefault("side", rendered.side)
-        return cls(content=rendered.content, embed=rendered.embed, items=rendered.items, **kw)  # type: ignore[arg-type]
+        return cls(content=rendered.content, embed=rendered.embed, items=rendered.items, **kw)
 
 
 @dataclass
@@ -142,7 +164,7 @@ def only_mentioning(users: Iterable[int]) -> discord.AllowedMentions:
     if not ids:
         return discord.AllowedMentions.none()
     return discord.AllowedMentions(
-        users=[_MentionedUser(i) for i in ids],  # type: ignore[misc]
+        users=[_MentionedUser(i) for i in ids],  # type: ignore[misc]  # a str id (see _MentionedUser), where discord.py's Snowflake says int
         everyone=False,
         roles=False,
         replied_user=False,

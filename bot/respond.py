@@ -91,4 +91,4 @@ def release(interaction: discord.Interaction) -> None:
     Call it only when nothing will use `interaction.response` again: asked afresh, it would
     not know the interaction was answered."""
     with contextlib.suppress(AttributeError):
-        del interaction._cs_response  # type: ignore[attr-defined]
+        del interaction._cs_response  # type: ignore[attr-defined]  # discord.py's cached response, not in its stubs

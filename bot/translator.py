@@ -8,7 +8,7 @@ import logging
 import discord
 from discord import app_commands
 
-from bot.catalogues import command_fault
+from bot.command_strings import command_fault
 from bot.i18n import SOURCE, lang, language_of
 
 log = logging.getLogger(__name__)
@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 
 class CatalogueTranslator(app_commands.Translator):
     """Each command string from the catalogues, by the context it is asked in
-    (`command_name`, `choice_name`, ...): see `bot/catalogues.py`."""
+    (`command_name`, `choice_name`, ...): see `tools/catalogues.py`."""
 
     async def translate(
         self,

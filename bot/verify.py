@@ -426,7 +426,7 @@ async def verify_answer(
     if (
         record is None
         or record["kind"] not in adapters
-        or place_of(guild, record["channel_id"]) != place_of(guild_id, channel_id)  # type: ignore[arg-type]
+        or place_of(guild, record["channel_id"]) != place_of(guild_id, channel_id)  # type: ignore[arg-type]  # finished_games columns: guild_id int | None, channel_id int
     ):
         raise UserError(_("I have no record of a game {number} here.", number=str(game_id)))
     adapter = adapters[str(record["kind"])]

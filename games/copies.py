@@ -19,7 +19,7 @@ def working_copy(state: M) -> M:
     log's lines are frozen messages too: the copy gets a list of its own, of the same lines."""
     shared = _frozen_fields(type(state))
     logs = _LOG_FIELDS & type(state).model_fields.keys()
-    data = state.model_dump(exclude=(shared | logs) or None)
+    data = state.model_dump(exclude=set(shared | logs) or None)
     for name in shared:
         data[name] = getattr(state, name)  # the validator keeps a model instance as it is
     for name in logs:

@@ -279,7 +279,7 @@ class Draws(random.Random):
         self._note(["dice", at, roller, what, faces])
         return faces
 
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         start, step = operator.index(start), operator.index(step)
         if stop is None:
             start, stop = 0, start
@@ -292,7 +292,7 @@ class Draws(random.Random):
     def randint(self, a: int, b: int) -> int:
         return self.randrange(a, b + 1)
 
-    def choice(self, seq: Sequence[Any], *, what: str = "") -> Any:
+    def choice(self, seq: Sequence[Any], *, what: str = "") -> Any:  # type: ignore[override]  # a pick orders a Sequence canonically before it draws
         if not len(seq):
             raise IndexError("cannot choose from an empty sequence")
         at, items = self.position, self._ordered(seq)
@@ -300,14 +300,14 @@ class Draws(random.Random):
         self._note(["choice", at, _plain(items), _plain(item), what])
         return item
 
-    def shuffle(self, x: MutableSequence[Any], *, what: str = "") -> None:  # type: ignore[override]
+    def shuffle(self, x: MutableSequence[Any], *, what: str = "") -> None:
         at = self.position
         x[:] = self._ordered(x)
         before = _plain(list(x))
         _shuffle(x, self._below)
         self._note(["shuffle", at, before, _plain(list(x)), what])
 
-    def sample(  # type: ignore[override]
+    def sample(
         self, population: Sequence[Any], k: int, *, counts: Any = None, what: str = ""
     ) -> list[Any]:
         if counts is not None:
@@ -440,6 +440,7 @@ def replay(seed: bytes, moves: Sequence[Move], version: int = VERSION) -> list[C
     for index, m in enumerate(moves):
         for entry in m["draws"]:
             expected: Entry | None = None
+            rejected: tuple[int, ...]
             end, rejected, proven = None, (), True
             try:
                 if type(entry[1]) is not int or entry[1] < 0:

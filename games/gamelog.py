@@ -8,10 +8,8 @@ are public: they say only what everyone at the table saw when it happened."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, Self, TypeVar
 
 from games.text import Line, M
 
@@ -20,11 +18,20 @@ from games.text import Line, M
 EARLIER_NOT_KEPT = M("(The moves before these were not kept.)")
 
 
-#: A game's state: a pydantic model with `log` and `new_log`.
-S = TypeVar("S", bound=BaseModel)
+class Logged(Protocol):
+    """A game's state as the log sees it: a pydantic model with `log` and `new_log`."""
+
+    log: list[Line]
+    new_log: list[Line] | None
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        ...
 
 
-def write_log(state: Any, texts: Iterable[Line], length: int) -> None:
+S = TypeVar("S", bound=Logged)
+
+
+def write_log(state: Logged, texts: Iterable[Line], length: int) -> None:
     """Add `texts` to the state's log: the window keeps its last `length` lines, `new_log`
     all of them until they are taken. A state from before `new_log` (None) keeps None, so
     `take_log` can say its earlier lines were not kept."""
@@ -38,8 +45,8 @@ def take_log(state: S) -> tuple[S, list[Line]]:
     """The lines written since the last take, and the state without them (the same object
     when there are none). A state from before `new_log` gives its window, after
     `EARLIER_NOT_KEPT`, and keeps every line from then on."""
-    new: list[Line] | None = state.new_log  # type: ignore[attr-defined]
+    new = state.new_log
     if new == []:
         return state, []
-    lines = new if new is not None else [EARLIER_NOT_KEPT, *state.log]  # type: ignore[attr-defined]
+    lines = new if new is not None else [EARLIER_NOT_KEPT, *state.log]
     return state.model_copy(update={"new_log": []}), list(lines)

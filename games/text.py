@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict
 #: What fills a placeholder: a name or other verbatim text (str), a number the reader's
 #: language formats (int), another message rendered in the same language (Msg), or several
 #: of these joined as a list ("Ann, Bob and Cy").
-Arg = Union[int, str, "Msg", list[Union[int, str, "Msg"]]]
+Part = Union[int, str, "Msg"]
+Arg = Part | list[Part]
 
 
 class Msg(BaseModel):

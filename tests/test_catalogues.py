@@ -11,7 +11,6 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from discord import app_commands
 
-from bot.catalogues import TEMPLATE, problems, problems_in, template
 from bot.i18n import (
     LANGUAGES,
     SOURCE,
@@ -25,6 +24,7 @@ from bot.i18n import (
 )
 from bot.translator import CatalogueTranslator
 from games.text import M, Mn
+from tools.catalogues import TEMPLATE, problems, problems_in, template
 
 TRANSLATED = [code for code in LANGUAGES if code != SOURCE]
 
@@ -43,12 +43,12 @@ def test_every_shipped_language_is_complete(code: str, pot: Catalog) -> None:
 
 
 def test_the_committed_template_is_the_codes(pot: Catalog) -> None:
-    """`python -m bot.catalogues extract` was run after the last change of a string."""
+    """`python -m tools.catalogues extract` was run after the last change of a string."""
     with TEMPLATE.open("rb") as f:
         committed = read_po(f)
     ids = {(m.id if isinstance(m.id, str) else m.id[0], m.context) for m in pot if m.id}
     kept = {(m.id if isinstance(m.id, str) else m.id[0], m.context) for m in committed if m.id}
-    assert ids - kept == set(), "new strings: run python -m bot.catalogues extract"
+    assert ids - kept == set(), "new strings: run python -m tools.catalogues extract"
     assert kept - ids == set(), "strings the code no longer has: run extract"
 
 
@@ -140,3 +140,19 @@ def test_a_broken_translation_falls_back_to_english_and_a_wrong_call_to_its_text
     assert _fill("{nom} gewinnt", "{name} wins", {"name": "Ann"}, german) == "Ann wins"
     assert _fill("{name} gewinnt", "{name} wins", {}, german) == "{name} gewinnt"
     assert _fill("{name} gewinnt", "{name} wins", {"name": "Ann"}, german) == "Ann gewinnt"
+
+
+def test_the_running_bot_never_imports_the_catalogue_tool() -> None:
+    """The command Translator checks translations with bot/command_strings.py; the tool that
+    writes the catalogues (tools/catalogues.py, which reads the whole command tree) stays out
+    of the bot: importing the translator loads neither it nor bot.app."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, bot.translator; "
+        "print(sorted(m for m in ('tools.catalogues', 'bot.app', 'babel.messages.extract') "
+        "if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: reports, the config file's reader, the store.
 OPERATOR_ONLY = {
     "bot/__main__.py",
-    "bot/catalogues.py",
+    "bot/command_strings.py",
     "bot/config.py",
     "bot/database_errors.py",
     "bot/migrate.py",

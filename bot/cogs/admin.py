@@ -127,7 +127,7 @@ class AdminCog(
         assert interaction.guild_id is not None
         tables = self.bot.tables
         current = await tables.settings(interaction.guild_id)
-        new = current.updated(**changes)
+        new = current.updated(saved=False, **changes)
         await tables.save_settings(interaction.guild_id, new)
         await send_reply(
             interaction, Reply(content=_("Saved."), embed=settings_embed(new), ephemeral=True)

@@ -45,6 +45,7 @@ from bot.records import (
     rating_number,
     win_rate,
 )
+from bot.replies import MessageArgs
 from bot.respond import update_message
 from bot.store import PlayerRating, PlayerRecord, Store
 from bot.tables.base import EMBED_COLOUR
@@ -444,14 +445,14 @@ class StatsCog(commands.Cog):
         embed = stats_embed(
             who.display_name, figures, rated, season, interaction.guild_id is not None
         )
-        kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
+        kwargs: MessageArgs = {"embed": embed, "ephemeral": not share}
         if dice:
             kind = game.value if game else None
             title = game_name(kind) if kind else _("all games")
             picture = await dice_field(embed, who.display_name, kind, title, figures)
             if picture is not None:
                 kwargs["file"] = discord.File(io.BytesIO(picture), filename=LUCK_FILE)
-        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
+        await interaction.response.send_message(**kwargs)
 
     @app_commands.command(name="leaderboard")
     @common.anywhere
@@ -499,10 +500,10 @@ class StatsCog(commands.Cog):
                 0,
                 time.time(),
             )
-        kwargs: dict[str, object] = {"embed": embed, "ephemeral": not share}
+        kwargs: MessageArgs = {"embed": embed, "ephemeral": not share}
         if items:
             kwargs["view"] = view_of(items)
-        await interaction.response.send_message(**kwargs)  # type: ignore[arg-type]
+        await interaction.response.send_message(**kwargs)
 
     async def on_page(self, interaction: discord.Interaction[GameBot], click: Click) -> None:
         """A Previous/Next press: the message shows the asked page of today's leaderboard

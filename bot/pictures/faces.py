@@ -139,7 +139,7 @@ def _rank_text(img: Image.Image, text: str, box: tuple[int, int, int, int], colo
     f = font(box[3] - box[1])
     bold = max(1, f.size // 16)
     left, top, right, bottom = f.getbbox(text, stroke_width=bold)
-    mask = Image.new("L", (right - left, bottom - top), 0)
+    mask = Image.new("L", (int(right - left), int(bottom - top)), 0)
     ImageDraw.Draw(mask).text(
         (-left, -top), text, font=f, fill=255, stroke_width=bold, stroke_fill=255
     )

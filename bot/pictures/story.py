@@ -270,7 +270,7 @@ def crap_line(state: CrapState) -> LineStory:
 
 def kuriki_pads(state: KurikiState) -> PadStory:
     """Each player's lives, Kurikis and fouls, the winners and the Tarted player."""
-    winners = state.winners or [state.winner]
+    winners = state.winners or ([] if state.winner is None else [state.winner])
     return PadStory(
         title=Mn("Kuriki · {n} life", "Kuriki · {n} lives", state.rules.lives),
         lives=state.rules.lives,

@@ -128,7 +128,7 @@ PHONE_CAP = 8
 def cap_height(size: int) -> int:
     """The height of a capital letter in the shipped font at `size`, in pixels."""
     top, bottom = font(size).getbbox("H")[1::2]
-    return bottom - top
+    return int(bottom - top)  # whole pixels (the stubs type the box as floats)
 
 
 def least_size(width: int) -> int:

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import bot.store.ratings as ratings
 from bot.store.ratings import Rebuilt
@@ -199,7 +200,7 @@ class Store(ABC):
             " ORDER BY finished_at DESC, id DESC LIMIT 1",
             args,
         )
-        return int(found[0][0]) if found else None  # type: ignore[call-overload]
+        return int(found[0][0]) if found else None
 
     @abstractmethod
     async def player_games(
@@ -264,7 +265,7 @@ class Store(ABC):
         return ratings.changes_in(game_id, records)
 
     @abstractmethod
-    async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
+    async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[Any]]:
         """The rows of a read written in SQLite's dialect (`?` placeholders)."""
 
     @abstractmethod

@@ -419,8 +419,8 @@ class PostgresStore(Store):
         )
         found = {r["kind"]: r for r in rows}
         return [
-            PlayerRecord(
-                *list(found[kind].values())[:7], records=json.loads(found[kind]["records"])
+            PlayerRecord.stored(
+                list(found[kind].values())[:7], json.loads(found[kind]["records"])
             )
             for kind in wanted
             if kind in found

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from itertools import groupby
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -112,11 +113,11 @@ def old_ratings_args(place: int, rows: Sequence[PlayerRow]) -> tuple[object, ...
 
 
 def updated_ratings(
-    place: int, rows: Sequence[PlayerRow], stored: Iterable[Sequence[object]]
+    place: int, rows: Sequence[PlayerRow], stored: Iterable[Row]
 ) -> list[tuple[object, ...]]:
     """The `ratings` rows (`UPSERT_SQL`'s values) a rated game writes: its players' rows
     (season marked) and what `old_ratings_sql` read of them."""
-    old = {int(r[0]): stored_rating(r[1:]) for r in stored}  # type: ignore[call-overload]
+    old = {int(r[0]): stored_rating(r[1:]) for r in stored}
     kind, season = rows[0].kind, int(rows[0].season or 0)
     return [
         rating_values((place, kind, season, pid), new)
@@ -138,15 +139,20 @@ class RatedGame:
     rows: list[PlayerRow]
 
 
-def rated_games(records: Iterable[Sequence[object]]) -> Iterator[RatedGame]:
+#: A database row: its columns are typed by the SQL that reads them (aiosqlite and asyncpg
+#: give them untyped).
+Row = Sequence[Any]
+
+
+def rated_games(records: Iterable[Row]) -> Iterator[RatedGame]:
     """The rows of `REPLAY_SQL` (ordered by game, then player) grouped into games."""
     for game_id, group in groupby(records, key=lambda r: r[2]):
         rows = list(group)
         guild_id, channel_id = rows[0][0], rows[0][1]
-        players = [PlayerRow(*r[2:]) for r in rows]  # type: ignore[arg-type]
+        players = [PlayerRow(*r[2:]) for r in rows]
         yield RatedGame(
-            game_id=int(game_id),  # type: ignore[call-overload]
-            place=place_of(guild_id, channel_id),  # type: ignore[arg-type]
+            game_id=int(game_id),
+            place=place_of(guild_id, channel_id),
             kind=players[0].kind,
             season=int(players[0].season or 0),
             rows=players,
@@ -203,11 +209,11 @@ class Rebuilt:
 
 
 def rebuilt(
-    stored: Iterable[Sequence[object]], records: Iterable[Sequence[object]]
+    stored: Iterable[Row], records: Iterable[Row]
 ) -> tuple[dict[Key, Rating], Rebuilt]:
     """The ratings replayed from `REPLAY_SQL`'s rows, and how they compare with the stored
     ones (`ALL_RATINGS_SQL`'s rows): equal means every float is the same."""
-    old = {(int(r[0]), str(r[1]), int(r[2]), int(r[3])): stored_rating(r[4:]) for r in stored}  # type: ignore[call-overload]
+    old = {(int(r[0]), str(r[1]), int(r[2]), int(r[3])): stored_rating(r[4:]) for r in stored}
     fresh, games = replay(rated_games(records))
     differed = sum(old.get(k) != v for k, v in fresh.items()) + len(old.keys() - fresh.keys())
     return fresh, Rebuilt(games=games, ratings=len(fresh), differed=differed)
@@ -219,10 +225,10 @@ def rating_values(key: Key, rating: Rating) -> tuple[object, ...]:
             rating.last_game)  # fmt: skip
 
 
-def stored_rating(row: Sequence[object]) -> Rating:
+def stored_rating(row: Row) -> Rating:
     """A `Rating` from the columns `RATING_COLUMNS` names."""
     mu, sigma, games, change, last = row
-    return Rating(float(mu), float(sigma), int(games), float(change), int(last))  # type: ignore[arg-type]
+    return Rating(float(mu), float(sigma), int(games), float(change), int(last))
 
 
 # --------------------------------------------------------------------------- SQL

@@ -11,6 +11,9 @@ from typing import Any, NamedTuple
 
 from bot.records import LUCK
 
+#: A log line as it is stored (JSON): a message's dict (games/text.py `line_json`), or text.
+LogLine = dict[str, object] | str
+
 
 @dataclass
 class SessionRow:
@@ -27,7 +30,7 @@ class SessionRow:
     shown_revision: int = 0
     #: The log lines this revision adds to the game's whole log (`save_session` appends
     #: them in the same commit; nothing is read back into this field).
-    log: list[str] = field(default_factory=list)
+    log: list[LogLine] = field(default_factory=list)
 
 
 @dataclass
@@ -59,7 +62,7 @@ class FinishedGame:
     dice: dict[str, object] | None = None
     #: The log lines of its last move, not yet stored: `finish_session` keeps them after
     #: the lines stored with the game's earlier moves. None: the game keeps no log.
-    log: list[str] | None = None
+    log: list[LogLine] | None = None
     #: What its story picture draws (`bot.pictures.story`), to draw it again later.
     story: dict[str, object] | None = None
     #: Where the bot is no member of the channel: the finished session as stored (see
@@ -70,7 +73,7 @@ class FinishedGame:
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
         left, or it was ended early); a game with a bot seat is counted apart."""
-        winners = set(self.winners) or {self.winner_id}
+        winners = set(self.winners) or ({self.winner_id} if self.winner_id is not None else set())
         abandoned = self.winner_id is None
         return [
             PlayerRow(
@@ -87,7 +90,7 @@ class FinishedGame:
                 stats=json.dumps(self.stats.get(str(pid), {})),
                 position=self.places.get(str(pid)),
             )
-            for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]
+            for pid in dict.fromkeys(int(p["id"]) for p in self.players)  # type: ignore[call-overload]  # an Outcome.players id: an int
         ]
 
 
@@ -137,6 +140,13 @@ class PlayerRecord:
         for key in LUCK.get(self.kind, ()):
             if key in self.records:
                 self.luck[key] = self.records.pop(key)
+
+    @classmethod
+    def stored(cls, figures: Sequence[Any], records: dict[str, int]) -> PlayerRecord:
+        """A record from its stored columns, `kind` to `best_score` in order, and its
+        records (decoded)."""
+        kind, games, wins, bot_games, bot_wins, abandoned, best_score = figures
+        return cls(kind, games, wins, bot_games, bot_wins, abandoned, best_score, records)
 
 
 def places(keys: Sequence[object], offset: int, ahead: int) -> list[int]:
@@ -215,7 +225,7 @@ FINISHED_INSERT = (
 
 
 def finished_values(
-    game: FinishedGame, finished_at: float, log: list[str] | None
+    game: FinishedGame, finished_at: float, log: list[LogLine] | None
 ) -> tuple[object, ...]:
     """A finished game as the row `finish_session` inserts (JSON columns encoded), with
     its whole log (None: not kept)."""
@@ -252,7 +262,7 @@ def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]
     rec = dict(zip(cols, row, strict=True))
     for key in ("players", "scores", "rules", "lobby", "bots", "dice", "log", "story"):
         if rec[key] is not None:
-            rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
+            rec[key] = json.loads(rec[key])  # type: ignore[arg-type]  # a JSON column: its text
     return rec
 
 

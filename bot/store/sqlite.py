@@ -373,7 +373,7 @@ class SqliteStore(Store):
         ) as cur:
             rows = {r[0]: r for r in await cur.fetchall()}
         return [
-            PlayerRecord(*rows[kind][:7], records=json.loads(rows[kind][7]))
+            PlayerRecord.stored(rows[kind][:7], json.loads(rows[kind][7]))
             for kind in wanted
             if kind in rows
         ]

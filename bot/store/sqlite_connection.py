@@ -162,8 +162,8 @@ class Database:
         if self.reader is None:
             cursor = self.writer.execute(sql, parameters)
             return [c[0] for c in cursor.description], cursor.fetchall()
-        async with self.reader.execute(sql, parameters) as cursor:
-            return [c[0] for c in cursor.description], list(await cursor.fetchall())
+        async with self.reader.execute(sql, parameters) as reading:
+            return [c[0] for c in reading.description], list(await reading.fetchall())
 
     async def checkpoint(self) -> None:
         """Copy the WAL into the database file, in the thread; the loop goes on writing."""
@@ -210,6 +210,6 @@ class Database:
             self._checkpoints.cancel()
         if self.reader is None:
             return None
-        thread: threading.Thread = self.reader._thread  # type: ignore[attr-defined]
+        thread: threading.Thread = self.reader._thread
         self.reader.stop()
         return thread

@@ -3,76 +3,46 @@
 from __future__ import annotations
 
 import logging
-import random
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from abc import abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import discord
-from pydantic import BaseModel
 
-from bot.components import TableItem, button, select, view_of
+from bot.components import Components, TableItem, button, select, view_of
 from bot.i18n import N_, _, _n, one_unit, render
 from bot.mentions import spoken
 from bot.pictures.emojis import Faces
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings
-from games.autoplay import Chooser, is_idle
-from games.bots import bot_seats, only_bots
+from bot.tables.rules import (
+    STAMP_MODULUS,
+    GameRules,
+    Move,
+    Outcome,
+    StateT,
+    placed,
+)
+from games.autoplay import is_idle
 from games.lobby import Lobby
-from games.places import Order, places
-from games.text import Line, M, Msg
+from games.text import Line
 
 log = logging.getLogger(__name__)
 
 EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
-STAMP_MODULUS = 10**10  # a custom_id's stamp has at most 10 digits
-
-
-@dataclass(frozen=True)
-class Move:
-    """A player's move as the adapter receives it: the action and its argument from the
-    custom_id, a select's values, the clock, and whether the player manages the server."""
-
-    user_id: int
-    action: str
-    arg: str | None = None
-    values: tuple[str, ...] = ()
-    now: float = 0.0
-    is_admin: bool = False
-
-
-@dataclass
-class Outcome:
-    """How a finished game is recorded."""
-
-    players: list[dict[str, object]]
-    scores: dict[str, int]
-    winner_id: int | None
-    rules: dict[str, object]
-    #: How the game ended, in the reader's language wherever it is read (a message).
-    summary: Line
-    #: Each player's counters for /stats, by player id (as text): {"farkles": 3, ...}.
-    stats: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: Everyone who won, when that can be more than `winner_id` (a tie in CRAP).
-    winners: list[int] = field(default_factory=list)
-    #: The seats that were bots, so results and stats keep them apart from people.
-    bots: list[int] = field(default_factory=list)
-    #: Each player's finishing place, by player id (as text): 1 first, tied players share
-    #: a place (see `placed`). Ratings read it.
-    places: dict[str, int] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not self.bots:
-            self.bots = sorted(bot_seats(int(p["id"]) for p in self.players))  # type: ignore[call-overload]
-
-
-def placed(order: Order) -> dict[str, int]:
-    """An engine's finishing order as `Outcome.places`."""
-    return {str(pid): place for pid, place in places(order).items()}
+__all__ = [
+    "EMBED_COLOUR",
+    "STAMP_MODULUS",
+    "Move",
+    "Outcome",
+    "Rendered",
+    "TableAdapter",
+    "placed",
+    "timer_line",
+    "vote_tally",
+]
 
 
 @dataclass
@@ -88,7 +58,7 @@ class Rendered:
     #: key its id is kept under once posted (`TableAdapter.side_messages`).
     side: str | None = None
 
-    def view(self) -> discord.ui.View:
+    def view(self) -> Components:
         return view_of(self.items)
 
 
@@ -99,14 +69,12 @@ def vote_tally(yes: Sequence[int], no: Sequence[int]) -> str:
     return _("{yes} yes, {no} no", yes=len(yes), no=len(no))
 
 
-class TableAdapter(ABC):
-    """The Discord side of one game. No rules live here: legality is asked of the engine."""
+class TableAdapter(GameRules[StateT]):
+    """The Discord side of one game: the table, the lobby, the private replies and the rules
+    page, rendered from the state. The rules half (`GameRules`) answers every question about
+    the state from the engine; nothing here decides what is legal."""
 
-    kind: ClassVar[str]
     title: ClassVar[str]
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 8
-    state_model: ClassVar[type[BaseModel]]
     #: Actions that only show something (no state change, answered privately).
     read_only_actions: ClassVar[frozenset[str]] = frozenset()
     #: Read-only actions that show only what is public (a log): anyone may press them.
@@ -116,140 +84,19 @@ class TableAdapter(ABC):
     #: How dice and cards are written: the bot gives its adapters the Faces it loads the
     #: emojis into; this default writes text.
     faces: Faces = Faces()
-    #: The pure engine and the bot player's policy (`choose(state, seat, rng, now)`).
-    engine: ClassVar[ModuleType]
-    policy: ClassVar[ModuleType]
-    #: A bot's moves that show nothing worth a pause (picking dice): it moves on at once.
-    quick_bot_actions: ClassVar[frozenset[str]] = frozenset()
     #: What the game draws from its sealed seed, as the table's footer says it (bot/sealed.py),
     #: translated where it is shown.
     sealed_what: ClassVar[str] = N_("Dice")
-
-    def stamp(self, state: Any, action: str, arg: str | None) -> int:
-        """The stamp of the decision `action` answers in `state` (this throw, this roll under
-        the cup, this turn); 0 for actions that stay good all game (show my hand, a vote that
-        names itself in its arg). A click is refused as stale only when the stamp it carries
-        differs from the current one, so other players' moves never invalidate it."""
-        return 0
-
-    def drawn_text(self, what: str, item: Any) -> str:
-        """An item of a shuffle or pick the game drew (`what`: the engine's name for it, see
-        games/draws.py) as /verify writes it: as it is, unless the game knows better."""
-        return str(item)
-
-    def record_problems(self, entries: list[Any]) -> list[Msg]:
-        """What is wrong with a finished game's record of draws (its entries, in order)
-        besides what the seed gives, each naming its draw: the game's own rules of what a
-        pile may hold (CRAP's cards). None here."""
-        return []
-
-    def bot_preparation(self, state: Any) -> Callable[[], object] | None:
-        """What readies the bot players' policy for this game (it may block for a moment:
-        the service runs it in a thread when the game starts), or None: nothing to do, so
-        most game starts cost no thread at all."""
-        return None
-
-    def lobby_max_players(self, options: dict[str, Any]) -> int:
-        """The most players a lobby with these (validated) options takes."""
-        return self.max_players
 
     def players_text(self, settings: GuildSettings) -> str:
         """How many players this server's lobbies take, as /help says it ("2-12 players")."""
         most = self.lobby_max_players(self.lobby_options(settings))
         return _n("{low}-{n} player", "{low}-{n} players", most, low=self.min_players)
 
-    def stamp_of(self, state: Any, action: str, arg: str | None) -> int:
-        """`stamp` as a custom_id carries it (10 digits): stamps are only compared, so a
-        counter grown absurdly large still renders and still compares."""
-        return self.stamp(state, action, arg) % STAMP_MODULUS
-
-    @abstractmethod
-    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
-        """The lobby's options from its settings (the server's, or the host's start options
-        over the bot's defaults: bot/lobby_settings.py): the rules its game will be played
-        by. Raises UserError when they do not make a game."""
-
     @abstractmethod
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
         """What the lobby message says about the rules that will be played: one paragraph
         ending with the rules command, so the lobby fits a phone's screen."""
-
-    @abstractmethod
-    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> Any:
-        """The started game's state."""
-
-    @abstractmethod
-    def apply(self, state: Any, move: Move, rng: random.Random) -> Any:
-        """The state after a player's move; raises GameError when it is refused."""
-
-    @abstractmethod
-    def timeout(
-        self, state: Any, rng: random.Random, now: float, chooser: Chooser | None = None
-    ) -> Any:
-        """The state after the player on the clock ran out of time; `chooser` (see
-        `chooser`) makes their move as a bot would, the engine's fixed rule otherwise."""
-
-    # ------------------------------------------------------------------ bots
-
-    def chooser(self, rng: random.Random, now: float) -> Chooser:
-        """The policy as the engines' timeouts ask it: a policy that fails is logged and
-        answers None, so the engine plays its fixed rule and the game goes on."""
-
-        def choose(state: Any, seat: int) -> Any:
-            try:
-                return self.policy.choose(state, seat, rng, now)
-            except Exception:
-                log.exception("The %s policy failed for seat %s", self.kind, seat)
-                return None
-
-        return choose
-
-    def can_act(self, state: Any, seat: int) -> bool:
-        """Whether `seat` may move now (a bot that can is given its move)."""
-        return bool(self.engine.legal_actions(state, seat))
-
-    def bot_move(
-        self,
-        state: Any,
-        seat: int,
-        rng: random.Random,
-        now: float,
-        choices: random.Random | None = None,
-    ) -> Any:
-        """The state after bot `seat` made its move (quick moves and the one after them);
-        the state itself when the policy has nothing to do. Raises when the policy fails
-        or its move is refused (the caller falls back). The engine draws from `rng` (the
-        game's dice and cards), the policy decides with `choices` (default: `rng` too)."""
-        thinking = rng if choices is None else choices
-        for _step in range(50):
-            action = self.policy.choose(state, seat, thinking, now)
-            if action is None:
-                return state
-            state = self.engine.apply(state, seat, action, rng)[0]
-            if action.kind not in self.quick_bot_actions:
-                return state
-        return state
-
-    def clock_holders(self, state: Any) -> list[int]:
-        """Everyone a timeout now plays for."""
-        player = self.on_clock(state)
-        return [] if player is None else [player]
-
-    def present_ids(self, state: Any) -> list[int]:
-        """Players who have not left (a player knocked out is still at the table)."""
-        return self.player_ids(state)
-
-    def abandon(self, state: Any, why: str) -> Any:
-        """The game ended with no winner because of a departure."""
-        return self.engine.abandon(state, why)[0]
-
-    def extra_deadline(self, state: Any) -> float | None:
-        """A deadline other than the turn timer's (e.g. a vote closing); None: none."""
-        return None
-
-    def expire_extra(self, state: Any, now: float, rng: random.Random) -> Any:
-        """The state after the deadlines of `extra_deadline` that passed by `now`."""
-        return state
 
     def private(
         self,
@@ -279,46 +126,9 @@ class TableAdapter(ABC):
         """What an off-table message (an ephemeral, a vote) shows after a click on it."""
         return Rendered(embed=discord.Embed(description=_("Done.")))
 
-    def steps_changed(self, before: Any, after: Any) -> list[int]:
-        """The players whose part in the game a move changed (a challenge's next step): the
-        private reply they have open (`private` of "hand") is shown again. None by default."""
-        return []
-
-    def side_messages(self, state: Any) -> dict[str, str]:
-        """The public messages besides the table that show a decision still open (Kuriki's
-        foul votes), by key, each with a fingerprint of what it shows: a commit that changes
-        the fingerprint or closes the decision edits the message (`side_message`), whoever
-        made it, a person, a bot or a timer. None by default."""
-        return {}
-
     def side_message(self, session: Session, key: str) -> Rendered:
         """The message of `side_messages`'s `key` as it stands now (closed: its result)."""
         raise KeyError(key)
-
-    @abstractmethod
-    def remove_player(self, state: Any, user_id: int) -> Any:
-        """The state after a player left."""
-
-    @abstractmethod
-    def player_ids(self, state: Any) -> list[int]:
-        """Players still seated."""
-
-    @abstractmethod
-    def on_clock(self, state: Any) -> int | None:
-        """Whose move the game waits for (None: nobody, so no timer)."""
-
-    def waiting_on(self, state: Any) -> dict[int, str]:
-        """Who the game waits on, each with what for ("your turn"): a player who joins this
-        set is mentioned in a freshly posted table, the only way Discord notifies anyone."""
-        player = self.on_clock(state)
-        return {} if player is None else {player: _("your move")}
-
-    def thinking(self, state: Any) -> list[int]:
-        """The bots the table waits on, when it waits on bots alone (empty: a person is
-        asked). Meanwhile the table says so in words and shows only what a person can use
-        (their own hand, a peek), never the buttons of the bot's move."""
-        waiting = list(self.waiting_on(state))
-        return waiting if waiting and only_bots(waiting) else []
 
     @staticmethod
     def thinking_line(bots: list[int]) -> str:
@@ -344,12 +154,6 @@ class TableAdapter(ABC):
             colour=EMBED_COLOUR,
         )
         return Rendered(embed=embed)
-
-    @abstractmethod
-    def is_finished(self, state: Any) -> bool: ...
-
-    @abstractmethod
-    def outcome(self, state: Any) -> Outcome: ...
 
     @abstractmethod
     def render(self, session: Session) -> Rendered:
@@ -425,11 +229,6 @@ class TableAdapter(ABC):
         if is_idle(why):
             return _("**Abandoned:** {why}, so nobody wins.", why=why)
         return _("**Game over:** {why}, so nobody wins.", why=why)
-
-    @staticmethod
-    def departure_summary(why: Line) -> Msg:
-        """The finished-games outcome of a game that players left (stored as a message)."""
-        return M("Nobody wins: {why}.", why=why)
 
     # ------------------------------------------------------------------ lobby
 

@@ -16,7 +16,7 @@ from bot.components import TableItem
 from bot.i18n import N_, _, _n, plain_text, render
 from bot.players import who
 from bot.sessions import Session
-from bot.tables.base import EMBED_COLOUR, Rendered
+from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
 from games.crap import engine
 from games.crap.cards import (
     RANKS,
@@ -37,9 +37,9 @@ SELECT_LIMIT = 25
 SUIT_WORDS = {"S": N_("spades"), "H": N_("hearts"), "D": N_("diamonds"), "C": N_("clubs")}
 
 
-class CrapHand:
-    """The private side of `CrapTable` (bot/tables/crap.py), a mixin of its `TableAdapter`
-    (whose `button`, `select` and `faces` it uses)."""
+class CrapHand(TableAdapter[CrapState]):
+    """The private side of `CrapTable` (bot/tables/crap.py): the part of its rendering that
+    only the player who asks sees (it uses `button`, `select` and `faces` of `TableAdapter`)."""
 
     def private(
         self,
@@ -128,7 +128,9 @@ class CrapHand:
     def _hand(self, session: Session, user_id: int) -> Rendered:
         state: CrapState = session.state
         mine = engine.private_view(state, user_id)["me"]
-        hand, protected = mine["hand"], mine["protected"]  # type: ignore[index]
+        if not isinstance(mine, dict):
+            raise TypeError(f"the private view's 'me' is {type(mine).__name__}")
+        hand, protected = _cards(mine["hand"]), _cards(mine["protected"])
         lines = [
             _("**Your hand ({count}):** {cards}", count=len(hand), cards=self.faces.cards(hand)),
             _(
@@ -137,19 +139,20 @@ class CrapHand:
                 cards=self.faces.cards(protected, 500),
             ),
         ]
-        for other_id, cards in mine["seen"].items():  # type: ignore[union-attr]
+        seen = mine["seen"]
+        for other_id, cards in seen.items() if isinstance(seen, dict) else ():
             lines.append(
                 _(
                     "**Seen in co-operate, {name}'s hand:** {cards}",
                     name=who(int(other_id)),
-                    cards=self.faces.cards(cards, 500),
+                    cards=self.faces.cards(_cards(cards), 500),
                 )
             )
-        if "committed" in mine:  # type: ignore[operator]
+        if "committed" in mine:
             lines.append(
                 _(
                     "**Face down in the challenge:** {cards}",
-                    cards=self.faces.cards(mine["committed"], 500),  # type: ignore[index]
+                    cards=self.faces.cards(_cards(mine["committed"]), 500),
                 )
             )
         legal = engine.legal_actions(state, user_id)
@@ -189,7 +192,7 @@ class CrapHand:
             )
         if "protect" in legal:
             twice = Counter(label(c) for c in me.hand)
-            options = [
+            pictured = [
                 (
                     label(c) + (f" ×{twice[label(c)]}" if twice[label(c)] > 1 else ""),
                     str(c),
@@ -197,7 +200,9 @@ class CrapHand:
                 )
                 for c in _distinct(me.hand)
             ][:SELECT_LIMIT]
-            items.append(self.select(session, "protect", options, placeholder=_("Protect a card…")))
+            items.append(
+                self.select(session, "protect", pictured, placeholder=_("Protect a card…"))
+            )
         if legal & {"challenge", "cooperate", "force"}:
             options = []
             with plain_text():  # a select's options read no markdown: names as written
@@ -274,3 +279,10 @@ def _distinct(cards: list[int]) -> list[int]:
             seen.add(label(c))
             out.append(c)
     return out
+
+
+def _cards(value: object) -> list[int]:
+    """Cards as a view holds them (a list of card ids), checked: the views are plain dicts."""
+    if not isinstance(value, list) or not all(isinstance(c, int) for c in value):
+        raise TypeError(f"a view's cards are {value!r}")
+    return list(value)

@@ -4,10 +4,6 @@ whole state is the public view."""
 from __future__ import annotations
 
 import contextlib
-import functools
-import random
-from collections.abc import Callable
-from typing import Any
 
 import discord
 
@@ -18,33 +14,22 @@ from bot.mentions import mention, spoken
 from bot.players import who
 from bot.sessions import Session
 from bot.settings import GuildSettings, SettingsError
-from bot.tables.base import EMBED_COLOUR, Move, Outcome, Rendered, TableAdapter, placed
+from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
+from bot.tables.farkle_play import FarklePlay
 from bot.tables.farkle_rules import describe_rules, house_rules, short_rules
 from bot.tables.fields import add_paged, newest, without_game_over
-from games.autoplay import Chooser
-from games.bots import bot_seats
 from games.errors import IllegalMove
-from games.farkle import engine, policy
-from games.farkle.engine import Action, FarklePlayer, FarkleState
+from games.farkle import engine
+from games.farkle.engine import FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.farkle.scoring import score_selection
 from games.lobby import Lobby
-from games.numbers import number
-from games.text import M
 
 LOG_LINES = 6
 FIELD_LIMIT = 1024
 #: On a button that rolls all six dice again after scoring every die (hot dice): short
 #: enough that "Keep 1500 & roll 6 🔥" fits a phone's button.
 HOT = " 🔥"
-_ACTIONS = {
-    "toggle": "toggle",
-    "roll": "roll",
-    "bank": "bank",
-    "piggy": "piggyback",
-    "bestroll": "roll",
-    "bestbank": "bank",
-}
 
 
 def _keep_and_bank(value: int, total: int) -> str:
@@ -60,38 +45,12 @@ def _keep_and_roll(value: int, left: int) -> str:
     return label + HOT if left == 6 else label
 
 
-class FarkleTable(TableAdapter):
-    kind = "farkle"
+class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
+    """The Farkle table: its rules half is `FarklePlay` (bot/tables/farkle_play.py)."""
+
     title = "Farkle"
-    min_players = 2
-    max_players = 10
-    engine = engine
-    policy = policy
-    #: Whether a game with a bot seat starts building its rules' win table (a child
-    #: process of a few minutes per rule set; the bot sets it from `farkle_tables`).
-    build_tables = False
-    quick_bot_actions = frozenset({"toggle"})
-    state_model = FarkleState
 
     # ---------------------------------------------------------------- lobby
-
-    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
-        try:
-            rules = settings.farkle_rules()
-        except SettingsError as exc:
-            raise UserError(str(exc)) from None
-        return {"rules": rules.model_dump(mode="json")}
-
-    def bot_preparation(self, state: FarkleState) -> Callable[[], object] | None:
-        """A game with a bot seat: start building the rules' win table in the background
-        (the bot plays the expected-score fallback until it is ready)."""
-        if self.build_tables and bot_seats(p.id for p in state.players):
-            return functools.partial(policy.warm, state.rules)
-        return None
-
-    def lobby_max_players(self, options: dict[str, Any]) -> int:
-        """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
-        return int(FarkleRules.model_validate(options["rules"]).max_players)
 
     def players_text(self, settings: GuildSettings) -> str:
         """The server's rule set's count, and those of the rule sets that differ ("2-25
@@ -122,85 +81,7 @@ class FarkleTable(TableAdapter):
             parts.append(_("House rules: {rules}.", rules=_("; ").join(house)))
         return " ".join(parts) + " · " + mention("farkle rules")
 
-    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
-        rules = FarkleRules.model_validate(lobby.options["rules"])
-        state, _ = engine.new_game(lobby.players, rules, rng)
-        return state
-
     # ---------------------------------------------------------------- moves
-
-    def stamp(self, state: FarkleState | None, action: str, arg: str | None) -> int:
-        return 0 if state is None else engine.decision(state)
-
-    def apply(self, state: FarkleState, move: Move, rng: random.Random) -> FarkleState:
-        kind = _ACTIONS.get(move.action)
-        if kind is None:
-            raise IllegalMove(M("That button does not belong to Farkle."))
-        index, select = None, None
-        if kind == "toggle" and move.arg is not None:
-            # "<die>-on" / "<die>-off": the state the tap asks for; a bare "<die>" flips it.
-            die, _, want = move.arg.partition("-")
-            index = number(die)
-            select = {"on": True, "off": False}.get(want)
-        action = Action(
-            kind=kind,  # type: ignore[arg-type]
-            index=index,
-            select=select,
-            best=move.action in ("bestroll", "bestbank"),
-        )
-        return engine.apply(state, move.user_id, action, rng)[0]
-
-    def timeout(
-        self, state: FarkleState, rng: random.Random, now: float, chooser: Chooser | None = None
-    ) -> FarkleState:
-        return engine.timeout(state, rng, chooser)[0]
-
-    def remove_player(self, state: FarkleState, user_id: int) -> FarkleState:
-        return engine.remove_player(state, user_id)[0]
-
-    def player_ids(self, state: FarkleState) -> list[int]:
-        return [p.id for p in state.players]
-
-    def on_clock(self, state: FarkleState) -> int | None:
-        return None if state.finished else state.current_player.id
-
-    def waiting_on(self, state: FarkleState) -> dict[int, str]:
-        return {} if state.finished else {state.current_player.id: _("your turn to roll")}
-
-    def is_finished(self, state: FarkleState) -> bool:
-        return state.finished
-
-    def outcome(self, state: FarkleState) -> Outcome:
-        ranked = engine.standings(state)
-        winner = next((p for p in ranked if p.id == state.winner), None)
-        return Outcome(
-            players=[{"id": p.id, "name": p.name} for p in ranked],
-            scores={str(p.id): p.score for p in ranked},
-            winner_id=state.winner,
-            rules=state.rules.model_dump(mode="json"),
-            places=placed(engine.finishing_order(state)),
-            stats={str(p.id): self._stats(state, p) for p in ranked},
-            summary=(
-                self.departure_summary(state.ended_by_departure)
-                if state.ended_by_departure
-                else M("{name} wins with {points}.", name=winner.name, points=winner.score)
-                if winner
-                else M("Nobody wins.")
-            ),
-        )
-
-    @staticmethod
-    def _stats(state: FarkleState, player: FarklePlayer) -> dict[str, int]:
-        """A player's counters for /stats, in the rule set's own words: crappys (and crappy
-        malappys, where they count) in Crappy Malappy, farkles elsewhere."""
-        stats = {
-            f"{state.rules.farkle_word}s": player.farkles,
-            "hot_dice": player.hot_dice,
-            "best_turn": player.best_turn,
-        }
-        if state.rules.crappy_malappy_wins:
-            stats["malappys"] = player.malappys
-        return stats
 
     # ---------------------------------------------------------------- rendering
 

@@ -36,22 +36,22 @@ def describe_rules(rules: FarkleRules) -> tuple[list[str], list[str]]:
         _("Three 1s: {points}. Three of any other face: face x 100.", points=rules.triple_ones),
         kind,
     ]
-    six = []
+    all_six: list[str] = []
     if rules.straight is not None:
-        six.append(_("straight 1-6: {points}", points=rules.straight))
+        all_six.append(_("straight 1-6: {points}", points=rules.straight))
     if rules.three_pairs is not None:
-        six.append(
+        all_six.append(
             _("three pairs: {points} (four of a kind + a pair counts)", points=rules.three_pairs)
             if rules.four_and_pair_is_three_pairs
             else _("three pairs: {points}", points=rules.three_pairs)
         )
-    six.append(
+    all_six.append(
         _("two triples: {points}", points=rules.two_triplets)
         if rules.two_triplets is not None
         else _("two triples: the two triples added")
     )
     # Translators: {sets} is a list of sets separated by semicolons ("three pairs: 500; ...").
-    sets.append(_("With all six dice: {sets}.", sets=_("; ").join(six)))
+    sets.append(_("With all six dice: {sets}.", sets=_("; ").join(all_six)))
     if rules.extend_triple_across_throws:
         sets.append(
             _(

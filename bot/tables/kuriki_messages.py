@@ -15,7 +15,7 @@ from bot.errors import UserError
 from bot.i18n import N_, _, render
 from bot.players import who
 from bot.sessions import Session
-from bot.tables.base import EMBED_COLOUR, Rendered
+from bot.tables.base import EMBED_COLOUR, Rendered, TableAdapter
 from games.bots import is_bot, only_bots
 from games.kuriki import engine
 from games.kuriki.engine import KurikiState
@@ -48,9 +48,10 @@ def tally(vote: engine.Vote) -> str:
     return _("no votes yet")
 
 
-class KurikiMessages:
-    """The private replies and vote messages of `KurikiTable` (bot/tables/kuriki.py), a mixin
-    of its `TableAdapter` (whose `button`, `select`, `faces` and `thinking_line` it uses)."""
+class KurikiMessages(TableAdapter[KurikiState]):
+    """The private replies and vote messages of `KurikiTable` (bot/tables/kuriki.py), the
+    part of its rendering besides the cup (it uses `button`, `select`, `faces` and
+    `thinking_line` of `TableAdapter`)."""
 
     def private(
         self,
@@ -71,7 +72,7 @@ class KurikiMessages:
             return None
         view = engine.private_view(state, user_id)
         dice = view["dice"]
-        if dice is None:
+        if not isinstance(dice, list):  # None: the dice are not this player's to see
             if action == "peek":
                 raise UserError(
                     _(
@@ -185,9 +186,9 @@ class KurikiMessages:
             )
             return Rendered(embed=discord.Embed(description=text, colour=EMBED_COLOUR))
         if action in ("propose", "rusk"):
-            vote_id = state.next_vote - 1  # the vote just opened: its message is kept
-            return replace(self._vote_message(session, vote_id), side=f"{SIDE_VOTE}{vote_id}")
-        vote_id = None
+            new_vote = state.next_vote - 1  # the vote just opened: its message is kept
+            return replace(self._vote_message(session, new_vote), side=f"{SIDE_VOTE}{new_vote}")
+        vote_id: int | None = None
         if action == "vote":
             head = (arg or "").partition("-")[0]
             vote_id = number(head)
@@ -275,13 +276,10 @@ class KurikiMessages:
                 "charged.",
                 name=who(vote.accused),
             )
-            embed = discord.Embed(
-                title=_("⚖ Foul!"),
-                description=f"{head}\n{nobody} {closes}",
-                colour=EMBED_COLOUR,
-            )
+            description = f"{head}\n{nobody} {closes}"
+            embed = discord.Embed(title=_("⚖ Foul!"), description=description, colour=EMBED_COLOUR)
             if is_bot(vote.accused):  # its answer is the bot's: nothing here to press
-                embed.description += "\n" + self.thinking_line([vote.accused])
+                embed.description = description + "\n" + self.thinking_line([vote.accused])
                 return Rendered(embed=embed)
             items = [
                 self.button(
@@ -293,8 +291,8 @@ class KurikiMessages:
                 ),
                 self.button(session, "vote", _("Decline"), arg=f"{vote.id}-decline"),
             ]
-            content = _("{name}: accept the foul or decline it.", name=who(vote.accused))
-            return Rendered(embed=embed, items=items, content=content)
+            asked = _("{name}: accept the foul or decline it.", name=who(vote.accused))
+            return Rendered(embed=embed, items=items, content=asked)
         needed = len(voters) // 2 + 1
         who_votes = _(
             "The voters are the players other than the accuser and the accused: {voters}. A "
@@ -304,11 +302,8 @@ class KurikiMessages:
             total=len(voters),
         )
         votes = _("Votes: {tally}.", tally=tally(vote))
-        embed = discord.Embed(
-            title=_("⚖ Foul!"),
-            description=f"{head}\n{who_votes} {votes} {closes}",
-            colour=EMBED_COLOUR,
-        )
+        description = f"{head}\n{who_votes} {votes} {closes}"
+        embed = discord.Embed(title=_("⚖ Foul!"), description=description, colour=EMBED_COLOUR)
         items = [
             self.button(
                 session,
@@ -323,9 +318,9 @@ class KurikiMessages:
         # them (an edit after a vote notifies nobody, as Discord does).
         undecided = [v for v in voters if v not in (*vote.yes, *vote.no)]
         if undecided and only_bots(undecided):  # the votes left are bots': none to press
-            embed.description += "\n" + self.thinking_line(undecided)
+            embed.description = description + "\n" + self.thinking_line(undecided)
             return Rendered(embed=embed)
-        content = (
+        content: str | None = (
             _("{names}: vote on the foul.", names=[who(v) for v in undecided])
             if undecided
             else None

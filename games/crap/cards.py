@@ -41,6 +41,14 @@ def suit(card: int) -> str | None:
     return None if card >= NATURAL_CARDS else SUITS[card % 4]
 
 
+def natural_suit(card: int) -> str:
+    """The suit of a card that is not a joker."""
+    of = suit(card)
+    if of is None:
+        raise ValueError(f"card {card} is a joker: it has no suit")
+    return of
+
+
 def is_joker(card: int) -> bool:
     return card >= NATURAL_CARDS
 
@@ -74,9 +82,10 @@ def cards_of(n: int, r: int) -> Msg:
 
 def label(card: int) -> str:
     """'K♥', '10♠', '🃏'."""
-    if is_joker(card):
+    of = suit(card)
+    if of is None:  # a joker
         return "🃏"
-    return f"{rank_name(rank(card))}{SUIT_SYMBOLS[suit(card)]}"  # type: ignore[index]
+    return f"{rank_name(rank(card))}{SUIT_SYMBOLS[of]}"
 
 
 def labels(cards: list[int]) -> str:
@@ -94,7 +103,7 @@ def grouped(cards: list[int]) -> str:
         if r == JOKER:
             parts.append("🃏" if len(group) == 1 else f"🃏×{len(group)}")
         else:
-            parts.append(rank_name(r) + "".join(SUIT_SYMBOLS[suit(c)] for c in group))  # type: ignore[index]
+            parts.append(rank_name(r) + "".join(SUIT_SYMBOLS[natural_suit(c)] for c in group))
     return " ".join(parts) or "none"
 
 

@@ -33,11 +33,11 @@ from games.crap.cards import (
 )
 from games.dice import roll, roll_off
 from games.draws import pick, sample, shuffle
-from games.errors import IllegalMove, InvalidSelection, NotInGame, NotYourTurn
+from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
 from games.gamelog import write_log
 from games.lobby import Seat, seated
 from games.places import Order, by_score, exits
-from games.text import Line, M, Mn
+from games.text import Arg, Line, M, Mn, Part
 
 LOG_LENGTH = 14
 TIMEOUTS_BEFORE_REMOVAL = 3
@@ -260,7 +260,7 @@ def new_game(
         rules=rules, players=[CPlayer(id=s.id, name=s.name) for s in seats], deck=deck, new_log=[]
     )
     events: list[Event] = []
-    dealt = []
+    dealt: list[Part] = []
     for p in state.players:
         a, b = roll(rng, 2, p.id, "draw")
         p.hand = [state.deck.pop() for _ in range(a + b)]
@@ -272,7 +272,7 @@ def new_game(
     tied = [p.id for p in state.players if len(p.hand) == fewest]
     starter, rounds = roll_off(tied, rng, lowest_wins=True)
     for rolls in rounds:
-        rolled = [f"{state.player(i).name} {r}" for i, r in rolls.items()]
+        rolled: list[Part] = [f"{state.player(i).name} {r}" for i, r in rolls.items()]
         events.append(Event(kind="rolloff", text=M("Roll-off: {rolls}", rolls=rolled)))
     state.current = [p.id for p in state.players].index(starter)
     events.append(
@@ -392,18 +392,18 @@ def public_view(state: CrapState) -> dict[str, object]:
     data = state.model_dump(mode="json")
     data["deck"] = len(state.deck)
     data["discard"] = len(state.discard)  # a leaver's unseen cards end up there too
-    for p in data["players"]:  # type: ignore[union-attr]
+    for p in data["players"]:
         p["hand"] = len(p["hand"])
         p["protected"] = len(p["protected"])
         p["seen"] = {}
-    for p in [*data["players"], *data["departed"]]:  # type: ignore[misc]
+    for p in [*data["players"], *data["departed"]]:
         for key in UNSHOWN:
             p.pop(key, None)
     if state.challenge is not None:
-        data["challenge"]["committed"] = {k: len(v) for k, v in state.challenge.committed.items()}  # type: ignore[index]
-        data["challenge"]["guesses"] = {k: None for k in state.challenge.guesses}  # type: ignore[index]
+        data["challenge"]["committed"] = {k: len(v) for k, v in state.challenge.committed.items()}
+        data["challenge"]["guesses"] = {k: None for k in state.challenge.guesses}
     if state.acquire is not None:
-        data["acquire"]["bluff"] = None  # type: ignore[index]
+        data["acquire"]["bluff"] = None
     return data
 
 
@@ -412,9 +412,14 @@ def private_view(state: CrapState, user_id: int) -> dict[str, object]:
     co-operate and their own challenge cards."""
     data = public_view(state)
     me = state.player(user_id)
-    data["me"] = {"hand": list(me.hand), "protected": list(me.protected), "seen": dict(me.seen)}
+    mine: dict[str, object] = {
+        "hand": list(me.hand),
+        "protected": list(me.protected),
+        "seen": dict(me.seen),
+    }
     if state.challenge is not None and str(user_id) in state.challenge.committed:
-        data["me"]["committed"] = list(state.challenge.committed[str(user_id)])  # type: ignore[index]
+        mine["committed"] = list(state.challenge.committed[str(user_id)])
+    data["me"] = mine
     return data
 
 
@@ -653,7 +658,7 @@ def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event
 # ----------------------------------------------------------------------------- internals
 
 
-def _refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
+def _refusal(s: CrapState, user_id: int, kind: str) -> GameError:
     if (
         s.phase == "turn"
         and user_id != s.current_player.id
@@ -697,7 +702,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
     s.rounds += 1
     pile = list(s.discard)
     s.discard = []
-    banked: list[Line] = []
+    banked: list[Part] = []
     for p in s.players:
         p.hand += p.protected
         p.protected = []
@@ -725,7 +730,7 @@ def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> Non
         s.winners = [p.id for p in s.players if p.score == best]
         s.phase = "over"
         s.acquire = s.challenge = s.force = None
-        names = [s.player(i).name for i in s.winners]
+        names: list[Part] = [s.player(i).name for i in s.winners]
         events.append(Event(kind="scoring", text=head))
         events.append(
             Event(
@@ -811,7 +816,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
         events.append(Event(kind="aces", player=me.id, text=how))
     me.sets.append(st)
     me.sets_scored += 2 if st.double else 1
-    args = {"name": me.name, "ranks": rank_words(r), "cards": grouped(cards)}
+    args: dict[str, Arg] = {"name": me.name, "ranks": rank_words(r), "cards": grouped(cards)}
     events.append(
         Event(
             kind="score",
@@ -1066,7 +1071,7 @@ def _settle_acquire(
     if a.bluff:  # nobody called it
         caller.bluffs += 1
     got: list[int] = []
-    givers: list[str] = []
+    givers: list[Part] = []
     for p in s.players:
         if p.id == caller.id:
             continue
@@ -1433,6 +1438,7 @@ __all__ = [
     "Action",
     "CrapRules",
     "CrapState",
+    "abandon",
     "all_cards",
     "apply",
     "expire",

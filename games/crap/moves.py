@@ -58,13 +58,13 @@ def legal_moves(
     for k in ("challenge", "cooperate", "force"):
         if k in kinds:
             for target in others:
-                yield Action(kind=k, target=target, now=now)  # type: ignore[arg-type]
-    for k in ("call_bluff", "no_call"):
-        if k in kinds:
-            yield Action(kind=k, now=now)  # type: ignore[arg-type]
+                yield Action(kind=k, target=target, now=now)
+    for answer in ("call_bluff", "no_call"):
+        if answer in kinds:
+            yield Action(kind=answer, now=now)
     if "commit" in kinds:
-        for cards in combinations(me.hand, challenge_size(state, seat)):
-            yield Action(kind="commit", cards=list(cards), now=now)
+        for chosen in combinations(me.hand, challenge_size(state, seat)):
+            yield Action(kind="commit", cards=list(chosen), now=now)
     if "guess" in kinds:
         for r in RANKS:
             for s in SUITS:

@@ -73,9 +73,9 @@ class View:
     top_set: int | None  # the highest set's value on the table
     known: dict[int, int] = field(default_factory=dict)  # rank -> copies out of play or mine
     known_suits: dict[str, int] = field(default_factory=dict)
-    acquire: dict | None = None
-    challenge: dict | None = None
-    force: dict | None = None
+    acquire: dict[str, Any] | None = None
+    challenge: dict[str, Any] | None = None
+    force: dict[str, Any] | None = None
     card_worth: float | None = None  # computed once: see _card_worth
     hidden: int | None = None  # computed once: see hidden_total
 
@@ -105,7 +105,8 @@ class View:
 
 def observe(state: CrapState, seat: int) -> View:
     """The seat's view, built from its private view alone."""
-    data = private_view(state, seat)
+    # The view is plain JSON-like data (what a player is shown), read field by field here.
+    data: dict[str, Any] = private_view(state, seat)
     mine = data["me"]
     players = []
     top: int | None = None
@@ -119,7 +120,7 @@ def observe(state: CrapState, seat: int) -> View:
             if s is not None:
                 known_suits[s] = known_suits.get(s, 0) + 1
 
-    for pv in data["players"]:  # type: ignore[union-attr]
+    for pv in data["players"]:
         sets = [ScoredSet.model_validate(sv) for sv in pv["sets"]]
         for st in sets:
             count(st.all_cards())
@@ -134,7 +135,7 @@ def observe(state: CrapState, seat: int) -> View:
             )
         )
     count(mine["hand"] + mine["protected"])
-    for rev in data["reveals"]:  # type: ignore[union-attr]
+    for rev in data["reveals"]:
         # Shown to everyone; these went to the discard pile.
         if _to_discard(rev):
             count(rev["cards"])
@@ -148,17 +149,17 @@ def observe(state: CrapState, seat: int) -> View:
         partner=int(next(iter(looks))) if looks else None,
         committed=list(mine.get("committed", [])),
         players=players,
-        deck=data["deck"],  # type: ignore[arg-type]
-        discard=data["discard"],  # type: ignore[arg-type]
-        jokers=data["rules"]["jokers"],  # type: ignore[index]
-        phase=data["phase"],  # type: ignore[arg-type]
-        current=players[data["current"]].id,  # type: ignore[index]
+        deck=data["deck"],
+        discard=data["discard"],
+        jokers=data["rules"]["jokers"],
+        phase=data["phase"],
+        current=players[data["current"]].id,
         top_set=top,
         known=known,
         known_suits=known_suits,
-        acquire=data["acquire"],  # type: ignore[arg-type]
-        challenge=data["challenge"],  # type: ignore[arg-type]
-        force=data["force"],  # type: ignore[arg-type]
+        acquire=data["acquire"],
+        challenge=data["challenge"],
+        force=data["force"],
     )
 
 
@@ -182,8 +183,8 @@ def choose(state: CrapState, seat: int, rng: random.Random, now: float = 0.0) ->
     view = observe(state, seat)
     if "call_bluff" in acts:
         return Action(kind="call_bluff" if _call(view) else "no_call", now=now)
-    if "commit" in acts:
-        need = min(view.challenge["die"], len(view.hand))  # type: ignore[index]
+    if "commit" in acts and view.challenge is not None:
+        need = min(view.challenge["die"], len(view.hand))
         return Action(kind="commit", cards=_commit(view, need), now=now)
     if "guess" in acts:
         r, s = _guess(view, rng)
@@ -397,7 +398,7 @@ def _hits_per_card(view: View) -> float:
     return best_rank + max(suits) / hidden
 
 
-def _challenge(view: View, target) -> float:
+def _challenge(view: View, target: Seen) -> float:
     """Cards each side expects to draw: the target places min(die, their hand) cards,
     this seat min(die, its hand); each card drawn is worth about a random card."""
     per = _hits_per_card(view)

@@ -41,12 +41,14 @@ def problems(entries: Sequence[Any]) -> list[Msg]:
     deck = len(WHOLE_DECKS[1])
     if not begins:
         out.append(M("the game does not begin by shuffling its deck at draw 0"))
-    elif not isinstance(first[2], list) or sorted(  # type: ignore[index]
-        c if type(c) is int else -1 for c in first[2]  # type: ignore[index]
-    ) not in WHOLE_DECKS:
+    elif (
+        not isinstance(first, list)  # (`begins` says it is)
+        or not isinstance(first[2], list)
+        or sorted(c if type(c) is int else -1 for c in first[2]) not in WHOLE_DECKS
+    ):
         out.append(M("the deck shuffled at draw 0 is not one whole deck of 104 or 108 cards"))
     else:
-        deck = len(first[2])  # type: ignore[index]
+        deck = len(first[2])
     for entry in entries[1:] if begins else entries:
         if (
             isinstance(entry, list) and len(entry) == 5 and entry[0] in FROM_A_PILE

@@ -817,6 +817,7 @@ __all__ = [
     "FarkleState",
     "GameError",
     "Turn",
+    "abandon",
     "apply",
     "bank_shortfall",
     "finishing_order",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from pathlib import Path
+from typing import Literal
 
 from games.farkle import optimal
 from games.farkle.engine import (
@@ -111,7 +112,11 @@ def baseline(state: FarkleState, seat: int, rng: random.Random, now: float = 0.0
 # --------------------------------------------------------------------------- planning
 
 
-def plan(view: FarkleState, tables: bool = True) -> tuple[Counts, str]:
+#: How a planned throw ends: roll the dice left, or bank the turn.
+Ending = Literal["roll", "bank"]
+
+
+def plan(view: FarkleState, tables: bool = True) -> tuple[Counts, Ending]:
     """The dice to keep from the throw on the table (as face counts) and whether to then
     "roll" or "bank": the choice with the best value under the judge for this position.
     Remembered per position, so the toggles that carry a plan out cost nothing."""
@@ -121,16 +126,16 @@ def plan(view: FarkleState, tables: bool = True) -> tuple[Counts, str]:
 
 
 @lru_cache(maxsize=256)
-def _plan(key: str, rules: FarkleRules, tables: bool) -> tuple[Counts, str]:
+def _plan(key: str, rules: FarkleRules, tables: bool) -> tuple[Counts, Ending]:
     view = FarkleState.model_validate_json(key)
     turn = view.turn
     judge = _judge(view, tables)
     ext = frozenset(turn.extended)
-    best: tuple[float, Counts, str] | None = None
+    best: tuple[float, Counts, Ending] | None = None
     for sub, points in scoring_keeps(counts_of(turn.dice), rules, ext):
         left = len(turn.dice) - sum(sub)
         hot = left == 0
-        options = []  # banking first: it wins ties, being the sure thing
+        options: list[tuple[float, Ending]] = []  # banking first: it wins ties, being the sure thing
         if bank_shortfall(view, points, hot) is None:
             options.append((judge.bank(view, points), "bank"))
         options.append((judge.throw_on(view, sub, points, hot), "roll"))
@@ -141,19 +146,19 @@ def _plan(key: str, rules: FarkleRules, tables: bool) -> tuple[Counts, str]:
     return best[1], best[2]
 
 
-def _next_move(view: FarkleState, keep: Counts, kind: str) -> Action:
+def _next_move(view: FarkleState, keep: Counts, kind: Ending) -> Action:
     """One move towards setting aside `keep` then `kind`: the one-tap best keep when it is that,
     else a toggle of the first die that is not as wanted, else the roll or bank itself."""
     turn, rules = view.turn, view.rules
     best = best_selection(turn.dice, rules, turn.extended)
     if counts_of(turn.dice[i] for i in best) == keep:
-        return Action(kind=kind, best=True)  # type: ignore[arg-type]
+        return Action(kind=kind, best=True)
     wanted = _indexes(turn.dice, keep)
     for i in range(len(turn.dice)):
         chosen = i in turn.selected
         if chosen != (i in wanted):
             return Action(kind="toggle", index=i, select=not chosen)
-    return Action(kind=kind)  # type: ignore[arg-type]
+    return Action(kind=kind)
 
 
 def _indexes(dice: list[int], keep: Counts) -> set[int]:

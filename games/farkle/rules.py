@@ -98,7 +98,7 @@ class FarkleRules(BaseModel):
             raise ValueError("flat_kind values must be between 0 and 100000")
         return self
 
-    def __deepcopy__(self, memo: dict[int, object]) -> FarkleRules:
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> FarkleRules:
         """Frozen, so a state's deep copy (before every move) can share it."""
         return self
 
@@ -108,7 +108,7 @@ class FarkleRules(BaseModel):
         Kept outside the fields, where pydantic's equality and dumps do not look; a changed
         copy (`model_copy(update=...)`) computes its own."""
         cached = self.__dict__.get(_HASH)
-        return self._values()[1] if cached is None else cached  # type: ignore[no-any-return]
+        return self._values()[1] if cached is None else cached
 
     def _values(self) -> tuple[tuple[object, ...], int]:
         """(the field values, their hash), computed once and kept."""

@@ -19,7 +19,9 @@ class NotScoringSelection(InvalidSelection):
     """Some selected die is not part of any scoring set."""
 
 
-Counts = tuple[int, int, int, int, int, int]
+#: How many dice show each face, 1 to 6 (six counts). Typed as any length: the selections
+#: are enumerated with itertools.product, whose tuples the checker cannot count.
+Counts = tuple[int, ...]
 
 
 def counts_of(dice: Iterable[int]) -> Counts:
@@ -29,7 +31,7 @@ def counts_of(dice: Iterable[int]) -> Counts:
         if d not in FACES:
             raise InvalidSelection(M("{face} is not a die face.", face=repr(d)))
         counts[d - 1] += 1
-    return tuple(counts)  # type: ignore[return-value]
+    return tuple(counts)
 
 
 def _kind_value(face: int, n: int, rules: FarkleRules) -> int | None:
@@ -40,7 +42,8 @@ def _kind_value(face: int, n: int, rules: FarkleRules) -> int | None:
     if rules.kind_scoring == "singles":
         return None
     if rules.kind_scoring == "double":
-        return triple * 2 ** (n - 3)
+        doubling: int = 2 ** (n - 3)  # n >= 3: a whole number
+        return triple * doubling
     if rules.kind_scoring == "add":
         return triple * (n - 2)
     return rules.flat_kind[n - 4]
@@ -134,10 +137,10 @@ def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[
 def _best(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> tuple[int, Counts]:
     best: tuple[int, Counts] = (0, (0, 0, 0, 0, 0, 0))
     for sub in product(*(range(n + 1) for n in counts)):
-        value = _selection(sub, rules, extended)  # type: ignore[arg-type]
+        value = _selection(sub, rules, extended)
         # Prefer the higher score; among equals, keep more dice back to roll.
         if value > best[0] or (value == best[0] > 0 and sum(sub) < sum(best[1])):
-            best = (value, sub)  # type: ignore[assignment]
+            best = (value, sub)
     return best
 
 

@@ -43,9 +43,9 @@ def selections(
     points. A selection worth 0 is never better than a scoring one and is left out."""
     for sub in product(*(range(c + 1) for c in counts)):
         if any(sub):
-            value = _selection(sub, rules, extended)  # type: ignore[arg-type]
+            value = _selection(sub, rules, extended)
             if value > 0:
-                yield sub, value  # type: ignore[misc]
+                yield sub, value
 
 
 @lru_cache(maxsize=8192)

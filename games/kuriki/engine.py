@@ -135,15 +135,18 @@ class Event(BaseModel):
     text: Line
     player: int | None = None
 
+#: What a move does (`Action.kind`).
+ActionKind = Literal[
+    "direction", "roll", "declare", "pull", "pass", "sneak", "reverse", "propose", "vote"
+]
+
 
 class Action(BaseModel):
     """One move. `value` is a declaration, a direction ('cw'/'ccw'), a vote ('yes'/'no'; the
     accused of a vote with no voters: 'accept'/'decline'), a player id (fouls); `vote` names
     the vote; `rusk` makes a proposal a Rusk; `now` is the caller's clock."""
 
-    kind: Literal[
-        "direction", "roll", "declare", "pull", "pass", "sneak", "reverse", "propose", "vote"
-    ]
+    kind: ActionKind
     value: str | None = None
     vote: int | None = None
     reason: str = ""
@@ -366,8 +369,9 @@ def apply(
             raise refusal(
                 M("You have already declared {value} on this roll.", value=name(s.declared or 0))
             )
-        if on_clock(s) != user_id:
-            who = s.player(on_clock(s)).name  # type: ignore[arg-type]
+        waited = on_clock(s)
+        if waited is not None and waited != user_id:
+            who = s.player(waited).name
             raise NotYourTurn(M("It's not your move: the table is waiting for {name}.", name=who))
         if kind not in legal_actions(s, user_id):
             raise IllegalMove(_why_not(s, kind))
@@ -574,7 +578,7 @@ def _direction(s: KurikiState, value: str | None, events: list[Event]) -> None:
 def next_ways(state: KurikiState) -> list[tuple[str, int]]:
     """The first Roller's choice as who plays next: ('cw', the next seat) and ('ccw', the
     seat before), the second only when it is someone else (with two players it is not)."""
-    ways = []
+    ways: list[tuple[str, int]] = []
     for value, step in (("cw", 1), ("ccw", -1)):
         who = state.model_copy(update={"direction": step}).after(state.roller)
         if who not in [w for _, w in ways]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 import random
 from functools import lru_cache
+from typing import Literal
 
 from games.kuriki import beliefs
 from games.kuriki.engine import Action, KurikiState, Vote, legal_actions, private_view, voters
@@ -243,7 +244,13 @@ def lie_belief(view: KurikiState, declared: int) -> float:
     return max(revealed, floor)
 
 
-def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) -> str:
+#: What the Next Guy does about a declaration.
+Response = Literal["pull", "roll", "pass"]
+
+
+def _response(
+    view: KurikiState, seat: int, rng: random.Random, may_pass: bool
+) -> Response:
     """Pull, take the cup ('roll') or pass, whichever risks this seat's life least. A
     doubtful declaration is never passed to the player who rolled it: he knows the dice."""
     two = view.rules.two_digit
@@ -257,7 +264,7 @@ def _response(view: KurikiState, seat: int, rng: random.Random, may_pass: bool) 
     if view.roller in view.passed:
         lie *= ROLLER_PASSED
     take = _take_risk(two, declared, q=_pulled(view, seat, declared, declared))
-    options = {
+    options: dict[Response, float] = {
         "pull": -(1 - lie) + OTHERS * lie,
         "roll": -take + OTHERS * _take_gain(two, declared),
     }

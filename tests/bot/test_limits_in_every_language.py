@@ -37,7 +37,6 @@ from babel.messages.pofile import write_po
 
 from bot import i18n, mentions
 from bot.app import default_adapters
-from bot.catalogues import placeholders, template
 from bot.cogs.help import help_embed
 from bot.components import Click
 from bot.errors import UserError
@@ -50,6 +49,7 @@ from games.errors import GameError
 from games.farkle.rules import PRESETS
 from games.gamelog import EARLIER_NOT_KEPT
 from tests.bot.conftest import GUILD, Clock, check_limits, make_tables
+from tools.catalogues import placeholders, template
 
 CODES = list(LANGUAGES)
 #: The catalogue the 35%-longer language replaces (a language with two plural forms).
@@ -130,7 +130,7 @@ def padded(text: str) -> str:
 
 
 def padded_catalogue(path: Path) -> Path:
-    """A catalogue of every string the code marks (the template `python -m bot.catalogues
+    """A catalogue of every string the code marks (the template `python -m tools.catalogues
     extract` writes), each translated 35% longer than its English."""
     catalog = Catalog(locale=STAND_IN, project="tablebot", fuzzy=False)
     for message in template():

@@ -332,7 +332,7 @@ def _mark(literal: str) -> str:
 
 def stand_in(template: Catalog) -> Catalog:
     """A complete German catalogue of `template` that keeps no English word whole."""
-    from bot.catalogues import LIMITS, NAME_CONTEXTS
+    from bot.command_strings import LIMITS, NAME_CONTEXTS
 
     catalog = Catalog(locale=LANGUAGE, project="tablebot", fuzzy=False)
     for message in template:
@@ -355,7 +355,7 @@ def stand_in(template: Catalog) -> Catalog:
 
 
 def i18n_placeholders(text: str) -> set[str]:
-    from bot.catalogues import placeholders
+    from tools.catalogues import placeholders
 
     try:
         return placeholders(text)
@@ -369,7 +369,7 @@ def write_stand_in(out: Path, extract: bool = False) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     source = i18n.LOCALES_DIR
     if extract:
-        from bot.catalogues import template
+        from tools.catalogues import template
 
         pot = template()
     else:

@@ -187,7 +187,7 @@ def test_every_english_sentence_is_caught_and_every_german_one_passes() -> None:
 def _say(context: str | None, ids: list[str]) -> str:
     """A catalogue message in the current language, each placeholder filled with a word no
     language has."""
-    from bot.catalogues import placeholders
+    from tools.catalogues import placeholders
 
     args = {name: "Qzx" for name in placeholders(ids[-1]) if name != "n"}
     if len(ids) == 2:

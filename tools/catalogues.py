@@ -1,19 +1,19 @@
 """Keeping the message catalogues: one command writes the template and brings every
 language up to date, another checks that each is complete (docs/translating.md).
 
-    python -m bot.catalogues extract     # bot/locales/tablebot.pot and every .po
-    python -m bot.catalogues new it      # start a catalogue for another language
-    python -m bot.catalogues check       # what is missing, fuzzy or broken, per language
+    python -m tools.catalogues extract     # bot/locales/tablebot.pot and every .po
+    python -m tools.catalogues new it      # start a catalogue for another language
+    python -m tools.catalogues check       # what is missing, fuzzy or broken, per language
 
 The template holds every string the code marks (`_`, `_n`, `_p`, `N_`, `M`, `Mn`, see
 `bot/i18n.py`) and every slash command's name, description, option and choice, read from
 the command tree with the context Discord's translation asks for (`command_name`,
-`parameter_description`, ...)."""
+`parameter_description`, ...). It lives beside the bot, not in it: reading the command tree
+imports the whole bot (bot.app), which the bot's own modules never need."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 import string
 import sys
 from collections.abc import Iterator
@@ -24,6 +24,7 @@ from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po, write_po
 
+from bot.command_strings import command_fault
 from bot.i18n import DOMAIN, LANGUAGES, LOCALES_DIR, SOURCE, catalogue_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,19 +37,6 @@ KEYWORDS: dict[str, object] = {
     "_p": ((1, "c"), 2),
     "M": None,
     "Mn": (1, 2),
-}
-#: Command names, group names and option names: what Discord accepts (lower case).
-NAME_CONTEXTS = ("command_name", "group_name", "parameter_name")
-VALID_NAME = re.compile(r"^[-_\w]{1,32}$")
-#: Discord's length limits for each kind of command string.
-LIMITS = {
-    "command_name": 32,
-    "group_name": 32,
-    "parameter_name": 32,
-    "command_description": 100,
-    "group_description": 100,
-    "parameter_description": 100,
-    "choice_name": 100,
 }
 
 
@@ -215,17 +203,6 @@ def _faults(message: Message, catalog: Catalog) -> Iterator[str]:
     fault = command_fault(message.context or "", message.string)
     if fault is not None:
         yield fault
-
-
-def command_fault(context: str, text: str) -> str | None:
-    """Why Discord would refuse `text` as a command string of `context` (a name that is not
-    lower case or has spaces, a description over 100 characters), else None."""
-    if context in NAME_CONTEXTS and not (VALID_NAME.match(text) and text == text.lower()):
-        return f"{text!r} is no valid command name (lower case, no spaces, 1-32)"
-    limit = LIMITS.get(context)
-    if limit is not None and len(text) > limit:
-        return f"longer than Discord's {limit} characters"
-    return None
 
 
 def main(argv: list[str]) -> int:
