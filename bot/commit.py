@@ -60,8 +60,7 @@ class Commit:
         Bots that can move are due `bot_delay` seconds later (a deadline like the turn
         clock's, so a restart keeps it); a game with no person left ends with no winner."""
         if not adapter.is_finished(work.state) and not people(adapter.present_ids(work.state)):
-            why = M(ONLY_BOTS)  # a message (the engines take one; the adapter's hint says str)
-            work.state = adapter.abandon(work.state, why)  # type: ignore[arg-type]  # (above)
+            work.state = adapter.abandon(work.state, M(ONLY_BOTS))
         _retouch(work, adapter, before)
         if before is not None:  # whose step moved on without their press: their reply follows
             work.refresh = people(

@@ -45,7 +45,11 @@ def _picture(rendered: Rendered) -> discord.File:
 def table_kwargs(rendered: Rendered) -> dict[str, Any]:
     """An edit of the table message. The story picture goes along only on the table that
     shows the game ending; a later edit leaves the attachment where it is."""
-    kwargs = {"content": rendered.content, "embed": rendered.embed, "view": rendered.view()}
+    kwargs: dict[str, Any] = {
+        "content": rendered.content,
+        "embed": rendered.embed,
+        "view": rendered.view(),
+    }
     if rendered.picture is not None:
         kwargs["attachments"] = [_picture(rendered)]
     return kwargs
@@ -178,11 +182,14 @@ async def _show_on_interaction(
         message = interaction.message
         clicked = message.id if message is not None else None
         if tables.overtaken(update):
-            elsewhere = clicked is not None and not tables.shows(update, clicked)
-            if update.ending is not None and elsewhere:
+            if (
+                update.ending is not None
+                and clicked is not None
+                and not tables.shows(update, clicked)
+            ):
                 # Another press shows (or showed) the game's end: the message pressed here
                 # goes quiet, so only the final table is left to press.
-                await _retire_clicked(interaction, update, clicked)  # type: ignore[arg-type]
+                await _retire_clicked(interaction, update, clicked)
             else:
                 await interaction.response.defer()  # a newer answer shows more
             return

@@ -13,19 +13,11 @@ ROOT = Path(__file__).resolve().parents[1]
 IGNORE = re.compile(r"#\s*type:\s*ignore\b(?P<rest>.*)$")
 #: `[code, code]`, then a comment of at least a few words' worth of reason.
 EXPLAINED = re.compile(r"^\[[a-z-]+(?:,\s*[a-z-]+)*\]\s+#\s*\S.{8,}$")
-#: Ignores without a reason in the modules issue 34 rewrites in another branch (the Tables
-#: parts): each is named exactly, so a new one there is still caught. The merge of that
-#: rewrite gives them their reasons, or removes them, and empties this set.
-BEING_REWRITTEN = {
-    ("bot/display.py", "await _retire_clicked(interaction, update, clicked)"),
-    ("bot/lobbies.py", 'previous = [int(p["id"]) for p in record["players"]]'),
-    ("bot/lobbies.py", 'bots = len(record["bots"])'),
-}
 
 
-def unexplained(source: str, where: str = "") -> list[tuple[int, str]]:
-    """(line, comment) of each type-ignore comment in `source` (the file `where`) without a
-    code and a reason."""
+def unexplained(source: str) -> list[tuple[int, str]]:
+    """(line, comment) of each type-ignore comment in `source` without a code and a
+    reason."""
     found = []
     for token in tokenize.generate_tokens(io.StringIO(source).readline):
         if token.type != tokenize.COMMENT:
@@ -33,9 +25,7 @@ def unexplained(source: str, where: str = "") -> list[tuple[int, str]]:
         match = IGNORE.search(token.string)
         if not match or EXPLAINED.match(match.group("rest").strip()):
             continue
-        code = token.line[: token.start[1]].strip()
-        if (where, code) not in BEING_REWRITTEN:
-            found.append((token.start[0], token.string))
+        found.append((token.start[0], token.string))
     return found
 
 
@@ -44,9 +34,7 @@ def test_every_type_ignore_in_bot_and_games_has_a_code_and_a_reason() -> None:
         f"{path.relative_to(ROOT)}:{line}: {comment}"
         for package in ("bot", "games")
         for path in sorted((ROOT / package).rglob("*.py"))
-        for line, comment in unexplained(
-            path.read_text(encoding="utf-8"), str(path.relative_to(ROOT))
-        )
+        for line, comment in unexplained(path.read_text(encoding="utf-8"))
     ]
     assert not found, "type: ignore without [code] and a reason:\n" + "\n".join(found)
 

@@ -60,7 +60,7 @@ def _challenge_steps(state: CrapState) -> dict[int, str]:
     """Who a challenge waits on now, and for what: both place their cards, then the
     challenger names a card, then the challenged player. Whoever has done their part is off
     the list until their next step, so a table posted when that step comes calls them again
-    (`Moves._commit` calls only who is newly asked). The player whose turn comes after the
+    (bot/commit.py calls only who is newly asked). The player whose turn comes after the
     challenge is asked from its start, so its end edits the table rather than posting it
     again; not when that is the challenged player, who would then never be called to name
     a card (they end the challenge themselves, by naming the last card)."""
