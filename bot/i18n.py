@@ -192,9 +192,9 @@ def _p(context: str, text: str, /, **args: Arg) -> str:
 
 #: Lines already rendered, by (the message's id, language, markdown or plain text): a table
 #: shows the same log lines move after move (a game's working copies share them,
-#: games/copies.py), and each is rendered once. The message is kept with its text, so an id
-#: reused is no hit.
-_rendered: dict[tuple[int, str, bool], tuple[Msg, str]] = {}
+#: games/copies.py), and each is rendered once. The message and the language are kept with
+#: the text, so an id reused, or a catalogue loaded afresh (a new `Lang`), is no hit.
+_rendered: dict[tuple[int, str, bool], tuple[Msg, Lang, str]] = {}
 _RENDERED_KEPT = 4096
 
 
@@ -209,8 +209,8 @@ def render(line: Line | None) -> str:
     language = current()
     key = (id(line), language.code, _markdown.get())
     hit = _rendered.get(key)
-    if hit is not None and hit[0] is line:
-        return hit[1]
+    if hit is not None and hit[0] is line and hit[1] is language:
+        return hit[2]
     if line.n is not None and line.p is not None:
         source = line.k if line.n == 1 else line.p
         translated = language.ngettext(line.k, line.p, line.n)
@@ -220,7 +220,7 @@ def render(line: Line | None) -> str:
         text = _fill(translated, line.k, line.a, language, texts=True) if line.a else translated
     if len(_rendered) >= _RENDERED_KEPT:
         _rendered.clear()
-    _rendered[key] = (line, text)
+    _rendered[key] = (line, language, text)
     return text
 
 
