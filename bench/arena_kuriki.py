@@ -38,6 +38,10 @@ MEDIAN = 8  # the median roll: `truthful` pulls above it
 
 
 def bot(state: KurikiState, seat: int, rng: random.Random, now: float) -> Action | None:
+    """The bot's move. Off the clock a bot only votes, so without a vote open it is not asked:
+    the same games, without rebuilding its view three times a move at four players."""
+    if not state.votes and on_clock(state) != seat:
+        return None
     return policy.choose(state, seat, rng, now)
 
 
@@ -58,9 +62,9 @@ def player(
     first Roller's direction is the bot's (the arena measures declarations, not seating)."""
 
     def mind(state: KurikiState, seat: int, rng: random.Random, now: float) -> Action | None:
-        view = policy.observe(state, seat)
-        if on_clock(view) != seat:
+        if on_clock(state) != seat:
             return None
+        view = policy.observe(state, seat)
         if view.phase == "direction":
             return policy.choose(state, seat, rng, now)
         if view.phase == "roll":
