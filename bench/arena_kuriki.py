@@ -15,7 +15,8 @@ players, the opponent's seat rotated with the seed. The opponents a sharp player
   the engine lets it (once per player per roll).
 
 Votes need time: the game clock moves 5 seconds a move, so a vote nobody answers closes
-after 12 moves, as a 60 s vote would."""
+after 12 moves, as a 60 s vote would. The log's new lines are taken after every move, as the
+bot stores them: a state that kept them all would make every view longer with every move."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from contextlib import suppress
 
 from bench.arena import Cell
 from games.errors import GameError
+from games.gamelog import take_log
 from games.kuriki import policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState, apply, new_game, on_clock
 from games.kuriki.values import declarable, roll_value
@@ -38,6 +40,10 @@ MEDIAN = 8  # the median roll: `truthful` pulls above it
 
 
 def bot(state: KurikiState, seat: int, rng: random.Random, now: float) -> Action | None:
+    """The bot's move. Off the clock a bot only votes, so without a vote open it is not asked:
+    the same games, without rebuilding its view three times a move at four players."""
+    if not state.votes and on_clock(state) != seat:
+        return None
     return policy.choose(state, seat, rng, now)
 
 
@@ -58,9 +64,9 @@ def player(
     first Roller's direction is the bot's (the arena measures declarations, not seating)."""
 
     def mind(state: KurikiState, seat: int, rng: random.Random, now: float) -> Action | None:
-        view = policy.observe(state, seat)
-        if on_clock(view) != seat:
+        if on_clock(state) != seat:
             return None
+        view = policy.observe(state, seat)
         if view.phase == "direction":
             return policy.choose(state, seat, rng, now)
         if view.phase == "roll":
@@ -164,7 +170,7 @@ def play(
             aside = minds[p.id - 1](state, p.id, thinking, now)
             if aside is not None and aside.kind in ("vote", "propose"):
                 with suppress(GameError):  # a proposal the engine refuses: play on
-                    state, _ = apply(state, p.id, aside, dice)
+                    state, _ = take_log(apply(state, p.id, aside, dice)[0])
                 if state.finished:
                     return state, times
         who = on_clock(state)
@@ -173,7 +179,7 @@ def play(
         action = minds[who - 1](state, who, thinking, now)
         times[who - 1].append(time.perf_counter() - start)
         assert action is not None, f"seat {who} is on the clock but chose nothing"
-        state, _ = apply(state, who, action, dice)
+        state, _ = take_log(apply(state, who, action, dice)[0])
     raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
 
 

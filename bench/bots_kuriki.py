@@ -1,5 +1,7 @@
 """Kuriki bot matchups for `python -m bench.bots`: the policy against "truthful" players and
-against itself, played through the pure engine with seeded dice."""
+against itself, played through the pure engine with seeded dice. How far a person can exploit
+it (fixed declaration rules, callers, Rusk proposers, at every table size) is the arena's
+question: `python -m bench.arena --game kuriki` (bench/arena_kuriki.py)."""
 
 from __future__ import annotations
 
@@ -45,24 +47,6 @@ def truthful(state: KurikiState, seat: int, rng: random.Random) -> Action | None
         lie = roll_value(*view.dice, two) < view.declared
         return Action(kind="pull" if lie else "roll")
     return Action(kind="pull" if view.declared > median_roll(two) else "roll")
-
-
-def boxcars(state: KurikiState, seat: int, rng: random.Random) -> Action | None:
-    """The exploit QA found: declares Boxcars (the highest declaration) on every roll, and
-    otherwise plays as `truthful` (so it pulls its own lie when the cup comes round)."""
-    view = policy.observe(state, seat)
-    if on_clock(view) == seat and view.phase == "declare":
-        return Action(kind="declare", value=str(declarable(view.rules.two_digit)[-1]))
-    return truthful(state, seat, rng)
-
-
-def bots_match(seed: int, players: int, person: Chooser) -> tuple[float, list[float]]:
-    """`person` in seat (seed mod players), the policy in the others: 1.0 when a bot is
-    last standing (the decision times are the first bot seat's)."""
-    theirs = seed % players
-    choosers = [person if i == theirs else bot for i in range(players)]
-    state, times = play(seed, choosers)
-    return (0.0 if state.winner == theirs + 1 else 1.0), times[(theirs + 1) % players]
 
 
 def bot(state: KurikiState, seat: int, rng: random.Random) -> Action | None:
@@ -125,11 +109,6 @@ def matchups() -> list[tuple[str, Callable[[int], tuple[float, list[float]]], fl
             1 / 3,
         ),
         (
-            "kuriki: policy vs truthful (2 players, 5 lives)",
-            lambda s: seat_match(s, 2, truthful),
-            1 / 2,
-        ),
-        (
             "kuriki: policy vs itself (3 players, seats rotated)",
             lambda s: seat_match(s, 3, bot),
             1 / 3,
@@ -141,17 +120,7 @@ def matchups() -> list[tuple[str, Callable[[int], tuple[float, list[float]]], fl
             ),
             1 / 3,
         ),
-        (
-            "kuriki: 2 policy bots vs a person declaring Boxcars every roll (3 players)",
-            lambda s: bots_match(s, 3, boxcars),
-            2 / 3,
-        ),
-        (
-            "kuriki: a policy bot vs a person declaring Boxcars every roll (2 players)",
-            lambda s: bots_match(s, 2, boxcars),
-            1 / 2,
-        ),
     ]
 
 
-__all__ = ["bots_match", "boxcars", "matchups", "median_roll", "play", "seat_match", "truthful"]
+__all__ = ["matchups", "median_roll", "play", "seat_match", "truthful"]

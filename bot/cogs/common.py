@@ -1,11 +1,14 @@
-"""The commands every game has (start, status, leave, end, rules), written once."""
+"""The commands every game has (start, status, leave, end, rules), written once: a game's
+cog is a `GameCog`, which makes its rules, status, leave and end; the game writes its start
+(its own options) and whatever else is its own."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import discord
 from discord import app_commands
+from discord.ext import commands
 
 from bot.errors import UserError
 from bot.i18n import N_, _, speak
@@ -105,14 +108,14 @@ async def start(interaction: discord.Interaction[GameBot], kind: str, **options:
     await send_reply(interaction, reply)
 
 
-async def status(interaction: discord.Interaction[GameBot], kind: str) -> None:
+async def _status(interaction: discord.Interaction[GameBot], kind: str) -> None:
     assert interaction.channel_id is not None
     tables = interaction.client.tables
     reply = await tables.status(interaction.channel_id, kind, actor_of(interaction))
     await send_reply(interaction, reply)
 
 
-async def leave(interaction: discord.Interaction[GameBot], kind: str) -> None:
+async def _leave(interaction: discord.Interaction[GameBot], kind: str) -> None:
     assert interaction.channel_id is not None
     reply = await interaction.client.tables.leave(
         actor_of(interaction), interaction.channel_id, kind
@@ -120,15 +123,79 @@ async def leave(interaction: discord.Interaction[GameBot], kind: str) -> None:
     await send_reply(interaction, reply)
 
 
-async def end(interaction: discord.Interaction[GameBot], kind: str) -> None:
+async def _end(interaction: discord.Interaction[GameBot], kind: str) -> None:
     assert interaction.channel_id is not None
     reply = await interaction.client.tables.end(actor_of(interaction), interaction.channel_id, kind)
     await send_reply(interaction, reply)
 
 
-async def rules(interaction: discord.Interaction[GameBot], kind: str, preset: str | None) -> None:
+async def show_rules(
+    interaction: discord.Interaction[GameBot], kind: str, preset: str | None
+) -> None:
     assert interaction.channel_id is not None
     reply = await interaction.client.tables.rules(
         settings_server(interaction), interaction.channel_id, kind, preset
     )
     await send_reply(interaction, reply)
+
+
+#: The order of a game's commands in its group (the synced payload keeps it); a game's own
+#: other commands follow.
+SHARED_ORDER = ("start", "rules", "status", "leave", "end")
+
+
+class GameCog(commands.GroupCog):
+    """A game's slash command group, `/<group_name>`: subclass it with the game's group name
+    and description and its `title` (the game's name in the commands' descriptions), e.g.
+    `class KurikiCog(GameCog, group_name="kuriki", group_description=..., title="Kuriki")`,
+    and define `start` and any command of the game's own. Rules, status, leave and end come
+    from here (a `rules` of the game's own replaces the shared one). Usable anywhere."""
+
+    def __init__(self, bot: GameBot) -> None:
+        self.bot = bot
+
+    def __init_subclass__(cls, *, title: str, **kwargs: Any) -> None:
+        # Runs inside discord.py's CogMeta before it collects the class's commands, so the
+        # shared ones set here are collected too, in the group's order.
+        super().__init_subclass__(**kwargs)
+        own = {k: v for k, v in vars(cls).items() if isinstance(v, app_commands.Command)}
+        if "start" not in own:
+            raise TypeError(f"{cls.__name__} must define its start command")
+        made = {**_shared_commands(cls.__cog_group_name__, title), **own}
+        for name in own:  # set again below, in the group's order
+            delattr(cls, name)
+        for name in (*SHARED_ORDER, *(n for n in own if n not in SHARED_ORDER)):
+            setattr(cls, name, made[name])
+        anywhere(cls)
+
+
+def _shared_commands(kind: str, title: str) -> dict[str, app_commands.Command[Any, ..., None]]:
+    """Rules, status, leave and end of the game `kind`, described with its `title` (each
+    description a whole sentence for the translators, as the command tree gives it). Made in
+    a class body so that discord.py takes each callback's first parameter for the cog."""
+
+    class Shared:
+        @app_commands.command(name="rules", description=f"Show the rules of {title}, only to you.")
+        async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
+            await show_rules(interaction, kind, None)
+
+        @app_commands.command(
+            name="status",
+            description=f"Post the {title} table again at the bottom of this channel, for everyone.",
+        )
+        async def status(self, interaction: discord.Interaction[GameBot]) -> None:
+            await _status(interaction, kind)
+
+        @app_commands.command(
+            name="leave", description=f"Leave the {title} game or lobby in this channel."
+        )
+        async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
+            await _leave(interaction, kind)
+
+        @app_commands.command(
+            name="end", description=f"End the {title} game here (its host or a server manager)."
+        )
+        async def end(self, interaction: discord.Interaction[GameBot]) -> None:
+            await _end(interaction, kind)
+
+    return {k: v for k, v in vars(Shared).items() if isinstance(v, app_commands.Command)}

@@ -6,22 +6,21 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.cogs import common
+from bot.cogs.common import GameCog
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-@common.anywhere
 class CrapCog(
-    commands.GroupCog,
+    GameCog,
     group_name="crap",
     group_description="Play CRAP: Challenge, Recycle, Acquire, Protect.",
+    title="CRAP",
 ):
-    def __init__(self, bot: GameBot) -> None:
-        self.bot = bot
+    """Its own: the start options."""
 
     @app_commands.command(name="start")
     @app_commands.describe(
@@ -53,23 +52,3 @@ class CrapCog(
             force_recycle=force_recycle,
             bluff_window=bluff_window,
         )
-
-    @app_commands.command(name="rules")
-    async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Show the rules of CRAP, only to you."""
-        await common.rules(interaction, "crap", None)
-
-    @app_commands.command(name="status")
-    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Post the CRAP table again at the bottom of this channel, for everyone."""
-        await common.status(interaction, "crap")
-
-    @app_commands.command(name="leave")
-    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Leave the CRAP game or lobby in this channel."""
-        await common.leave(interaction, "crap")
-
-    @app_commands.command(name="end")
-    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the CRAP game here (its host or a server manager)."""
-        await common.end(interaction, "crap")

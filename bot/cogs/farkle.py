@@ -6,23 +6,21 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.cogs import common
-from bot.cogs.common import PRESET_CHOICES, RULE_CHOICES
+from bot.cogs.common import PRESET_CHOICES, RULE_CHOICES, GameCog
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-@common.anywhere
 class FarkleCog(
-    commands.GroupCog,
+    GameCog,
     group_name="farkle",
     group_description="Play Farkle: six dice, push your luck.",
+    title="Farkle",
 ):
-    def __init__(self, bot: GameBot) -> None:
-        self.bot = bot
+    """Its own: the start options, and /farkle rules shows a rule set too."""
 
     @app_commands.command(name="start")
     @app_commands.describe(
@@ -66,19 +64,4 @@ class FarkleCog(
         rules: app_commands.Choice[str] | None = None,
     ) -> None:
         """Show the rules of the game here, or of a rule set."""
-        await common.rules(interaction, "farkle", rules.value if rules else None)
-
-    @app_commands.command(name="status")
-    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Post the Farkle table again at the bottom of this channel, for everyone."""
-        await common.status(interaction, "farkle")
-
-    @app_commands.command(name="leave")
-    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Leave the Farkle game or lobby in this channel."""
-        await common.leave(interaction, "farkle")
-
-    @app_commands.command(name="end")
-    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the Farkle game here (its host or a server manager)."""
-        await common.end(interaction, "farkle")
+        await common.show_rules(interaction, "farkle", rules.value if rules else None)

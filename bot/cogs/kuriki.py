@@ -6,23 +6,22 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot.cogs import common
+from bot.cogs.common import GameCog
 from bot.interactions import actor_of, send_reply
 
 if TYPE_CHECKING:
     from bot.app import GameBot
 
 
-@common.anywhere
 class KurikiCog(
-    commands.GroupCog,
+    GameCog,
     group_name="kuriki",
     group_description="Play Kuriki: two dice, a cup and lies.",
+    title="Kuriki",
 ):
-    def __init__(self, bot: GameBot) -> None:
-        self.bot = bot
+    """Its own: the start options and /kuriki foul."""
 
     @app_commands.command(name="start")
     @app_commands.describe(
@@ -57,26 +56,6 @@ class KurikiCog(
             stake=stake,
             foul_price=foul_price,
         )
-
-    @app_commands.command(name="rules")
-    async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Show the rules of Kuriki, only to you."""
-        await common.rules(interaction, "kuriki", None)
-
-    @app_commands.command(name="status")
-    async def status(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Post the Kuriki table again at the bottom of this channel, for everyone."""
-        await common.status(interaction, "kuriki")
-
-    @app_commands.command(name="leave")
-    async def leave(self, interaction: discord.Interaction[GameBot]) -> None:
-        """Leave the Kuriki game or lobby in this channel."""
-        await common.leave(interaction, "kuriki")
-
-    @app_commands.command(name="end")
-    async def end(self, interaction: discord.Interaction[GameBot]) -> None:
-        """End the Kuriki game here (its host or a server manager)."""
-        await common.end(interaction, "kuriki")
 
     @app_commands.command(name="foul")
     @app_commands.describe(

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
+from games.autoplay import Chooser, Departures, play_part
 from games.copies import working_copy
 from games.crap.cards import (
     RANKS,
@@ -40,7 +40,6 @@ from games.places import Order, by_score, exits
 from games.text import Arg, Line, M, Mn, Part
 
 LOG_LENGTH = 14
-TIMEOUTS_BEFORE_REMOVAL = 3
 
 Phase = Literal["turn", "acquire", "challenge", "force_vote", "over"]
 ActionKind = Literal[
@@ -505,8 +504,7 @@ def timeout(
     challenge their cards are chosen and guesses made at random. Three timeouts in a row take
     a player out of the game; once every person at the table let their last turns run out
     (`autoplay.idle_turns`), the game ends abandoned, with no winner."""
-    if state.finished:
-        raise IllegalMove(M("This game is over."))
+    DEPARTURES.refuse_if_over(state)
     s = working_copy(state)
     events: list[Event] = []
     # Who was on the clock before a window closes: a player whose turn only starts now
@@ -532,29 +530,7 @@ def timeout(
     for pid, count in missed.items():
         if pid in _ids(s):
             s.player(pid).timeouts = count
-    idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
-    if idle is not None:
-        _end_by_departure(s, idle_message(idle), events)
-    for p in list(s.players):
-        if p.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished and s.phase == "turn":
-            events.append(
-                Event(
-                    kind="removed",
-                    player=p.id,
-                    text=Mn(
-                        "{name} timed out {n} time in a row and leaves the table.",
-                        "{name} timed out {n} times in a row and leaves the table.",
-                        TIMEOUTS_BEFORE_REMOVAL,
-                        name=p.name,
-                    ),
-                )
-            )
-            _remove(
-                s,
-                p.id,
-                events,
-                timed_out(p.name, TIMEOUTS_BEFORE_REMOVAL),
-            )
+    events += DEPARTURES.after_timeout(s, s.players, list(s.players), lambda s: s.phase == "turn")
     _log(s, events[logged:])
     if events:
         # Every line this timeout wrote is the last action's ("Ann ran out of time: a bot
@@ -565,11 +541,7 @@ def timeout(
 
 def abandon(state: CrapState, why: Line) -> tuple[CrapState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = working_copy(state)
-    events: list[Event] = []
-    _end_by_departure(s, why, events)
-    _log(s, events)
-    return s, events
+    return DEPARTURES.abandon(state, why)
 
 
 def _ids(s: CrapState) -> list[int]:
@@ -641,18 +613,12 @@ def _random_choice(s: CrapState, pid: int, rng: random.Random, events: list[Even
 
 def remove_player(state: CrapState, user_id: int) -> tuple[CrapState, list[Event]]:
     """A player leaves between turns or during their own turn; their cards go to the discard."""
-    if state.finished:
-        raise IllegalMove(M("This game is over."))
-    who = state.player(user_id)
+    return DEPARTURES.leave(state, user_id, _settled)
+
+
+def _settled(state: CrapState, who: CPlayer) -> None:
     if state.phase != "turn":
         raise IllegalMove(M("Wait until the current action is settled before leaving."))
-    s = working_copy(state)
-    events = [
-        Event(kind="removed", player=user_id, text=M("{name} left the table.", name=who.name))
-    ]
-    _remove(s, user_id, events, M("{name} left", name=who.name))
-    _log(s, events)
-    return s, events
 
 
 # ----------------------------------------------------------------------------- internals
@@ -1432,6 +1398,11 @@ def _log(s: CrapState, events: list[Event]) -> None:
     write_log(s, (e.text for e in events), LOG_LENGTH)
     s.last_lines = min(len(events), LOG_LENGTH)
     s.reveals = s.reveals[-6:]
+
+
+DEPARTURES: Departures[CrapState, Event] = Departures(
+    event=Event, remove=_remove, end=_end_by_departure, log=_log, over=lambda s: s.finished
+)
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
+from games.autoplay import TIMEOUTS_BEFORE_REMOVAL, Chooser, Departures, play_part
 from games.copies import working_copy
 from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
@@ -21,7 +21,6 @@ from games.places import Order, by_score, exits
 from games.text import Line, M, Mn, Msg
 
 LOG_LENGTH = 12
-TIMEOUTS_BEFORE_REMOVAL = 3
 
 ActionKind = Literal["toggle", "roll", "bank", "piggyback"]
 
@@ -343,8 +342,7 @@ def timeout(
     bank if the rules allow it, else end the turn. Three timeouts in a row remove the player;
     once every person at the table let their last turns run out (`autoplay.idle_turns`), the
     game ends abandoned, with no winner."""
-    if state.finished:
-        raise IllegalMove(M("This game is over."))
+    DEPARTURES.refuse_if_over(state)
     who = state.current_player
     missed = who.timeouts + 1
     played = None
@@ -366,29 +364,10 @@ def timeout(
         s, events = _fixed_timeout(state)
     player = next(p for p in s.players + s.departed if p.id == who.id)
     player.timeouts = missed
-    idle = None if s.finished else idle_turns((p.id, p.timeouts) for p in s.players)
-    if idle is not None:
-        ended: list[Event] = []
-        _finish(s, ended, departure=idle_message(idle))
+    ended = DEPARTURES.after_timeout(s, s.players, [player])
+    if ended:
         _log(s, ended)
         events += ended
-    elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and not s.finished:
-        removal = [
-            Event(
-                kind="removed",
-                player=player.id,
-                text=Mn(
-                    "{name} timed out {n} time in a row and is out of the game.",
-                    "{name} timed out {n} times in a row and is out of the game.",
-                    TIMEOUTS_BEFORE_REMOVAL,
-                    name=player.name,
-                ),
-            )
-        ]
-        why = timed_out(player.name, TIMEOUTS_BEFORE_REMOVAL)
-        _remove(s, player.id, removal, why)
-        _log(s, removal)
-        events += removal
     return s, events
 
 
@@ -433,23 +412,12 @@ def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
 
 def remove_player(state: FarkleState, user_id: int) -> tuple[FarkleState, list[Event]]:
     """Take a player out (they left); their turn, if it was theirs, passes on."""
-    if state.finished:
-        raise IllegalMove(M("This game is over."))
-    who = state.player(user_id)
-    s = working_copy(state)
-    events = [Event(kind="removed", player=user_id, text=M("{name} left the game.", name=who.name))]
-    _remove(s, user_id, events, M("{name} left", name=who.name))
-    _log(s, events)
-    return s, events
+    return DEPARTURES.leave(state, user_id)
 
 
 def abandon(state: FarkleState, why: Line) -> tuple[FarkleState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = working_copy(state)
-    events: list[Event] = []
-    _finish(s, events, departure=why)
-    _log(s, events)
-    return s, events
+    return DEPARTURES.abandon(state, why)
 
 
 # --------------------------------------------------------------------------- internals
@@ -808,6 +776,22 @@ def _turn_start_event(s: FarkleState) -> Event:
 
 def _log(s: FarkleState, events: list[Event]) -> None:
     write_log(s, (e.text for e in events), LOG_LENGTH)
+
+
+DEPARTURES: Departures[FarkleState, Event] = Departures(
+    event=Event,
+    remove=_remove,
+    end=lambda s, why, events: _finish(s, events, departure=why),
+    log=_log,
+    over=lambda s: s.finished,
+    left=lambda name: M("{name} left the game.", name=name),
+    removed=lambda name: Mn(
+        "{name} timed out {n} time in a row and is out of the game.",
+        "{name} timed out {n} times in a row and is out of the game.",
+        TIMEOUTS_BEFORE_REMOVAL,
+        name=name,
+    ),
+)
 
 
 __all__ = [

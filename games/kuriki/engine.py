@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from games.autoplay import Chooser, idle_message, idle_turns, play_part, timed_out
+from games.autoplay import Chooser, Departures, play_part
 from games.bots import only_bots
 from games.copies import working_copy
 from games.dice import roll, roll_off
@@ -33,7 +33,6 @@ from games.text import Line, M, Mn, Msg
 LOG_LENGTH = 12
 #: The name of a roll under the cup in a game's record of draws (games/draws.py).
 CUP = "cup"
-TIMEOUTS_BEFORE_REMOVAL = 3
 FOULS_PER_LIFE = 3
 RUSK_FOULS = 3
 #: Closed votes kept for their messages: as many as can be open at once (one per accused).
@@ -411,8 +410,7 @@ def timeout(
     towards the next seat. Three timeouts in a row take a player out of the game; once every person
     still in it let their last turns run out (`autoplay.idle_turns`), the game ends
     abandoned, with no winner."""
-    if state.phase == "over":
-        raise IllegalMove(M("This game is over."))
+    DEPARTURES.refuse_if_over(state)
     s = working_copy(state)
     events: list[Event] = []
     _close_expired_votes(s, now, events)
@@ -442,24 +440,7 @@ def timeout(
         _fixed_timeout(s, who, rng, events)
     player = s.player(who)
     player.timeouts = missed
-    idle = None if s.phase == "over" else idle_turns((p.id, p.timeouts) for p in s.alive())
-    if idle is not None:
-        _end_by_departure(s, idle_message(idle), events)
-    elif player.timeouts >= TIMEOUTS_BEFORE_REMOVAL and s.phase != "over":
-        events.append(
-            Event(
-                kind="removed",
-                player=who,
-                text=Mn(
-                    "{name} timed out {n} time in a row and leaves the table.",
-                    "{name} timed out {n} times in a row and leaves the table.",
-                    TIMEOUTS_BEFORE_REMOVAL,
-                    name=player.name,
-                ),
-            )
-        )
-        why = timed_out(player.name, TIMEOUTS_BEFORE_REMOVAL)
-        _remove(s, who, events, why)
+    events += DEPARTURES.after_timeout(s, s.alive(), [player])
     _log(s, events[logged:])
     return s, events
 
@@ -501,27 +482,17 @@ def next_vote_deadline(state: KurikiState) -> float | None:
 
 def remove_player(state: KurikiState, user_id: int) -> tuple[KurikiState, list[Event]]:
     """A player leaves: they are out, and a point they were part of starts afresh."""
-    if state.phase == "over":
-        raise IllegalMove(M("This game is over."))
-    who = state.player(user_id)
+    return DEPARTURES.leave(state, user_id, _not_out)
+
+
+def _not_out(state: KurikiState, who: KPlayer) -> None:
     if who.out:
         raise IllegalMove(M("You are already out of this game."))
-    s = working_copy(state)
-    events = [
-        Event(kind="removed", player=user_id, text=M("{name} left the table.", name=who.name))
-    ]
-    _remove(s, user_id, events, M("{name} left", name=who.name))
-    _log(s, events)
-    return s, events
 
 
 def abandon(state: KurikiState, why: Line) -> tuple[KurikiState, list[Event]]:
     """End the game with no winner because of a departure (`why`: e.g. only bots are left)."""
-    s = working_copy(state)
-    events: list[Event] = []
-    _end_by_departure(s, why, events)
-    _log(s, events)
-    return s, events
+    return DEPARTURES.abandon(state, why)
 
 
 def voters(state: KurikiState, vote: Vote) -> list[int]:
@@ -1181,3 +1152,8 @@ def finishing_order(state: KurikiState) -> Order:
 
 def _log(s: KurikiState, events: list[Event]) -> None:
     write_log(s, (e.text for e in events), LOG_LENGTH)
+
+
+DEPARTURES: Departures[KurikiState, Event] = Departures(
+    event=Event, remove=_remove, end=_end_by_departure, log=_log, over=lambda s: s.finished
+)

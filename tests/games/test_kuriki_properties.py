@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.autoplay import is_idle
+from games.autoplay import TIMEOUTS_BEFORE_REMOVAL, is_idle
 from games.errors import GameError, IllegalMove, NotInGame, NotYourTurn
 from games.kuriki.engine import (
     LOG_LENGTH,
-    TIMEOUTS_BEFORE_REMOVAL,
     Action,
     KurikiRules,
     KurikiState,
