@@ -161,7 +161,7 @@ class GameCog(commands.GroupCog):
         own = {k: v for k, v in vars(cls).items() if isinstance(v, app_commands.Command)}
         if "start" not in own:
             raise TypeError(f"{cls.__name__} must define its start command")
-        made = {**_shared_commands(cls.__cog_group_name__, title), **own}
+        made = {**_shared_commands(str(cls.__cog_group_name__), title), **own}
         for name in own:  # set again below, in the group's order
             delattr(cls, name)
         for name in (*SHARED_ORDER, *(n for n in own if n not in SHARED_ORDER)):
@@ -174,7 +174,7 @@ def _shared_commands(kind: str, title: str) -> dict[str, app_commands.Command[An
     description a whole sentence for the translators, as the command tree gives it). Made in
     a class body so that discord.py takes each callback's first parameter for the cog."""
 
-    class Shared:
+    class Shared(commands.Cog):  # a Cog only for the commands' binding type; never loaded
         @app_commands.command(name="rules", description=f"Show the rules of {title}, only to you.")
         async def rules(self, interaction: discord.Interaction[GameBot]) -> None:
             await show_rules(interaction, kind, None)
