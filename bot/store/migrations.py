@@ -238,6 +238,13 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE finished_games ADD COLUMN unseen TEXT;
     CREATE INDEX finished_unseen ON finished_games(channel_id) WHERE unseen IS NOT NULL;
     """,
+    # 11: a finished game's sealed draws and whole log packed (bot/store/packed.py: the
+    # same JSON, compressed), about an eighth of their text. Games recorded before keep
+    # theirs as text in `dice` and `log`, read as they are; new games leave those NULL.
+    """
+    ALTER TABLE finished_games ADD COLUMN dice_packed BLOB;
+    ALTER TABLE finished_games ADD COLUMN log_packed BLOB;
+    """,
 ]
 
 

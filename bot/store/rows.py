@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from bot.records import LUCK
+from bot.store.packed import pack, stored_value
 
 
 @dataclass
@@ -210,15 +211,16 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby, bots"
-    ", dice, log, story, unseen"
+    ", dice_packed, log_packed, story, unseen"
 )
 
 
 def finished_values(
     game: FinishedGame, finished_at: float, log: list[str] | None
 ) -> tuple[object, ...]:
-    """A finished game as the row `finish_session` inserts (JSON columns encoded), with
-    its whole log (None: not kept)."""
+    """A finished game as the row `finish_session` inserts (JSON columns encoded, its
+    sealed draws and its whole log packed: `bot.store.packed`), with its whole log (None:
+    not kept)."""
     return (
         game.guild_id,
         game.channel_id,
@@ -232,8 +234,8 @@ def finished_values(
         finished_at,
         None if game.lobby is None else json.dumps(game.lobby),
         json.dumps(game.bots),
-        None if game.dice is None else json.dumps(game.dice, separators=(",", ":")),
-        None if log is None else json.dumps(log),
+        pack(None if game.dice is None else json.dumps(game.dice, separators=(",", ":"))),
+        pack(None if log is None else json.dumps(log, separators=(",", ":"))),
         None if game.story is None else json.dumps(game.story),
         game.unseen,
     )
@@ -242,17 +244,22 @@ def finished_values(
 FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
     " started_at, finished_at, lobby, bots"
-    ", dice, log, story"
+    ", dice, log, story, dice_packed, log_packed"
 )
 
 
 def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
     """A finished_games row as a dict, its JSON columns decoded (`lobby`, `dice`, `log` and
-    `story` may be None: older games kept none)."""
+    `story` may be None: older games kept none). `dice` and `log` are read from their packed
+    columns, or the text of a row recorded before those (`packed.stored_value`); either is
+    an `Unreadable` when damaged."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby", "bots", "dice", "log", "story"):
+    for key in ("players", "scores", "rules", "lobby", "bots", "story"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]
+    for key in ("dice", "log"):
+        packed = rec.pop(f"{key}_packed")
+        rec[key] = stored_value(rec["id"], key, rec[key], packed)  # type: ignore[arg-type]
     return rec
 
 
