@@ -198,6 +198,24 @@ SMOKES = (
         postgres=True,
     ),
     Smoke(
+        "bench.scale",
+        "--sessions 200 --finished 400 --history 50 --runs 2 --heap 10000",
+        (
+            r"^SQLite: filled in .* 200 running sessions and 400 finished games",
+            rf"^  behind_sessions \(start, RESUME\) +p50 +{N} ms, max +{N} ms; loop stalled"
+            rf" at most {N} ms",
+            rf"^  count_sessions \(start\) +p50 +{N} ms",
+            rf"^  recording a finished game \(finish_session\) +p50 +{N} ms",
+            rf"^  /history of a player of {N} games, page 1 +p50 +{N} ms",
+            rf"^    the same, its last page +p50 +{N} ms, max +{N} ms; loop stalled at most {N} ms",
+            r"^PostgreSQL: filled in",
+            rf"^    the same, its last page +p50 +{N} ms",
+            rf"^start-up collection over {N} objects: freeze_start_up {N} ms on the loop"
+            rf" \(a full gc.collect\(\) {N} ms\)",
+        ),
+        postgres=True,
+    ),
+    Smoke(
         "bench.postgres",
         "--processes 2 --channels 4 --guilds 2 --moves 2 --rounds 1 --quiet-wait 0",
         (

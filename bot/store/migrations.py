@@ -245,6 +245,14 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE finished_games ADD COLUMN dice_packed BLOB;
     ALTER TABLE finished_games ADD COLUMN log_packed BLOB;
     """,
+    # 12: /history's index (`rows.played_sql`): a player's games in a server, of one game or
+    # all, read from the index alone (what a line of the list shows of the player), so
+    # counting a player's 5,000 games and skipping to the last page look up no game.
+    """
+    DROP INDEX player_stats_by_player;
+    CREATE INDEX player_stats_in_place ON player_stats(player_id, guild_id, kind, finished_at,
+        game_id, won, score, abandoned);
+    """,
 ]
 
 

@@ -26,8 +26,6 @@ from bot.store.rows import (
     ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
-    IN_PLACE,
-    PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     UNSEEN_SQL,
     WINS_AHEAD_SQL,
@@ -44,6 +42,7 @@ from bot.store.rows import (
     finished_values,
     places,
     played_game,
+    played_sql,
     session_values,
 )
 from bot.store.stats import added_record, leaderboard_rows
@@ -388,20 +387,11 @@ class PostgresStore(Store):
     async def player_games(
         self, place: int, player_id: int, kind: str | None, offset: int, limit: int
     ) -> tuple[int, list[PlayedGame]]:
-        joined = (
-            "FROM player_stats s JOIN finished_games g ON g.id = s.game_id"
-            f" WHERE s.player_id = $1 AND {IN_PLACE} = $2 AND ($3::text IS NULL OR s.kind = $3)"
-        )
-        total = await self.pool.fetchval(f"SELECT COUNT(*) {joined}", player_id, place, kind)
-        rows = await self.pool.fetch(
-            f"SELECT {PLAYED_COLUMNS} {joined}"
-            " ORDER BY s.finished_at DESC, s.game_id DESC LIMIT $4 OFFSET $5",
-            player_id,
-            place,
-            kind,
-            limit,
-            offset,
-        )
+        mine = (player_id, place) if kind is None else (player_id, place, kind)
+        args = mine + mine
+        count, page = (postgres_params(sql) for sql in played_sql(kind is not None))
+        total = await self.pool.fetchval(count, *args)
+        rows = await self.pool.fetch(page, *args, limit, offset)
         return int(total or 0), [played_game(r) for r in rows]
 
     # ----------------------------------------------------------------- stats

@@ -302,10 +302,35 @@ class PlayedGame:
     outcome: str
 
 
-#: What `player_games` reads of each game, in `played_game`'s order (s: player_stats,
-#: g: finished_games), and the condition that the game was played in a place.
-PLAYED_COLUMNS = "g.id, g.kind, g.finished_at, g.players, s.won, s.score, s.abandoned, g.outcome"
-IN_PLACE = "COALESCE(g.guild_id, g.channel_id)"
+def _played(kind: bool) -> str:
+    """A player's games in a place (`records.place_of`: a server, or a channel outside
+    servers), as their `player_stats` rows: those of the server, read from its index
+    (migration 12), and those outside servers in that channel. Its arguments: the player,
+    the place[, the kind], twice."""
+    of_kind = " AND s.kind = ?" if kind else ""
+    columns = "s.game_id, s.won, s.score, s.abandoned, s.finished_at"
+    return (
+        f"SELECT {columns} FROM player_stats s"
+        f" WHERE s.player_id = ? AND s.guild_id = ?{of_kind}"
+        f" UNION ALL SELECT {columns} FROM player_stats s JOIN finished_games g ON g.id = s.game_id"
+        f" WHERE s.player_id = ? AND s.guild_id IS NULL AND g.channel_id = ?{of_kind}"
+    )
+
+
+def played_sql(kind: bool) -> tuple[str, str]:
+    """What `player_games` runs (with `?` placeholders): how many games the player sat at in
+    the place, and a page of them, the most recent first, each in `played_game`'s order
+    (only the page's games are looked up in `finished_games`). The count's arguments are
+    `_played`'s; the page's the same, then the limit and the offset."""
+    mine = _played(kind)
+    count = f"SELECT COUNT(*) FROM ({mine}) m"
+    page = (
+        "SELECT g.id, g.kind, g.finished_at, g.players, m.won, m.score, m.abandoned, g.outcome"
+        f" FROM (SELECT * FROM ({mine}) u ORDER BY u.finished_at DESC, u.game_id DESC"
+        " LIMIT ? OFFSET ?) m JOIN finished_games g ON g.id = m.game_id"
+        " ORDER BY m.finished_at DESC, m.game_id DESC"
+    )
+    return count, page
 
 
 def played_game(row: Iterable[Any]) -> PlayedGame:

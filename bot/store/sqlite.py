@@ -22,8 +22,6 @@ from bot.store.rows import (
     ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
-    IN_PLACE,
-    PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     UNSEEN_SQL,
     WINS_AHEAD_SQL,
@@ -39,6 +37,7 @@ from bot.store.rows import (
     finished_values,
     places,
     played_game,
+    played_sql,
     session_values,
 )
 from bot.store.sqlite_connection import Database
@@ -211,12 +210,14 @@ class SqliteStore(Store):
             )
 
     async def behind_sessions(self) -> list[int]:
-        """Channels whose table message shows an older state than the one stored."""
+        """Channels whose table message shows an older state than the one stored. Read in
+        the thread: it passes over every session row (98 ms at 50,000 on the loop; an index
+        would be written on every move instead), and it runs at every start and RESUME."""
         await self.flush_shown()
-        async with self.db.execute(
+        rows = await self.db.read(
             "SELECT channel_id FROM sessions WHERE shown_revision < revision ORDER BY updated_at"
-        ) as cur:
-            return [r[0] for r in await cur.fetchall()]
+        )
+        return [r[0] for r in rows]
 
     async def clear_deadline(self, channel_id: int) -> None:
         """Stop the timers of a session (used on a damaged row, so the timer loop moves on)."""
@@ -303,9 +304,9 @@ class SqliteStore(Store):
         return row[0] if row else None
 
     async def count_sessions(self) -> int:
-        async with self.db.execute("SELECT COUNT(*) FROM sessions") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
+        """Read in the thread: counting passes over every session row (73 ms at 50,000)."""
+        rows = await self.db.read("SELECT COUNT(*) FROM sessions")
+        return int(rows[0][0]) if rows else 0
 
     # ----------------------------------------------------------------- settings
 
@@ -345,16 +346,12 @@ class SqliteStore(Store):
     async def player_games(
         self, place: int, player_id: int, kind: str | None, offset: int, limit: int
     ) -> tuple[int, list[PlayedGame]]:
-        where = f"s.player_id = ? AND {IN_PLACE} = ?" + ("" if kind is None else " AND s.kind = ?")
-        args = (player_id, place) if kind is None else (player_id, place, kind)
-        joined = "FROM player_stats s JOIN finished_games g ON g.id = s.game_id WHERE " + where
-        # In the thread: a player of many games in many servers is many rows to pass over.
-        counted = await self.db.read(f"SELECT COUNT(*) {joined}", args)
-        rows = await self.db.read(
-            f"SELECT {PLAYED_COLUMNS} {joined}"
-            " ORDER BY s.finished_at DESC, s.game_id DESC LIMIT ? OFFSET ?",
-            (*args, limit, offset),
-        )
+        mine = (player_id, place) if kind is None else (player_id, place, kind)
+        args = mine + mine
+        count, page = played_sql(kind is not None)
+        # In the thread: a player of many games is many index entries to count.
+        counted = await self.db.read(count, args)
+        rows = await self.db.read(page, (*args, limit, offset))
         return (int(counted[0][0]) if counted else 0), [played_game(r) for r in rows]
 
     # ----------------------------------------------------------------- stats
