@@ -91,12 +91,14 @@ SMOKES = (
     ),
     Smoke(
         "bench.service",
-        "--moves 20",
+        "--moves 20 --at 10 --window 5",
         (
             rf"^20 moves \(classic\) in {N} s = {N} moves/s, CPU {N} us/move",
             rf"^per move: Tables.click {N} us = engine move {N} us \+ commit",
             rf"^log kept: {N} lines in {N} rows, {N} KiB of JSON .* the saved session {N} KiB"
             rf", of which the record of its sealed draws {N} KiB",
+            rf"^click at move 10: Tables.click median {N} us over the 5 clicks up to it",
+            rf"^click at move 20: .* \({N}x the first\); saved session {N} KiB$",
         ),
     ),
     Smoke(

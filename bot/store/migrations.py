@@ -253,6 +253,14 @@ MIGRATIONS: list[Migration] = [
     CREATE INDEX player_stats_in_place ON player_stats(player_id, guild_id, kind, finished_at,
         game_id, won, score, abandoned);
     """,
+    # 13: what a running game's state gains with every move is appended with the move,
+    # beside its log lines (`beside`, JSON: the records of the draws it made, the score
+    # history it added; NULL: nothing), so its session row keeps only the seed and the
+    # stream's position and stays the same size however long the game (see
+    # `bot.sessions.beside_json`; rows saved before keep theirs inline until their next move).
+    """
+    ALTER TABLE game_log ADD COLUMN beside TEXT;
+    """,
 ]
 
 

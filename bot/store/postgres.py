@@ -40,6 +40,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
+    log_beside,
     places,
     played_game,
     played_sql,
@@ -79,10 +80,16 @@ _UPSERT_SESSION = (
 #: statement, so the move and its lines commit together (its status counts the lines' row).
 _UPSERT_SESSION_LOGGED = (
     f"WITH saved AS ({_UPSERT_SESSION} RETURNING channel_id, revision)"
-    " INSERT INTO game_log (channel_id, revision, lines)"
-    " SELECT channel_id, revision, $9 FROM saved"
+    " INSERT INTO game_log (channel_id, revision, lines, beside)"
+    " SELECT channel_id, revision, $9, $10 FROM saved"
 )
 _LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = $1 ORDER BY revision"
+#: A session and what it keeps beside its row, oldest first (`SessionRow.beside`).
+_LOAD_SESSION = (
+    f"SELECT {_SESSION_COLUMNS}, ARRAY(SELECT g.beside FROM game_log g"
+    " WHERE g.channel_id = s.channel_id AND g.beside IS NOT NULL ORDER BY g.revision)"
+    " FROM sessions s WHERE s.channel_id = $1"
+)
 
 
 def owned_filter(shards: Shards | None) -> str:
@@ -160,10 +167,9 @@ class PostgresStore(Store):
     # ----------------------------------------------------------------- sessions
 
     async def load_session(self, channel_id: int) -> SessionRow | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE channel_id = $1", channel_id
-        )
-        return SessionRow(*row) if row else None
+        # One statement, one snapshot: the row and what was stored beside it up to its revision.
+        row = await self.pool.fetchrow(_LOAD_SESSION, channel_id)
+        return SessionRow(*row[:-1], beside=list(row[-1])) if row else None
 
     async def save_session(self, row: SessionRow) -> bool:
         if row.revision == 1:  # a new game: no lines left by an unfinished one before it
@@ -172,16 +178,18 @@ class PostgresStore(Store):
                 if not status.endswith(" 1"):
                     return False
                 await conn.execute("DELETE FROM game_log WHERE channel_id = $1", row.channel_id)
-                if row.log:
+                if row.log or row.beside:
                     await conn.execute(
-                        "INSERT INTO game_log (channel_id, revision, lines) VALUES ($1, 1, $2)",
+                        "INSERT INTO game_log (channel_id, revision, lines, beside)"
+                        " VALUES ($1, 1, $2, $3)",
                         row.channel_id,
                         json.dumps(row.log),
+                        log_beside(row),
                     )
                 return True
-        if row.log:
+        if row.log or row.beside:
             status = await self.pool.execute(
-                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log)
+                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log), log_beside(row)
             )
         else:
             status = await self.pool.execute(_UPSERT_SESSION, *session_values(row))

@@ -29,6 +29,11 @@ class SessionRow:
     #: The log lines this revision adds to the game's whole log (`save_session` appends
     #: them in the same commit; nothing is read back into this field).
     log: list[str] = field(default_factory=list)
+    #: What the game keeps beside the row, growing with every move (the records of its
+    #: sealed draws, a score history: see `bot.sessions.beside_json`), as JSON objects:
+    #: written, the one this revision adds (`save_session` appends it with the log lines);
+    #: read (`load_session`), every one stored so far, oldest first.
+    beside: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -190,6 +195,13 @@ class PlayerRating:
     rating: float
     games: int
     last_change: float
+
+
+def log_beside(row: SessionRow) -> str | None:
+    """The `game_log.beside` value of a saved revision: what it adds beside the row, or None."""
+    if len(row.beside) > 1:
+        raise ValueError("a saved revision adds one value beside its row")
+    return row.beside[0] if row.beside else None
 
 
 def session_values(row: SessionRow) -> tuple[object, ...]:

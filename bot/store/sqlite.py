@@ -35,6 +35,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
+    log_beside,
     places,
     played_game,
     played_sql,
@@ -112,7 +113,10 @@ class SqliteStore(Store):
             (channel_id,),
         ) as cur:
             row = await cur.fetchone()
-        return SessionRow(*row) if row else None
+        if not row:
+            return None
+        async with self.db.execute(_BESIDE, (channel_id,)) as cur:
+            return SessionRow(*row, beside=[b for (b,) in await cur.fetchall()])
 
     async def save_session(self, row: SessionRow) -> bool:
         """Insert or update a session. An update keeps the row's table message and the
@@ -137,7 +141,7 @@ class SqliteStore(Store):
                 now = time.time()
                 values = [v for row, _ in batch for v in (*session_values(row), now)]
                 try:
-                    if any(row.log or row.revision == 1 for row, _ in batch):
+                    if any(row.log or row.beside or row.revision == 1 for row, _ in batch):
                         written = self.db.transaction(
                             functools.partial(_save_with_logs, [row for row, _ in batch], values)
                         )
@@ -505,6 +509,10 @@ def _record_players(
 
 #: A running game's stored log lines, oldest first (one row per saved revision).
 _LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = ? ORDER BY revision"
+#: What a running game keeps beside its row, oldest first (`SessionRow.beside`).
+_BESIDE = (
+    "SELECT beside FROM game_log WHERE channel_id = ? AND beside IS NOT NULL ORDER BY revision"
+)
 
 
 def _drop_session(conn: sqlite3.Connection, channel_id: int) -> None:
@@ -516,8 +524,8 @@ def _drop_session(conn: sqlite3.Connection, channel_id: int) -> None:
 def _save_with_logs(
     rows: list[SessionRow], values: list[object], conn: sqlite3.Connection
 ) -> set[tuple[int, int]]:
-    """Save `rows` (their `values` for `_upsert_sessions`) and append the log lines of those
-    written, inside the caller's transaction. A new session (revision 1) starts with no log:
+    """Save `rows` (their `values` for `_upsert_sessions`) and append the log lines and
+    what those written keep beside them, inside the caller's transaction. A new session (revision 1) starts with no log:
     lines left by a game of that channel that was never finished are dropped."""
     written = {(c, r) for c, r in conn.execute(_upsert_sessions(len(rows)), values).fetchall()}
     for row in rows:
@@ -525,10 +533,10 @@ def _save_with_logs(
             continue
         if row.revision == 1:
             conn.execute("DELETE FROM game_log WHERE channel_id = ?", (row.channel_id,))
-        if row.log:
+        if row.log or row.beside:
             conn.execute(
-                "INSERT INTO game_log (channel_id, revision, lines) VALUES (?, ?, ?)",
-                (row.channel_id, row.revision, json.dumps(row.log)),
+                "INSERT INTO game_log (channel_id, revision, lines, beside) VALUES (?, ?, ?, ?)",
+                (row.channel_id, row.revision, json.dumps(row.log), log_beside(row)),
             )
     return written
 
