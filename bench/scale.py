@@ -117,10 +117,31 @@ SESSION_COLUMNS = (
 )
 
 
+async def packed(store: Store) -> bool:
+    """Whether the schema keeps a finished game's log and dice packed (migration 11): a
+    version before it (measured for the figures before) is filled with text of the same
+    sizes in `dice` and `log`."""
+    if isinstance(store, SqliteStore):
+        columns = [r[1] for r in await store.db.read("PRAGMA table_info(finished_games)")]
+    else:
+        columns = [
+            r[0]
+            for r in await store.pool.fetch(  # type: ignore[attr-defined]
+                "SELECT column_name FROM information_schema.columns"
+                " WHERE table_name = 'finished_games'"
+            )
+        ]
+    return "dice_packed" in columns
+
+
 async def fill(store: Store, args: argparse.Namespace) -> None:
     rng = random.Random(1)
     sessions = session_rows(args.sessions, rng)
     games, players = finished_rows(args, rng)
+    global GAME_COLUMNS
+    if not await packed(store):
+        GAME_COLUMNS = GAME_COLUMNS.replace("dice_packed, log_packed", "dice, log")
+        games = [(*g[:13], g[13].hex()[: len(g[13])], g[14].hex()[: len(g[14])], g[15]) for g in games]
     if isinstance(store, SqliteStore):
 
         def bulk(conn: Any) -> None:
