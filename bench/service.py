@@ -5,8 +5,10 @@
 One channel, two players, the same strategy as bench.interactions; each click goes through
 the one write path (lock, load, engine move, commit, render) and then builds the view
 discord.py would send. Prints per-move times of the parts, and the size of the game's whole
-log (kept beside its session, whose size stays that of the table's window); asserts nothing
-about time."""
+log (kept beside its session, whose size stays that of the table's window); then, for each
+move of `--at` (a long game's click against an early one), the median `Tables.click` over
+the `--window` clicks up to it and the saved session's size there. Asserts nothing about
+time."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import asyncio
 import functools
 import json
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -37,7 +40,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--moves", type=int, default=5000)
     p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
     p.add_argument("--seed", type=int, default=1)
-    return p.parse_args(argv)
+    p.add_argument("--at", default="300", help="moves to compare a click at (and --moves)")
+    p.add_argument("--window", type=int, default=200, help="clicks up to each of --at")
+    args = p.parse_args(argv)
+    args.marks = sorted({*(int(m) for m in args.at.split(",") if m), args.moves})
+    if args.marks[0] < 1 or args.marks[-1] > args.moves:
+        p.error("--at: moves between 1 and --moves")
+    return args
 
 
 def timed(spent: dict[str, float], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -114,8 +123,10 @@ async def run(args: argparse.Namespace) -> None:
             reply = await tables.click(actor, click, 1)
         for key in spent:
             spent[key] = 0.0
+        clicks: list[float] = []
+        sizes: dict[int, int] = {}  # the saved session's bytes at each of --at
         cpu0, t0 = time.process_time(), time.perf_counter()
-        for _ in range(args.moves):
+        for move in range(1, args.moves + 1):
             who, click = choose(reply, tables, channel, rules)
             t = time.perf_counter()
             reply = await tables.click(players[who], click, 1)
@@ -125,6 +136,13 @@ async def run(args: argparse.Namespace) -> None:
             reply.view().to_components()  # type: ignore[union-attr]
             spent["view"] += time.perf_counter() - u
             spent["click"] += u - t
+            clicks.append(u - t)
+            if move in args.marks:
+                [(row,)] = await store.db.read(
+                    "SELECT LENGTH(CAST(data AS BLOB)) FROM sessions WHERE channel_id = ?",
+                    (channel,),
+                )
+                sizes[move] = row
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         # The game's whole log, kept beside its state (which keeps only the table's window).
         [(rows, size)] = await store.db.read(
@@ -157,6 +175,16 @@ async def run(args: argparse.Namespace) -> None:
         f"({size / max(lines, 1):.0f} bytes a line); the saved session {state_size / 1024:.1f} KiB"
         f", of which the record of its sealed draws {draws_size / 1024:.1f} KiB"
     )
+    first = None
+    for mark in args.marks:
+        window = clicks[max(0, mark - args.window) : mark]
+        median = statistics.median(window)
+        first = first or median
+        print(
+            f"click at move {mark:,}: Tables.click median {median * 1e6:.0f} us over the"
+            f" {len(window)} clicks up to it ({median / first:.2f}x the first);"
+            f" saved session {sizes[mark] / 1024:.1f} KiB"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:

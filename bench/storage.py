@@ -10,9 +10,10 @@ loaded from `--cache-dir`), every move committed with its log lines and its seal
 The same two people play every game, so the per-player summaries (records, leaderboard
 totals, ratings) do not grow with the games: what grows is the game itself. Prints, per
 game, the finished_games row by column (the whole log, the record of every die with the
-seed, the story picture's data, the rest), the player rows, and the database file's growth
-per game after VACUUM; and the running session's row at its largest (its sealed draws
-apart). Sizes only: asserts nothing."""
+seed, the story picture's data, the rest; the log and the dice as stored, packed, and as
+the JSON they unpack to), the player rows, and the database file's growth per game after
+VACUUM; and the running session's row at its largest (its sealed draws apart). Sizes only:
+asserts nothing."""
 
 from __future__ import annotations
 
@@ -41,8 +42,10 @@ GUILD = 1_500_000_000_000_000_000
 CHANNEL = GUILD + 1
 PEOPLE = (Actor(1_500_000_000_000_100_001, "Ann"), Actor(1_500_000_000_000_100_002, "Ben"))
 MAX_CLICKS = 20_000
-#: The finished_games columns reported apart (the rest are a few hundred bytes together).
+#: The finished_games columns reported apart (the rest are a few hundred bytes together);
+#: the log and the dice are stored packed (bot/store/packed.py), older rows as text.
 HEAVY = ("log", "dice", "story", "lobby")
+PACKED = ("log", "dice")
 #: The button that makes each kind of policy move (bot/tables/farkle.py).
 BUTTON = {"toggle": "toggle", "roll": "roll", "bank": "bank", "piggyback": "piggy"}
 
@@ -114,6 +117,15 @@ async def session_size(store: Store) -> tuple[int, int]:
     return len(data.encode()), len(json.dumps(draws, separators=(",", ":")).encode())
 
 
+def stored_size(value: object) -> int:
+    """A column's bytes as stored: a BLOB's own, text as UTF-8, a number as its text."""
+    if value is None:
+        return 0
+    if isinstance(value, bytes):
+        return len(value)
+    return len(str(value).encode())
+
+
 async def vacuumed_size(store: Store, path: Path) -> int:
     await store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     await store.db.execute("VACUUM")
@@ -156,6 +168,7 @@ async def run(args: argparse.Namespace) -> int:
                 clicks.append(presses)
                 from_table = from_table and ready
             columns = await store.db.read_with_columns("SELECT * FROM finished_games ORDER BY id")
+            records = await store.finished_games()
             [(player_rows,)] = await store.db.read("SELECT COUNT(*) FROM player_stats")
             full = await vacuumed_size(store, path)
         finally:
@@ -173,17 +186,27 @@ async def run(args: argparse.Namespace) -> int:
         + ("yes" if from_table else "NO (the policy's fallback played some)")
     )
     per_game: dict[str, list[int]] = {name: [] for name in (*HEAVY, "the rest", "row")}
+    as_json: dict[str, list[int]] = {name: [] for name in PACKED}
     for row in rows:
         record = dict(zip(names, row, strict=True))
         total = 0
+        sizes: dict[str, int] = {}
         for name, value in record.items():
-            size = len(str(value).encode()) if value is not None else 0
+            size = stored_size(value)
             total += size
-            if name in HEAVY:
-                per_game[name].append(size)
+            column = name.removesuffix("_packed")
+            sizes[column] = sizes.get(column, 0) + size
+        for name in HEAVY:
+            per_game[name].append(sizes.get(name, 0))
         per_game["row"].append(total)
         per_game["the rest"].append(total - sum(per_game[h][-1] for h in HEAVY))
-    logs = [len(json.loads(dict(zip(names, r, strict=True))["log"] or "[]")) for r in rows]
+    for game in records:
+        for name in PACKED:
+            value = game[name]
+            as_json[name].append(
+                0 if value is None else len(json.dumps(value, separators=(",", ":")).encode())
+            )
+    logs = [len(game["log"] or []) for game in records]  # type: ignore[arg-type]
     print(
         f"games: {len(rows)} finished, {statistics.mean(clicks):,.0f} presses and "
         f"{statistics.mean(logs):,.0f} log lines a game (mean)"
@@ -194,7 +217,8 @@ async def run(args: argparse.Namespace) -> int:
 
     print(f"finished game row (finished_games), per game: {kb(per_game['row'])}")
     for name in (*HEAVY, "the rest"):
-        print(f"  {name:<9} {kb(per_game[name])}")
+        packed = f", packed from {kb(as_json[name])} of JSON" if name in PACKED else ""
+        print(f"  {name:<9} {kb(per_game[name])}{packed}")
     print(
         f"database file after VACUUM: {(full - empty) / len(rows) / 1000:.1f} KB per finished "
         f"game, its row, its {player_rows / len(rows):.0f} player rows and their indexes "

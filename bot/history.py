@@ -27,6 +27,7 @@ from bot.i18n import N_, _, _n, _p, current, duration, listed, number, render
 from bot.players import as_text, who
 from bot.records import GAME_TITLES, game_name, game_title, place_of, rating_change, rating_number
 from bot.store import PlayedGame, Store
+from bot.store.packed import Unreadable
 from bot.tables.base import EMBED_COLOUR
 from games.numbers import number as parsed
 from games.text import line_from_json, line_from_text
@@ -41,6 +42,7 @@ NOT_RECOGNISED = N_("This button is not one I recognise any more.")
 NOT_HERE = N_("That game is not in the history of this place.")
 NO_LOG = N_("The log of this game was not kept: it finished before the bot kept whole logs.")
 EMPTY_LOG = N_("Nothing was written in this game's log.")
+DAMAGED_LOG = N_("The log of this game cannot be read: its stored copy is damaged.")
 
 
 def _score(kind: str, score: int) -> str:
@@ -223,9 +225,12 @@ def game_view(
     """One finished game: its result, players and scores, and one page of its log, with
     page buttons and, shown privately, Share. Raises UserError for a page that is not
     there."""
-    log: list[object] | None = game.get("log")
-    lines = [render(line_from_json(line)) for line in log or ()]
-    pages = [_(NO_LOG)] if log is None else log_pages(lines) if lines else [_(EMPTY_LOG)]
+    log: list[object] | Unreadable | None = game.get("log")
+    if isinstance(log, Unreadable):
+        pages = [_(DAMAGED_LOG)]
+    else:
+        lines = [render(line_from_json(line)) for line in log or ()]
+        pages = [_(NO_LOG)] if log is None else log_pages(lines) if lines else [_(EMPTY_LOG)]
     if page >= len(pages):
         raise UserError(_("That page is not in this game's log: open the game again."))
     kind = game["kind"]

@@ -51,6 +51,10 @@ class Session:
     #: position in its stream and the record of its draws, saved with every move. None for a
     #: lobby, and for a game started before games had them.
     draws: Draws | None = field(default=None, repr=False)
+    #: How many of `draws.moves`, and of the state's `HISTORY` entries, the store holds
+    #: beside the row (`Sessions.save` appends the rest with the move, see `beside_json`).
+    draws_kept: int = field(default=0, repr=False, compare=False)
+    history_kept: int = field(default=0, repr=False, compare=False)
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
     #: Log lines taken from the state (`take_lines`), stored with the next save.
@@ -92,13 +96,42 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
+#: The state field that moves only append to, a score after each turn (Farkle's chart):
+#: stored beside the row with the moves that add to it, so the row does not grow with it.
+HISTORY = "history"
+
+
+def _history(state: Any) -> list[Any] | None:
+    """The state's `HISTORY`, or None (a lobby, a game without one)."""
+    return getattr(state, HISTORY, None) if state is not None else None
+
+
+def beside_json(session: Session) -> tuple[list[Any], list[Any], str | None]:
+    """What the session's next save appends beside its row: the records of the draws and
+    the history entries made since the last save, and the JSON object that holds them
+    ({"draws": [...], "history": [...]}, either left out when empty; None: nothing)."""
+    moves = session.draws.moves[session.draws_kept :] if session.draws is not None else []
+    history = _history(session.state)
+    entries = history[session.history_kept :] if history is not None else []
+    parts: dict[str, Any] = {}
+    if moves:
+        parts["draws"] = moves
+    if entries:
+        parts["history"] = entries
+    text = json.dumps(parts, separators=(",", ":"), ensure_ascii=False) if parts else None
+    return moves, entries, text
+
+
 def state_json(session: Session) -> str:
     """The state's JSON, written once per state: a move compares it with the state before
     (nothing to commit when they are the same) and then saves it. States are never changed in
-    place (an engine moves on a copy), so the text of the same object stays true."""
+    place (an engine moves on a copy), so the text of the same object stays true. Its
+    `HISTORY` is not in it: the store keeps that beside the row (see `beside_json`)."""
     written = session.written
     if written is None or written[0] is not session.state:
-        text = "null" if session.state is None else session.state.model_dump_json()
+        state = session.state
+        beside = {HISTORY} if _history(state) is not None else None
+        text = "null" if state is None else state.model_dump_json(exclude=beside)
         written = session.written = (session.state, text)
     return written[1]
 
@@ -115,17 +148,32 @@ def take_lines(session: Session) -> None:
             session.new_lines = [*session.new_lines, *map(line_json, lines)]
 
 
-def session_json(session: Session, via: Reach | None = None) -> str:
+def draws_json(draws: Draws, *, whole: bool) -> str:
+    """The stored form of a game's draws: `whole`, with the record of every draw inline
+    (`Draws.json_text`); otherwise only what the row keeps, its seed, version and position,
+    and how many moves' records the store keeps beside it ("kept": `Sessions.save`
+    appends them with their moves, and loading reads them back)."""
+    if whole:
+        return draws.json_text()
+    head = {k: v for k, v in draws.to_json().items() if k != "moves"}
+    return json.dumps({**head, "kept": len(draws.moves)}, separators=(",", ":"))
+
+
+def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
     "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
-    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed and its record, see
-    games/draws.py; sealed: whether a started game has draws, see `_draws`). The models
+    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed,
+    see games/draws.py, and its record when `whole`, see `draws_json`; sealed: whether a
+    started game has draws, see `_draws`). The models
     write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
     several times cheaper than model_dump() followed by json.dumps()."""
     fields: dict[str, Any] = {
         "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
         "ping": session.ping,
     }  # fmt: skip
+    history = _history(session.state)
+    if history is not None and not whole:
+        fields["history_kept"] = len(history)
     if via is not None:
         fields["via"] = via.as_json()
     if session.side:
@@ -133,9 +181,12 @@ def session_json(session: Session, via: Reach | None = None) -> str:
     if session.state is not None:
         fields["sealed"] = session.draws is not None
     tail = json.dumps(fields, separators=(",", ":"))
-    draws = "null" if session.draws is None else session.draws.json_text()
+    draws = "null" if session.draws is None else draws_json(session.draws, whole=whole)
+    state = state_json(session)
+    if whole and history is not None:
+        state = session.state.model_dump_json()
     return (
-        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state_json(session)},'
+        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
         f'{tail[1:-1]},"draws":{draws}}}'
     )
 
@@ -144,7 +195,7 @@ def ending_json(session: Session) -> str:
     """What a finished game keeps until its final table is shown where the bot is no member
     (`FinishedGame.unseen`): its stored form, with its table message and revision (read
     back by `Sessions.unseen`)."""
-    data = json.loads(session_json(session))
+    data = json.loads(session_json(session, whole=True))
     data.update(message_id=session.message_id, revision=session.revision)
     return json.dumps(data, separators=(",", ":"))
 
@@ -173,14 +224,33 @@ def _absurd(row: SessionRow) -> str | None:
     return None
 
 
-def _draws(data: dict[str, Any], started: bool) -> Draws | None:
-    """A stored game's sealed draws; ValueError or TypeError when a started game's are
-    missing or damaged. A sealed game never goes on unsealed: a started game's row says
+def _beside(row: SessionRow) -> tuple[list[Any], list[Any]]:
+    """The records of draws and the history entries stored beside a row, oldest first."""
+    moves: list[Any] = []
+    history: list[Any] = []
+    for text in row.beside:
+        parts = json.loads(text)
+        if not isinstance(parts, dict):
+            raise TypeError("beside")
+        moves += parts.get("draws", [])
+        history += parts.get("history", [])
+    return moves, history
+
+
+def _draws(data: dict[str, Any], started: bool, kept: list[Any]) -> Draws | None:
+    """A stored game's sealed draws, their record read from the row or, since the row
+    keeps only its head, from `kept` (the moves stored beside it: as many as the head
+    says, see `draws_json`); ValueError or TypeError when a started game's are missing or
+    damaged. A sealed game never goes on unsealed: a started game's row says
     whether it is sealed ("sealed", written since this check exists), and a row without
     that mark is an unsealed game only when it has no "draws" at all, as the rows written
     before games were sealed had. A row of the versions in between with "draws": null
     cannot tell an unsealed game from a record that was lost, so it is taken as damaged."""
     stored = data.get("draws")
+    if isinstance(stored, dict) and "kept" in stored:
+        if type(stored["kept"]) is not int or len(kept) != stored["kept"]:
+            raise ValueError("draws")
+        stored = {**stored, "moves": kept}
     draws = None if stored is None else Draws.from_json(stored)
     if not started:
         return draws
@@ -325,11 +395,18 @@ class Sessions:
             ):
                 raise TypeError("side")
             via = _reach(row.channel_id, data.get("via"))
+            moves, history = _beside(row)
             state = None
             if data.get("state") is not None:
-                state = adapter.state_model.model_validate(data["state"])
+                stored = data["state"]
+                if "history_kept" in data:  # its history beside the row (`beside_json`)
+                    if not isinstance(stored, dict) or len(history) != data["history_kept"]:
+                        reason = "unreadable"
+                        raise ValueError("history")
+                    stored = {**stored, HISTORY: history}
+                state = adapter.state_model.model_validate(stored)
             reason = "draws"
-            draws = _draws(data, state is not None)
+            draws = _draws(data, state is not None, moves)
         except (ValueError, KeyError, TypeError, ValidationError) as exc:
             # No row contents in the log line: a damaged row may still hold hidden cards.
             log.warning(
@@ -355,6 +432,8 @@ class Sessions:
             shown_revision=row.shown_revision,
             ping=ping,
             draws=draws,
+            draws_kept=0 if draws is None or "kept" not in data["draws"] else len(draws.moves),
+            history_kept=len(history) if "history_kept" in data else 0,
             side=side,
         )
 
@@ -369,9 +448,11 @@ class Sessions:
 
     async def save(self, session: Session) -> None:
         """Bump the revision and commit, with the log lines the move wrote (the state keeps
-        only the table's window of the log; the store keeps them all). The cache changes
-        only once the write succeeded."""
+        only the table's window of the log; the store keeps them all) and what it added
+        beside the row (`beside_json`: the row stays the same size however long the game).
+        The cache changes only once the write succeeded."""
         take_lines(session)
+        moves, entries, beside = beside_json(session)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
@@ -382,11 +463,14 @@ class Sessions:
             deadline=session.deadline,
             created_at=session.created_at,
             log=session.new_lines,
+            beside=[] if beside is None else [beside],
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
         session.new_lines = []
+        session.draws_kept += len(moves)
+        session.history_kept += len(entries)
         session.revision = row.revision
         shown = self._cache.get(session.channel_id)
         if shown is not None and shown is not session and shown.created_at == session.created_at:

@@ -91,12 +91,14 @@ SMOKES = (
     ),
     Smoke(
         "bench.service",
-        "--moves 20",
+        "--moves 20 --at 10 --window 5",
         (
             rf"^20 moves \(classic\) in {N} s = {N} moves/s, CPU {N} us/move",
             rf"^per move: Tables.click {N} us = engine move {N} us \+ commit",
             rf"^log kept: {N} lines in {N} rows, {N} KiB of JSON .* the saved session {N} KiB"
             rf", of which the record of its sealed draws {N} KiB",
+            rf"^click at move 10: Tables.click median {N} us over the 5 clicks up to it",
+            rf"^click at move 20: .* \({N}x the first\); saved session {N} KiB$",
         ),
     ),
     Smoke(
@@ -204,6 +206,24 @@ SMOKES = (
             r"^PostgreSQL: filled with 20 rated games",
             rf"^  recording the same with a bot \(unrated\) +p50 +{N} ms",
             r"^  rebuild of \d+ ratings from \d+ rated games: .* \(0 differed",
+        ),
+        postgres=True,
+    ),
+    Smoke(
+        "bench.scale",
+        "--sessions 200 --finished 400 --history 50 --runs 2 --heap 10000",
+        (
+            r"^SQLite: filled in .* 200 running sessions and 400 finished games",
+            rf"^  behind_sessions \(start, RESUME\) +p50 +{N} ms, max +{N} ms; loop stalled"
+            rf" at most {N} ms",
+            rf"^  count_sessions \(start\) +p50 +{N} ms",
+            rf"^  recording a finished game \(finish_session\) +p50 +{N} ms",
+            rf"^  /history of a player of {N} games, page 1 +p50 +{N} ms",
+            rf"^    the same, its last page +p50 +{N} ms, max +{N} ms; loop stalled at most {N} ms",
+            r"^PostgreSQL: filled in",
+            rf"^    the same, its last page +p50 +{N} ms",
+            rf"^start-up collection over {N} objects: freeze_start_up {N} ms on the loop"
+            rf" \(a full gc.collect\(\) {N} ms\)",
         ),
         postgres=True,
     ),

@@ -88,14 +88,17 @@ class Store(ABC):
     async def schema_version(self) -> int: ...
 
     @abstractmethod
-    async def load_session(self, channel_id: int) -> SessionRow | None: ...
+    async def load_session(self, channel_id: int) -> SessionRow | None:
+        """The stored session, with what its moves stored beside it (`SessionRow.beside`),
+        read together; None when the channel has none."""
 
     @abstractmethod
     async def save_session(self, row: SessionRow) -> bool:
         """Insert a new session (revision 1) or store the next revision of one; False, and
         nothing written, when the stored revision is not the one before `row`'s (another
-        process moved first). The row's `log` lines are appended to the game's log in the
-        same commit: a move and its lines are both kept, or neither."""
+        process moved first). The row's `log` lines and what it keeps `beside` are appended to
+        the game's log in the same commit: a move, its lines and its draws are all kept, or
+        none."""
 
     @abstractmethod
     async def note_session(self, channel_id: int, revision: int, data: str) -> bool:

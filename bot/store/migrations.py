@@ -238,6 +238,29 @@ MIGRATIONS: list[Migration] = [
     ALTER TABLE finished_games ADD COLUMN unseen TEXT;
     CREATE INDEX finished_unseen ON finished_games(channel_id) WHERE unseen IS NOT NULL;
     """,
+    # 11: a finished game's sealed draws and whole log packed (bot/store/packed.py: the
+    # same JSON, compressed), about an eighth of their text. Games recorded before keep
+    # theirs as text in `dice` and `log`, read as they are; new games leave those NULL.
+    """
+    ALTER TABLE finished_games ADD COLUMN dice_packed BLOB;
+    ALTER TABLE finished_games ADD COLUMN log_packed BLOB;
+    """,
+    # 12: /history's index (`rows.played_sql`): a player's games in a server, of one game or
+    # all, read from the index alone (what a line of the list shows of the player), so
+    # counting a player's 5,000 games and skipping to the last page look up no game.
+    """
+    DROP INDEX player_stats_by_player;
+    CREATE INDEX player_stats_in_place ON player_stats(player_id, guild_id, kind, finished_at,
+        game_id, won, score, abandoned);
+    """,
+    # 13: what a running game's state gains with every move is appended with the move,
+    # beside its log lines (`beside`, JSON: the records of the draws it made, the score
+    # history it added; NULL: nothing), so its session row keeps only the seed and the
+    # stream's position and stays the same size however long the game (see
+    # `bot.sessions.beside_json`; rows saved before keep theirs inline until their next move).
+    """
+    ALTER TABLE game_log ADD COLUMN beside TEXT;
+    """,
 ]
 
 

@@ -26,8 +26,6 @@ from bot.store.rows import (
     ENDING_SHOWN_SQL,
     FINISHED_COLUMNS,
     FINISHED_INSERT,
-    IN_PLACE,
-    PLAYED_COLUMNS,
     PLAYER_COLUMNS,
     UNSEEN_SQL,
     WINS_AHEAD_SQL,
@@ -42,8 +40,10 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
+    log_beside,
     places,
     played_game,
+    played_sql,
     session_values,
 )
 from bot.store.stats import added_record, leaderboard_rows
@@ -80,10 +80,16 @@ _UPSERT_SESSION = (
 #: statement, so the move and its lines commit together (its status counts the lines' row).
 _UPSERT_SESSION_LOGGED = (
     f"WITH saved AS ({_UPSERT_SESSION} RETURNING channel_id, revision)"
-    " INSERT INTO game_log (channel_id, revision, lines)"
-    " SELECT channel_id, revision, $9 FROM saved"
+    " INSERT INTO game_log (channel_id, revision, lines, beside)"
+    " SELECT channel_id, revision, $9, $10 FROM saved"
 )
 _LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = $1 ORDER BY revision"
+#: A session and what it keeps beside its row, oldest first (`SessionRow.beside`).
+_LOAD_SESSION = (
+    f"SELECT {_SESSION_COLUMNS}, ARRAY(SELECT g.beside FROM game_log g"
+    " WHERE g.channel_id = s.channel_id AND g.beside IS NOT NULL ORDER BY g.revision)"
+    " FROM sessions s WHERE s.channel_id = $1"
+)
 
 
 def owned_filter(shards: Shards | None) -> str:
@@ -161,10 +167,9 @@ class PostgresStore(Store):
     # ----------------------------------------------------------------- sessions
 
     async def load_session(self, channel_id: int) -> SessionRow | None:
-        row = await self.pool.fetchrow(
-            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE channel_id = $1", channel_id
-        )
-        return SessionRow(*row) if row else None
+        # One statement, one snapshot: the row and what was stored beside it up to its revision.
+        row = await self.pool.fetchrow(_LOAD_SESSION, channel_id)
+        return SessionRow(*row[:-1], beside=list(row[-1])) if row else None
 
     async def save_session(self, row: SessionRow) -> bool:
         if row.revision == 1:  # a new game: no lines left by an unfinished one before it
@@ -173,16 +178,18 @@ class PostgresStore(Store):
                 if not status.endswith(" 1"):
                     return False
                 await conn.execute("DELETE FROM game_log WHERE channel_id = $1", row.channel_id)
-                if row.log:
+                if row.log or row.beside:
                     await conn.execute(
-                        "INSERT INTO game_log (channel_id, revision, lines) VALUES ($1, 1, $2)",
+                        "INSERT INTO game_log (channel_id, revision, lines, beside)"
+                        " VALUES ($1, 1, $2, $3)",
                         row.channel_id,
                         json.dumps(row.log),
+                        log_beside(row),
                     )
                 return True
-        if row.log:
+        if row.log or row.beside:
             status = await self.pool.execute(
-                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log)
+                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log), log_beside(row)
             )
         else:
             status = await self.pool.execute(_UPSERT_SESSION, *session_values(row))
@@ -388,20 +395,11 @@ class PostgresStore(Store):
     async def player_games(
         self, place: int, player_id: int, kind: str | None, offset: int, limit: int
     ) -> tuple[int, list[PlayedGame]]:
-        joined = (
-            "FROM player_stats s JOIN finished_games g ON g.id = s.game_id"
-            f" WHERE s.player_id = $1 AND {IN_PLACE} = $2 AND ($3::text IS NULL OR s.kind = $3)"
-        )
-        total = await self.pool.fetchval(f"SELECT COUNT(*) {joined}", player_id, place, kind)
-        rows = await self.pool.fetch(
-            f"SELECT {PLAYED_COLUMNS} {joined}"
-            " ORDER BY s.finished_at DESC, s.game_id DESC LIMIT $4 OFFSET $5",
-            player_id,
-            place,
-            kind,
-            limit,
-            offset,
-        )
+        mine = (player_id, place) if kind is None else (player_id, place, kind)
+        args = mine + mine
+        count, page = (postgres_params(sql) for sql in played_sql(kind is not None))
+        total = await self.pool.fetchval(count, *args)
+        rows = await self.pool.fetch(page, *args, limit, offset)
         return int(total or 0), [played_game(r) for r in rows]
 
     # ----------------------------------------------------------------- stats

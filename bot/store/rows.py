@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from bot.records import LUCK
+from bot.store.packed import pack, stored_value
 
 #: A log line as it is stored (JSON): a message's dict (games/text.py `line_json`), or text.
 LogLine = dict[str, object] | str
@@ -30,7 +31,12 @@ class SessionRow:
     shown_revision: int = 0
     #: The log lines this revision adds to the game's whole log (`save_session` appends
     #: them in the same commit; nothing is read back into this field).
-    log: list[LogLine] = field(default_factory=list)
+    log: list[LogLine] = field(default_factory=list, kw_only=True)
+    #: What the game keeps beside the row, growing with every move (the records of its
+    #: sealed draws, a score history: see `bot.sessions.beside_json`), as JSON objects:
+    #: written, the one this revision adds (`save_session` appends it with the log lines);
+    #: read (`load_session`), every one stored so far, oldest first.
+    beside: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass
@@ -201,6 +207,13 @@ class PlayerRating:
     last_change: float
 
 
+def log_beside(row: SessionRow) -> str | None:
+    """The `game_log.beside` value of a saved revision: what it adds beside the row, or None."""
+    if len(row.beside) > 1:
+        raise ValueError("a saved revision adds one value beside its row")
+    return row.beside[0] if row.beside else None
+
+
 def session_values(row: SessionRow) -> tuple[object, ...]:
     """A session's stored columns, in both stores' INSERT order (updated_at comes after)."""
     return (
@@ -220,15 +233,16 @@ def session_values(row: SessionRow) -> tuple[object, ...]:
 FINISHED_INSERT = (
     "guild_id, channel_id, kind, players, scores, winner_id, rules, outcome, started_at,"
     " finished_at, lobby, bots"
-    ", dice, log, story, unseen"
+    ", dice_packed, log_packed, story, unseen"
 )
 
 
 def finished_values(
     game: FinishedGame, finished_at: float, log: list[LogLine] | None
 ) -> tuple[object, ...]:
-    """A finished game as the row `finish_session` inserts (JSON columns encoded), with
-    its whole log (None: not kept)."""
+    """A finished game as the row `finish_session` inserts (JSON columns encoded, its
+    sealed draws and its whole log packed: `bot.store.packed`), with its whole log (None:
+    not kept)."""
     return (
         game.guild_id,
         game.channel_id,
@@ -242,8 +256,8 @@ def finished_values(
         finished_at,
         None if game.lobby is None else json.dumps(game.lobby),
         json.dumps(game.bots),
-        None if game.dice is None else json.dumps(game.dice, separators=(",", ":")),
-        None if log is None else json.dumps(log),
+        pack(None if game.dice is None else json.dumps(game.dice, separators=(",", ":"))),
+        pack(None if log is None else json.dumps(log, separators=(",", ":"))),
         None if game.story is None else json.dumps(game.story),
         game.unseen,
     )
@@ -252,17 +266,22 @@ def finished_values(
 FINISHED_COLUMNS = (
     "id, guild_id, channel_id, kind, players, scores, winner_id, rules, outcome,"
     " started_at, finished_at, lobby, bots"
-    ", dice, log, story"
+    ", dice, log, story, dice_packed, log_packed"
 )
 
 
 def finished_record(cols: list[str], row: Iterable[object]) -> dict[str, object]:
     """A finished_games row as a dict, its JSON columns decoded (`lobby`, `dice`, `log` and
-    `story` may be None: older games kept none)."""
+    `story` may be None: older games kept none). `dice` and `log` are read from their packed
+    columns, or the text of a row recorded before those (`packed.stored_value`); either is
+    an `Unreadable` when damaged."""
     rec = dict(zip(cols, row, strict=True))
-    for key in ("players", "scores", "rules", "lobby", "bots", "dice", "log", "story"):
+    for key in ("players", "scores", "rules", "lobby", "bots", "story"):
         if rec[key] is not None:
             rec[key] = json.loads(rec[key])  # type: ignore[arg-type]  # a JSON column: its text
+    for key in ("dice", "log"):
+        packed = rec.pop(f"{key}_packed")
+        rec[key] = stored_value(rec["id"], key, rec[key], packed)  # type: ignore[arg-type]  # a JSON column: its text
     return rec
 
 
@@ -305,10 +324,35 @@ class PlayedGame:
     outcome: str
 
 
-#: What `player_games` reads of each game, in `played_game`'s order (s: player_stats,
-#: g: finished_games), and the condition that the game was played in a place.
-PLAYED_COLUMNS = "g.id, g.kind, g.finished_at, g.players, s.won, s.score, s.abandoned, g.outcome"
-IN_PLACE = "COALESCE(g.guild_id, g.channel_id)"
+def _played(kind: bool) -> str:
+    """A player's games in a place (`records.place_of`: a server, or a channel outside
+    servers), as their `player_stats` rows: those of the server, read from its index
+    (migration 12), and those outside servers in that channel. Its arguments: the player,
+    the place[, the kind], twice."""
+    of_kind = " AND s.kind = ?" if kind else ""
+    columns = "s.game_id, s.won, s.score, s.abandoned, s.finished_at"
+    return (
+        f"SELECT {columns} FROM player_stats s"
+        f" WHERE s.player_id = ? AND s.guild_id = ?{of_kind}"
+        f" UNION ALL SELECT {columns} FROM player_stats s JOIN finished_games g ON g.id = s.game_id"
+        f" WHERE s.player_id = ? AND s.guild_id IS NULL AND g.channel_id = ?{of_kind}"
+    )
+
+
+def played_sql(kind: bool) -> tuple[str, str]:
+    """What `player_games` runs (with `?` placeholders): how many games the player sat at in
+    the place, and a page of them, the most recent first, each in `played_game`'s order
+    (only the page's games are looked up in `finished_games`). The count's arguments are
+    `_played`'s; the page's the same, then the limit and the offset."""
+    mine = _played(kind)
+    count = f"SELECT COUNT(*) FROM ({mine}) m"
+    page = (
+        "SELECT g.id, g.kind, g.finished_at, g.players, m.won, m.score, m.abandoned, g.outcome"
+        f" FROM (SELECT * FROM ({mine}) u ORDER BY u.finished_at DESC, u.game_id DESC"
+        " LIMIT ? OFFSET ?) m JOIN finished_games g ON g.id = m.game_id"
+        " ORDER BY m.finished_at DESC, m.game_id DESC"
+    )
+    return count, page
 
 
 def played_game(row: Iterable[Any]) -> PlayedGame:

@@ -51,7 +51,27 @@ CASES = {
     ),
     "draws garbled": (
         "data",
-        lambda data: json.dumps({**data, "draws": {**data["draws"], "moves": "x"}}),
+        lambda data: json.dumps({**data, "draws": {**data["draws"], "kept": "x"}}),
+        "damaged record of its sealed dice and cards",
+    ),
+    # The row keeps the count of the moves' records stored beside it: one of them lost.
+    "draws short": (
+        "data",
+        lambda data: json.dumps({**data, "draws": {**data["draws"], "kept": data["draws"]["kept"] + 1}}),
+        "damaged record of its sealed dice and cards",
+    ),
+    # The score history beside the row: an entry of it lost.
+    "history short": (
+        "data",
+        lambda data: json.dumps({**data, "history_kept": data["history_kept"] + 1}),
+        "damaged (unreadable data)",
+    ),
+    # A row saved before the records were kept beside it: its record inline, garbled.
+    "draws inline garbled": (
+        "data",
+        lambda data: json.dumps(
+            {**data, "draws": {**{k: v for k, v in data["draws"].items() if k != "kept"}, "moves": "x"}}
+        ),
         "damaged record of its sealed dice and cards",
     ),
     # A row of the versions before the "sealed" mark, its draws nulled: no telling an

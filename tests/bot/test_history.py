@@ -116,9 +116,11 @@ async def test_a_game_saved_before_whole_logs_says_its_earlier_lines_were_not_ke
     await tables.click(await on_turn(tables), find(reply, "roll"), 555)
     session = await tables.sessions.get(CHANNEL)
     window = session.state.log
-    # The row as an older version wrote it: no new_log, no lines beside it.
+    # The row as an older version wrote it: no new_log, no lines beside it (and its record
+    # of draws inline, not beside it either).
     data = json.loads(session_data := (await fetch_sql(tables.store, "SELECT data FROM sessions"))[0][0])
     del data["state"]["new_log"]
+    data["draws"] = session.draws.to_json()
     assert session_data != json.dumps(data)
     await run_sql(tables.store, "UPDATE sessions SET data = ?", json.dumps(data))
     await run_sql(tables.store, "DELETE FROM game_log")

@@ -219,4 +219,6 @@ async def test_rows_from_before_the_lobby_column_rematch_with_the_server_setting
         columns = [r[1] for r in con.execute("PRAGMA table_info(finished_games)")]
     finally:
         con.close()
-    assert columns[-6:] == ["lobby", "bots", "dice", "log", "story", "unseen"]
+    assert columns[-8:] == [
+        "lobby", "bots", "dice", "log", "story", "unseen", "dice_packed", "log_packed"
+    ]

@@ -52,6 +52,7 @@ import bot as bot_package
 from bot.app import GameBot
 from bot.config import BotConfig
 from bot.settings import GuildSettings
+from bot.store.packed import unpack_text
 from tests.e2e.fake_discord import (
     APPLICATION_COMMAND,
     MESSAGE_COMPONENT,
@@ -891,16 +892,25 @@ def read_shown(database: Path, channel: int) -> tuple[int, int] | None:
 
 
 def read_finished(database: Path, channel: int) -> list[dict[str, Any]]:
-    """The finished-games rows of a channel, as committed to the file."""
+    """The finished-games rows of a channel, as committed to the file, with `dice` and `log`
+    as the JSON text recorded (unpacked from their packed columns: bot/store/packed.py)."""
     con = sqlite3.connect(database)
     try:
         con.row_factory = sqlite3.Row
-        rows = con.execute(
-            "SELECT * FROM finished_games WHERE channel_id = ? ORDER BY id", (channel,)
-        ).fetchall()
-        return [dict(r) for r in rows]
+        rows = [
+            dict(r)
+            for r in con.execute(
+                "SELECT * FROM finished_games WHERE channel_id = ? ORDER BY id", (channel,)
+            )
+        ]
     finally:
         con.close()
+    for row in rows:
+        for key in ("dice", "log"):
+            packed = row.pop(f"{key}_packed")
+            if row[key] is None and packed is not None:
+                row[key] = unpack_text(packed)
+    return rows
 
 
 def mention(user: FakeUser) -> str:

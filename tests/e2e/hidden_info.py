@@ -179,6 +179,26 @@ def stored_log(database: Path, channel: int) -> list[str]:
     return [render(line_from_json(line)) for (lines,) in rows for line in json.loads(lines)]
 
 
+def stored_beside(database: Path, channel: int) -> tuple[list[Any], list[Any]]:
+    """What the channel's running game keeps beside its session row (read from the file):
+    the records of its draws and its score history, oldest first (bot/sessions.py
+    `beside_json`)."""
+    con = sqlite3.connect(database)
+    try:
+        rows = con.execute(
+            "SELECT beside FROM game_log WHERE channel_id = ? AND beside IS NOT NULL"
+            " ORDER BY revision",
+            (channel,),
+        ).fetchall()
+    finally:
+        con.close()
+    parts = [json.loads(text) for (text,) in rows]
+    return (
+        [m for p in parts for m in p.get("draws", [])],
+        [h for p in parts for h in p.get("history", [])],
+    )
+
+
 class StoredLogWatch:
     """A live check of a running game's stored log: after each body the fake accepts, no
     line stored so far may show a secret hidden at that moment (`secrets()`, asked each

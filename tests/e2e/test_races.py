@@ -63,8 +63,9 @@ async def test_twenty_presses_at_once_apply_once(d: Driver) -> None:
         before = d.stored(TABLE)
         assert before is not None
         # The dice the one roll will throw: the game's sealed draws, where the stored row says
-        # its stream stands.
-        dice = Draws.from_json(json.loads(before["data"])["draws"])
+        # its stream stands (the row keeps the seed and the position; the record is beside it).
+        head = json.loads(before["data"])["draws"]
+        dice = Draws(bytes.fromhex(head["seed"]), head["at"])
 
         presses = [
             d.prepare_click(who, TABLE, custom_id=button["custom_id"], message=view.message)

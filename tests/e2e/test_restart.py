@@ -43,7 +43,7 @@ from tests.e2e.harness import (
     read_shown,
     running_bot,
 )
-from tests.e2e.hidden_info import stored_log
+from tests.e2e.hidden_info import stored_beside, stored_log
 
 
 def shows(message: FakeMessage, row: dict[str, Any]) -> None:
@@ -89,7 +89,19 @@ async def press_then_die(
     shows(view.message, row)  # what the answer showed was committed
     window = FarkleState.model_validate(json.loads(row["data"])["state"]).log
     assert window and log[-len(window) :] == [render(x) for x in window]  # ...and its lines
+    keeps_beside(d, row)  # ...and the draws and the history it keeps beside the row
     return row, rec, log
+
+
+def keeps_beside(d: Driver, row: dict[str, Any]) -> None:
+    """The row keeps only the head of its draws and no history: the records of its draws
+    and its history are beside it, as many as it says, committed with it."""
+    assert d.database is not None
+    data = json.loads(row["data"])
+    moves, history = stored_beside(d.database, TABLE)
+    assert "moves" not in data["draws"] and "history" not in data["state"]
+    assert moves and len(moves) == data["draws"]["kept"]
+    assert len(history) == data["history_kept"]
 
 
 async def caught_up(d: Driver, committed: dict[str, Any]) -> FakeMessage:
@@ -130,6 +142,7 @@ async def carries_on(
     assert stored is not None
     assert {**stored, "message_id": None} == {**committed, "message_id": None}
     assert d.database is not None and stored_log(d.database, TABLE) == log
+    keeps_beside(d, stored)
     live = await caught_up(d, committed)
     assert d.stored(TABLE)["message_id"] == live.id  # type: ignore[index]
     assert live is table or is_summary(table)
