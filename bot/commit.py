@@ -26,7 +26,7 @@ ONLY_BOTS = N_("no person is left at the table")
 
 class Commit:
     """`await commit(work, adapter, settings, ...)`: the move in `work` saved, its table
-    rendered. `on_deadline` is told whenever the game has a deadline to wait for."""
+    rendered. `on_deadline` is told the game's deadline whenever it has one to wait for."""
 
     def __init__(
         self,
@@ -34,7 +34,7 @@ class Commit:
         endings: Endings,
         display: TableUpdates,
         clock: Callable[[], float],
-        on_deadline: Callable[[], None],
+        on_deadline: Callable[[float], None],
     ) -> None:
         self.sessions = sessions
         self.endings = endings
@@ -112,7 +112,7 @@ class Commit:
         work.deadline = min(deadlines, default=None)
         await self.sessions.save(work)
         if work.deadline is not None:
-            self.on_deadline()
+            self.on_deadline(work.deadline)
         return self.display.table(work)
 
 

@@ -31,7 +31,7 @@ import io
 import logging
 from collections.abc import Iterable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import cache
 from gettext import GNUTranslations, NullTranslations
@@ -72,6 +72,9 @@ class Lang:
     code: str
     locale: Locale
     translations: NullTranslations
+    #: What `gettext` gives for each text that has a translation (any other text is its
+    #: own): `_` reads it in one dict lookup, without the two Python calls of `gettext`.
+    singular: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def gettext(self, text: str) -> str:
         return self.translations.gettext(text)
@@ -99,7 +102,22 @@ def lang(code: str) -> Lang:
     buffer = io.BytesIO()
     write_mo(buffer, catalog, use_fuzzy=False)
     buffer.seek(0)
-    return Lang(code, locale, GNUTranslations(buffer))
+    translations = GNUTranslations(buffer)
+    return Lang(code, locale, translations, _singular(translations))
+
+
+def _singular(translations: GNUTranslations) -> dict[str, str]:
+    """Every text's `gettext` in `translations`, where it is not the text itself: a text's
+    own entry, else its plural entry for n = 1 (as GNUTranslations.gettext looks them up)."""
+    catalog: dict[object, str] = translations._catalog  # type: ignore[attr-defined]  # (the stdlib's own table)
+    one = translations.plural(1)  # type: ignore[attr-defined]  # (set from the catalogue's header)
+    table = {
+        key[0]: text
+        for key, text in catalog.items()
+        if isinstance(key, tuple) and key[1] == one and isinstance(key[0], str)
+    }
+    table.update((key, text) for key, text in catalog.items() if isinstance(key, str))
+    return table
 
 
 def language_of(discord_locale: object) -> str:
@@ -169,8 +187,8 @@ def N_(text: str) -> str:
 
 def _(text: str, /, **args: Arg) -> str:
     """`text` in the current language, its placeholders filled with `args`."""
-    language = current()
-    translated = language.gettext(text)
+    language = _current.get() or lang(SOURCE)  # (`current()`, inline: the hottest call)
+    translated = language.singular.get(text, text)
     return _fill(translated, text, args, language) if args else translated
 
 

@@ -57,7 +57,7 @@ class Lobbies:
         set_aside: SetAside,
         rng: random.Random,
         clock: Callable[[], float],
-        on_deadline: Callable[[], None],
+        on_deadline: Callable[[float], None],
     ) -> None:
         self.store = store
         self.sessions = sessions
@@ -291,7 +291,7 @@ class Lobbies:
             deadline=now + settings.lobby_timeout,
         )
         await self.sessions.save(session)
-        self.on_deadline()
+        self.on_deadline(now + settings.lobby_timeout)
         return session
 
     async def click(

@@ -65,13 +65,13 @@ class Tables:
         defaults: GuildSettings | None = None,
         rng: random.Random | None = None,
         clock: Callable[[], float] = time.time,
-        on_deadline: Callable[[], None] = lambda: None,
+        on_deadline: Callable[[float], None] = lambda deadline: None,
         repost_after: int = REPOST_AFTER,
         cached_games: int = 2000,
     ) -> None:
         """`rng`: the bots' choices, and the secret seed of each game's sealed draws
         (games/draws.py): the operating system's entropy; a seeded Random only in tests and
-        benchmarks. `on_deadline` pokes the timer loop when a game has a new deadline."""
+        benchmarks. `on_deadline` pokes the timer loop with a game's new deadline."""
         self.store = store
         self.adapters = adapters
         self._rng = random.SystemRandom() if rng is None else rng
@@ -164,11 +164,11 @@ class Tables:
             part.clock = clock
 
     @property
-    def on_deadline(self) -> Callable[[], None]:
+    def on_deadline(self) -> Callable[[float], None]:
         return self._on_deadline
 
     @on_deadline.setter
-    def on_deadline(self, poke: Callable[[], None]) -> None:
+    def on_deadline(self, poke: Callable[[float], None]) -> None:
         """Tests listen for the timer loop's pokes: the parts that set deadlines poke it."""
         self._on_deadline = poke
         self.commit.on_deadline = self.lobbies.on_deadline = poke

@@ -24,14 +24,22 @@ class TurnTimers:
         self.bot = bot
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        #: When the loop wakes by itself (the table service's clock) while it sleeps;
+        #: None while it is awake, reading the store.
+        self._sleeping_until: float | None = None
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="turn-timers")
 
-    def poke(self) -> None:
-        """A deadline was set: look again (it may be earlier than the one being slept on)."""
-        self._wake.set()
+    def poke(self, deadline: float | None = None) -> None:
+        """A deadline was set: look again if it is earlier than when the loop wakes anyway,
+        or if the loop is awake (its read of the next deadline may have missed it). A later
+        one is found when the loop wakes: every move sets one, and waking the loop for each
+        cost two SELECTs a move. No deadline: look again whatever it is (a moved clock)."""
+        until = self._sleeping_until
+        if deadline is None or until is None or deadline < until:
+            self._wake.set()
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -75,9 +83,13 @@ class TurnTimers:
                 delay = longest if nxt is None else min(longest, max(0.05, nxt - tables.clock()))
                 # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a cancel
                 # that lands just as the wait ends (a move's poke), and stop() never returns.
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(delay):
-                        await self._wake.wait()
+                self._sleeping_until = tables.clock() + delay
+                try:
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(delay):
+                            await self._wake.wait()
+                finally:
+                    self._sleeping_until = None
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -133,6 +133,21 @@ def test_what_the_catalogue_file_says_is_what_the_bot_says() -> None:
     assert all(lang("de").gettext(m.id) == m.string for m in plain)
 
 
+@pytest.mark.parametrize("code", TRANSLATED)
+def test_the_shortcut_of_underscore_says_what_gettext_says(code: str) -> None:
+    """`_` reads a table made from the catalogue instead of calling gettext: for every
+    text of the catalogue (either form of a plural too) and one it lacks, the same words."""
+    with catalogue_path(code).open("rb") as f:
+        catalog = read_po(f, locale=code)
+    texts = [t for m in catalog if m.id for t in (m.id if isinstance(m.id, tuple) else (m.id,))]
+    texts.append("A sentence no catalogue has")
+    language = lang(code)
+    with speaking(code):
+        said = [_(t) for t in texts]
+    assert said == [language.gettext(t) for t in texts]
+    assert sum(s != t for s, t in zip(said, texts, strict=True)) > len(texts) // 2
+
+
 def test_a_broken_translation_falls_back_to_english_and_a_wrong_call_to_its_text() -> None:
     from bot.i18n import _fill
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -26,6 +27,8 @@ MAX_PLAYERS_LIMIT = 25
 #: Where a rule set keeps its hash and field values (see FarkleRules.__hash__): no field names.
 _HASH = "__rules_hash"
 _VALUES = "__rules_values"
+#: Where `FarkleRules.scoring_key` keeps its number (the cached property's own name).
+_KEY = "scoring_key"
 
 
 class FarkleRules(BaseModel):
@@ -124,7 +127,16 @@ class FarkleRules(BaseModel):
         if update:
             copy.__dict__.pop(_HASH, None)
             copy.__dict__.pop(_VALUES, None)
+            copy.__dict__.pop(_KEY, None)
         return copy
+
+    @cached_property
+    def scoring_key(self) -> int:
+        """A number for these rules' values in this process (equal rule sets share it),
+        computed once per object and then read as a plain attribute: the scoring caches
+        (games/farkle/scoring.py) key on it. Keyed on the rule set itself, each cached
+        lookup called `__hash__` here, a Python method: 246 of the 833 calls of one Roll."""
+        return _KEYS.setdefault(self._values()[0], len(_KEYS))
 
     def canonical(self) -> FarkleRules:
         """The one object of the process holding these rules (this one, if it is the
@@ -149,6 +161,9 @@ class FarkleRules(BaseModel):
 
 
 _FIELDS = tuple(FarkleRules.model_fields)
+#: The number of each rule set's values seen in this process (see scoring_key): one small
+#: entry per distinct rule set, kept so that equal rules always get the same number.
+_KEYS: dict[tuple[object, ...], int] = {}
 #: Each rule set in use, by its field values, held while something uses it.
 _CANONICAL: weakref.WeakValueDictionary[tuple[object, ...], FarkleRules] = (
     weakref.WeakValueDictionary()

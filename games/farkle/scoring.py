@@ -1,5 +1,8 @@
-"""Scoring one throw of Farkle dice. Results are cached by the sorted dice, the rules and the
-faces whose triple has been extended, so the engine and the renderer can ask freely."""
+"""Scoring one throw of Farkle dice. Results are cached by the counts of each face, the rules
+and the faces whose triple has been extended, so the engine and the renderer can ask freely.
+The caches key the rules by their `scoring_key`, a plain int: a lookup then hashes only
+built-in values, where keying on the rule set called its `__hash__` (a Python method in
+games/farkle/rules.py) for every lookup."""
 
 from __future__ import annotations
 
@@ -13,6 +16,23 @@ from games.text import M, Mn
 
 FACES = (1, 2, 3, 4, 5, 6)
 _IMPOSSIBLE = -1
+#: The rule set behind each `scoring_key` the caches were asked about (one entry per
+#: distinct rule set), for the cached functions to compute a missing entry; at most
+#: `_MOST_RULES`, after which it and the caches start afresh.
+_RULES: dict[int, FarkleRules] = {}
+_MOST_RULES = 1024
+
+
+def _key(rules: FarkleRules) -> int:
+    """`rules.scoring_key`, its rules kept for the cached functions below."""
+    key = rules.scoring_key
+    if key not in _RULES:
+        if len(_RULES) >= _MOST_RULES:
+            for cached in (_best, _selection, _face_best):
+                cached.cache_clear()
+            _RULES.clear()
+        _RULES[key] = rules
+    return key
 
 
 class NotScoringSelection(InvalidSelection):
@@ -50,10 +70,11 @@ def _kind_value(face: int, n: int, rules: FarkleRules) -> int | None:
 
 
 @lru_cache(maxsize=4096)
-def _face_best(face: int, n: int, rules: FarkleRules, extended: bool) -> int:
+def _face_best(face: int, n: int, key: int, extended: bool) -> int:
     """Most that n dice of one face score when every one must belong to a set (-1: impossible)."""
     if n == 0:
         return 0
+    rules = _RULES[key]
     best = _IMPOSSIBLE
     single = {1: rules.single_one, 5: rules.single_five}.get(face)
     if extended:
@@ -66,7 +87,7 @@ def _face_best(face: int, n: int, rules: FarkleRules, extended: bool) -> int:
         if value is not None:
             options.append((size, value))
     for size, value in options:
-        rest = _face_best(face, n - size, rules, extended)
+        rest = _face_best(face, n - size, key, extended)
         if rest != _IMPOSSIBLE:
             best = max(best, value + rest)
     return best
@@ -90,16 +111,22 @@ def _whole_throw(counts: Counts, rules: FarkleRules) -> int:
 
 
 @lru_cache(maxsize=65536)
-def _selection(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> int:
+def _selection(counts: Counts, key: int, extended: frozenset[int]) -> int:
     """Score of setting aside exactly these dice, or -1 when some die scores nothing."""
     total = 0
     for face, n in zip(FACES, counts, strict=True):
-        part = _face_best(face, n, rules, face in extended)
+        part = _face_best(face, n, key, face in extended)
         if part == _IMPOSSIBLE:
             total = _IMPOSSIBLE
             break
         total += part
-    return max(total, _whole_throw(counts, rules) or _IMPOSSIBLE)
+    return max(total, _whole_throw(counts, _RULES[key]) or _IMPOSSIBLE)
+
+
+def counts_value(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> int:
+    """Points for setting aside exactly these face counts, or -1 when some die scores
+    nothing (score_selection without the checks and the explanation)."""
+    return _selection(counts, _key(rules), extended)
 
 
 def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[int] = ()) -> int:
@@ -114,12 +141,13 @@ def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[
     if not dice:
         raise NotScoringSelection(M("Select at least one scoring die."))
     ext = frozenset(extended)
-    value = _selection(counts, rules, ext)
+    key = _key(rules)
+    value = _selection(counts, key, ext)
     if value == _IMPOSSIBLE:
         loose = [
             str(face)
             for face, n in zip(FACES, counts, strict=True)
-            if _face_best(face, n, rules, face in ext) == _IMPOSSIBLE
+            if _face_best(face, n, key, face in ext) == _IMPOSSIBLE
             for _ in range(n)
         ]
         raise NotScoringSelection(
@@ -134,10 +162,10 @@ def score_selection(dice: Iterable[int], rules: FarkleRules, extended: Iterable[
 
 
 @lru_cache(maxsize=65536)
-def _best(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> tuple[int, Counts]:
+def _best(counts: Counts, key: int, extended: frozenset[int]) -> tuple[int, Counts]:
     best: tuple[int, Counts] = (0, (0, 0, 0, 0, 0, 0))
     for sub in product(*(range(n + 1) for n in counts)):
-        value = _selection(sub, rules, extended)
+        value = _selection(sub, key, extended)
         # Prefer the higher score; among equals, keep more dice back to roll.
         if value > best[0] or (value == best[0] > 0 and sum(sub) < sum(best[1])):
             best = (value, sub)
@@ -146,7 +174,7 @@ def _best(counts: Counts, rules: FarkleRules, extended: frozenset[int]) -> tuple
 
 def best_score(dice: Iterable[int], rules: FarkleRules, extended: Iterable[int] = ()) -> int:
     """The most one throw can set aside; 0 means the throw is a farkle."""
-    return _best(counts_of(dice), rules, frozenset(extended))[0]
+    return _best(counts_of(dice), _key(rules), frozenset(extended))[0]
 
 
 def best_pick(
@@ -155,7 +183,7 @@ def best_pick(
     """A highest-scoring selection: its points, and its indexes into `dice` (fewest dice
     among equals; none for a farkle)."""
     dice = list(dice)
-    value, sub = _best(counts_of(dice), rules, frozenset(extended))
+    value, sub = _best(counts_of(dice), _key(rules), frozenset(extended))
     want = list(sub)
     picked: list[int] = []
     for i, d in enumerate(dice):

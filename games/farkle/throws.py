@@ -12,7 +12,7 @@ from itertools import combinations_with_replacement, product
 from math import factorial
 
 from games.farkle.rules import FarkleRules
-from games.farkle.scoring import Counts, _selection, counts_of
+from games.farkle.scoring import Counts, counts_of, counts_value
 
 #: A keep: (points, dice left to throw, where 0 means hot dice: all six come back).
 Keep = tuple[int, int]
@@ -43,7 +43,7 @@ def selections(
     points. A selection worth 0 is never better than a scoring one and is left out."""
     for sub in product(*(range(c + 1) for c in counts)):
         if any(sub):
-            value = _selection(sub, rules, extended)
+            value = counts_value(sub, rules, extended)
             if value > 0:
                 yield sub, value
 

@@ -205,11 +205,11 @@ async def test_an_unstarted_lobby_closes_after_the_timeout(tables: Tables, clock
 async def test_the_lobby_timeout_is_a_server_setting_and_survives_a_restart(
     db_path, clock: Clock
 ) -> None:
-    pokes: list[int] = []
+    pokes: list[float] = []
     first = await make_tables(db_path, clock, lobby_timeout=60)
-    first.on_deadline = lambda: pokes.append(1)
+    first.on_deadline = pokes.append
     await first.open_lobby(ALICE, GUILD, CHANNEL, "kuriki", {})
-    assert pokes == [1]  # the timer loop is told about the new deadline
+    assert pokes == [clock.now + 60]  # the timer loop is told the new deadline
     await first.store.close()
     second = await make_tables(db_path, clock, lobby_timeout=60)
     assert await second.store.next_deadline() == clock.now + 60

@@ -394,6 +394,32 @@ def test_a_rule_sets_hash_is_kept_and_never_goes_stale() -> None:
     assert classic.model_dump_json() == same.model_dump_json()
 
 
+def test_the_scoring_caches_tell_rule_sets_apart_by_their_values() -> None:
+    """The caches key a rule set by its `scoring_key`: equal rule sets share it (and what
+    one computed serves the other), a changed copy gets its own and scores by its own rules,
+    and the key shows in no dump and no comparison."""
+    classic = PRESETS["classic"]
+    same = FarkleRules.model_validate(classic.model_dump())
+    assert same is not classic and same.scoring_key == classic.scoring_key
+    assert score_selection([5], classic) == 50 and best_score([5, 5, 2], classic) == 100
+    richer = classic.model_copy(update={"single_five": 80})
+    assert richer.scoring_key != classic.scoring_key
+    assert score_selection([5], richer) == 80 and best_score([5, 5, 2], richer) == 160
+    assert score_selection([5], same) == 50 and best_score([5, 5, 2], same) == 100
+    assert "scoring_key" not in classic.model_dump() and classic == same
+    assert classic.model_dump_json() == same.model_dump_json()
+
+
+def test_the_scoring_caches_start_afresh_past_their_bound_of_rule_sets() -> None:
+    """More distinct rule sets than the caches keep (a process hosting many servers' house
+    rules): they start afresh, and every score is still its own rules'."""
+    classic = PRESETS["classic"]
+    many = [classic.model_copy(update={"single_five": v}) for v in range(1, 1100)]
+    for rules in many:
+        assert score_selection([5, 1], rules) == rules.single_five + 100
+    assert score_selection([5, 1], many[0]) == 101 and best_score([5], classic) == 50
+
+
 def test_games_of_one_rule_set_share_one_rules_object(monkeypatch: pytest.MonkeyPatch) -> None:
     """Games loaded each from its own JSON hold one rules object, so the scoring caches find
     their key by identity and never run pydantic's equality (5 us) on a lookup; another rule
