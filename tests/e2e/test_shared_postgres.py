@@ -9,7 +9,10 @@ import asyncio
 import time
 from pathlib import Path
 
-from bot.store import Store
+import asyncpg
+
+from bot.store import Shards, Store
+from bot.store.postgres import owned_filter
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.farkle_play import open_game, play_move, read_table
 from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, DAVE, Driver, bot_process
@@ -24,12 +27,32 @@ TAKEOVER = 1.0
 
 
 def shard(guild: int, count: int) -> int:
-    return (guild >> 22) % count
+    """The shard the bot serves `guild` from, by its own rule (`Shards.serves`)."""
+    (served_by,) = [i for i in range(count) if Shards(count, (i,)).serves(guild)]
+    return served_by
 
 
-def test_the_servers_fall_where_the_test_says() -> None:
+async def test_the_servers_fall_where_the_test_says(pg_url: str) -> None:
+    """The bot's two rules for whose a guild is (`Shards.serves` in Python and
+    `owned_filter` in the PostgreSQL store's SQL) put each server where the test plays it."""
     assert [shard(g, 2) for g in (EAST, WEST, NORTH)] == [0, 1, 0]
     assert [shard(g, 3) for g in (EAST, WEST, NORTH)] == [0, 1, 2]
+    conn = await asyncpg.connect(pg_url)
+    try:
+        for count in (2, 3):
+            for guild in (EAST, WEST, NORTH):
+                owners = [
+                    i
+                    for i in range(count)
+                    if await conn.fetchval(
+                        f"SELECT {owned_filter(Shards(count, (i,)))}"
+                        " FROM (VALUES ($1::bigint)) AS row(guild_id)",
+                        guild,
+                    )
+                ]
+                assert owners == [shard(guild, count)], (guild, count)
+    finally:
+        await conn.close()
 
 
 async def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
