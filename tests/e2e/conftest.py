@@ -25,13 +25,6 @@ from tests.e2e.harness import (
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "e2e(seed=1): options of the end-to-end bot fixture")
-    config.addinivalue_line(
-        "markers", "fake(token_lifetime=None): options of the `fake` fixture's FakeDiscord"
-    )
-
-
 @pytest.fixture
 async def d(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Driver]:
     marker = request.node.get_closest_marker("e2e")

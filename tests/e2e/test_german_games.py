@@ -215,22 +215,18 @@ async def test_an_english_lobby_is_caught_a_german_one_passes(tmp_path: Path) ->
 # ---------------------------------------------------------------------- whole games
 
 
-@pytest.mark.timeout(60)
 async def test_a_whole_farkle_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "farkle", [ANNA, BERND], seed=3, target=1000)
 
 
-@pytest.mark.timeout(60)
 async def test_a_whole_kuriki_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "kuriki", [ANNA, BERND, CLARA], seed=4, lives=2)
 
 
-@pytest.mark.timeout(60)
 async def test_a_whole_crap_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "crap", [ANNA, BERND, CLARA], seed=5, threshold=100)
 
 
-@pytest.mark.timeout(60)
 async def test_rules_help_stats_leaderboard_history_in_german(tmp_path: Path) -> None:
     async with server(tmp_path, seed=6) as d:
         await open_game(d, "farkle", [ANNA, BERND], target=500)
