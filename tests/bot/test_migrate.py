@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.records import ALL_GAMES, place_of
 from bot.store import FinishedGame, Store
 from games.text import line_from_json
@@ -52,6 +54,7 @@ async def shard_file(
     return log
 
 
+@pytest.mark.slow
 async def test_two_shard_files_are_copied_once_and_verified(
     tmp_path: Path, pg_url: str, clock: Clock
 ) -> None:

@@ -388,6 +388,7 @@ class Application:
 PREVIOUS_CARDS = {"cKH": "tb_cKH_9b37b4", "c10S": "tb_c10S_a1bfde", "cjoker": "tb_cjoker_4cbeb2"}
 
 
+@pytest.mark.slow
 async def test_an_upgrade_uploads_the_redrawn_cards_and_deletes_the_old_ones() -> None:
     wanted = wanted_emojis()
     kept = [name for key, (name, _) in wanted.items() if key not in PREVIOUS_CARDS]

@@ -238,6 +238,7 @@ def seeded_games(count: int, seed: int) -> list[tuple[str, FinishedGame]]:
     return out
 
 
+@pytest.mark.slow
 async def test_the_rebuild_equals_the_incremental_ratings_over_1000_seeded_games(
     tables: Tables,
 ) -> None:
@@ -307,6 +308,7 @@ def ratings_command(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 async def test_the_rebuild_command(db_path: Path | str, tmp_path: Path) -> None:
     store = await Store.open(db_path)
     try:

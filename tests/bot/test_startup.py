@@ -94,6 +94,7 @@ def test_an_unreachable_postgresql_names_host_port_and_key_not_the_password(
     assert "s3cret" not in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_a_postgresql_server_that_refuses_says_what_it_said(
     postgres_server: PostgresServer, tmp_path: Path
 ) -> None:

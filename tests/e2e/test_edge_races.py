@@ -159,6 +159,7 @@ def holds_for(
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("place", ["server", "group DM"])
 async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
     database: Path | str, place: str

@@ -229,6 +229,7 @@ async def test_four_players_and_a_third_kuriki(d: Driver) -> None:
 # ----------------------------------------------------------------------------- 5 players
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=1)
 async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     players = [ALICE, BOB, CAROL, DAVE, EVE]

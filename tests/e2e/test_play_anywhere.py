@@ -61,6 +61,7 @@ def no_channel_requests(d: Driver, channel: int) -> None:
     assert d.problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_farkle_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -82,6 +83,7 @@ async def test_farkle_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_kuriki_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -104,6 +106,7 @@ async def test_kuriki_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["group DM", "server without the bot"])
 async def test_crap_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -124,6 +127,7 @@ async def test_crap_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -262,6 +266,7 @@ async def test_three_phones_pressing_at_once_in_a_group_dm(d: Driver) -> None:
     no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 async def test_a_sigkill_in_a_group_dm_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
     """The bot runs in its own process and is SIGKILLed in the middle of a Farkle game in a
     group DM; a new process on the same database takes the next press, whose answer shows

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from bot.store import Shards, Store
 from bot.store.postgres import owned_filter
@@ -64,6 +65,7 @@ async def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ig
         await asyncio.sleep(0.1)
 
 
+@pytest.mark.slow
 async def test_two_processes_a_kill_and_a_reshard(tmp_path: Path, pg_url: str) -> None:
     fake = FakeDiscord()
     for guild, name in ((EAST, "East"), (WEST, "West"), (NORTH, "North")):

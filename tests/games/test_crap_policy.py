@@ -151,6 +151,7 @@ def twin(state: CrapState, seat: int, rng: random.Random) -> CrapState:
     return out
 
 
+@pytest.mark.slow
 def test_decisions_do_not_depend_on_what_the_seat_cannot_see() -> None:
     checked = changed = 0
     shuffler = random.Random(5)
@@ -209,6 +210,7 @@ def test_it_acquires_a_value_it_holds() -> None:
     assert {a.rank for a in asked if a is not None} == {9}
 
 
+@pytest.mark.slow
 def test_it_uses_every_part_of_the_game() -> None:
     """Over a few games against itself: honest Acquires and a few bluffs, calls, protects,
     challenges, recycles and scores."""

@@ -94,6 +94,7 @@ def test_policy_plays_only_legal_moves_and_games_end(name: str) -> None:
         assert game.winner is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "rules",
     [SMALL, SMALL_CM, short(HOUSE["everything on"], 700)],
@@ -325,6 +326,7 @@ FIXED_POINT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FIXED_POINT))
 def test_table_is_the_fixed_point_of_a_turn_trying_every_keep(
     name: str, monkeypatch: pytest.MonkeyPatch
@@ -425,6 +427,7 @@ def win_rate(rules: FarkleRules, games: int) -> float:
     return wins / games
 
 
+@pytest.mark.slow
 def test_beats_the_simple_bot_without_a_table() -> None:
     # An equal policy would win about half; the measured rate over these seeds is 80%.
     assert win_rate(short(PRESETS["classic"], 3000), 60) > 0.65

@@ -186,6 +186,7 @@ def policy(state: FarkleState, threshold: int) -> Action:
     return Action(kind="roll")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=seeds, rules_name=any_rule_names, players=player_counts)
 def test_random_play_keeps_invariants(seed: int, rules_name: str, players: int) -> None:
