@@ -17,12 +17,12 @@ from aiohttp import web
 from bot.sessions import Session
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord
 from tests.e2e.farkle_play import read_table
-from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, GUILD, Driver, FakeUser, running_bot
+from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, GUILD, HANG, Driver, FakeUser, running_bot
 
 ROUNDS = 15
 #: How each round orders the two commands' work (the third: as it comes).
 ORDERS = ["the end's answer comes back late", "the old table's edit arrives late", "as it comes"]
-WAIT = 5.0  # how long a hold waits for what it waits for (a hang, not a speed limit)
+WAIT = HANG  # how long a hold waits for what it waits for (a hang, not a speed limit)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

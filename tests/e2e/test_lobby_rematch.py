@@ -5,7 +5,6 @@ posts a new lobby that pings exactly the other player."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 
@@ -13,7 +12,17 @@ import pytest
 
 from games.text import line_from_text
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
-from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, is_summary, mention, read_finished
+from tests.e2e.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    TABLE,
+    Driver,
+    eventually,
+    is_summary,
+    mention,
+    read_finished,
+)
 
 
 async def test_the_host_leaving_hands_the_lobby_to_the_next_player(d: Driver) -> None:
@@ -54,10 +63,7 @@ async def test_an_unstarted_lobby_closes_by_itself(d: Driver) -> None:
     assert d.bot is not None
     d.bot.tables.clock = lambda: time.time() + 901
     d.bot.timers.poke()
-    for _ in range(100):
-        if lobby.edits > edits:
-            break
-        await asyncio.sleep(0.02)
+    await eventually("the timer closing the lobby", lambda: lobby.edits > edits)
     await d.settle()
     assert lobby.id == opened.message.id and lobby.edits > edits
     assert "Kuriki: lobby closed" in lobby.text()
@@ -163,10 +169,7 @@ async def test_a_cancelled_rematch_lobby_leaves_no_pointer_to_a_live_table(
     d.bot.config.repost_delay = 0.05
     for said in ("gg", "again?", "me too"):
         await d.say(CAROL, TABLE, said)
-    for _ in range(100):
-        if d.table(TABLE) is not first:
-            break
-        await asyncio.sleep(0.02)
+    await eventually("the lobby posted again below the chatter", lambda: d.table(TABLE) is not first)
     await d.settle()
     lobby = d.table(TABLE)
     assert lobby is not first and "join the table" in lobby.text()

@@ -16,7 +16,7 @@ from bot.store import Shards, Store
 from bot.store.postgres import owned_filter
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.farkle_play import open_game, play_move, read_table
-from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, DAVE, Driver, bot_process
+from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, DAVE, HANG, Driver, bot_process
 
 # Servers chosen for where Discord puts them ((guild_id >> 22) % shard_count):
 #   with 2 shards: EAST and NORTH on shard 0, WEST on shard 1;
@@ -56,7 +56,7 @@ async def test_the_servers_fall_where_the_test_says(pg_url: str) -> None:
         await conn.close()
 
 
-async def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+async def wait_for(what: str, check, timeout: float = HANG) -> None:  # type: ignore[no-untyped-def]
     """Until `check()` holds (a timer or a takeover, not a speed limit)."""
     end = time.monotonic() + timeout
     while not await check():
@@ -116,7 +116,7 @@ async def play_across_processes(
         async def timed_out() -> bool:
             return "ran out of time" in fake_table_text(second, TABLES[EAST])
 
-        await wait_for("the surviving process plays the dead one's deadline", timed_out, 60)
+        await wait_for("the surviving process plays the dead one's deadline", timed_out)
         assert await revision(store, TABLES[EAST]) > started
         after = read_table(second.table(TABLES[EAST]))
         assert after.current != waited_for  # the turn passed on
@@ -138,7 +138,7 @@ async def play_across_processes(
                 return bool(await store.finished_games(TABLES[EAST]))
             return row.revision > east
 
-        await wait_for("EAST's new owner plays its deadlines", east_moves, 60)
+        await wait_for("EAST's new owner plays its deadlines", east_moves)
         async with start(3, [2], 4) as high:
             await play_move(high, TABLES[NORTH], PLAYERS[NORTH])
             await play_move(low, TABLES[WEST], PLAYERS[WEST])
