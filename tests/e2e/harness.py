@@ -35,6 +35,7 @@ import contextlib
 import logging
 import os
 import random
+import signal
 import sqlite3
 import sys
 import time
@@ -197,6 +198,8 @@ class Driver:
     log_file: Path | None = None
     database: Path | None = None
     crashed: bool = False
+    clock_file: Path | None = None  # a child process's clock: seconds ahead (skip_ahead)
+    clock_ahead: float = 0.0
 
     # ------------------------------------------------------------------ typing
 
@@ -528,11 +531,16 @@ class Driver:
     # ------------------------------------------------------------------ dying
 
     def skip_ahead(self, seconds: float) -> None:
-        """Move the in-process bot's clock (its table service's injected clock) on by
-        `seconds` and wake its timers: a turn timer runs out without the test waiting for
-        it in real time."""
+        """Move the bot's clock (its table service's injected clock) on by `seconds` and
+        wake its timers: a turn timer runs out without the test waiting for it in real
+        time. A bot in a child process is told by a signal (`tests/e2e/bot_process.py`)."""
         bot = self.bot
-        assert bot is not None, "a bot in a child process keeps its own clock"
+        if bot is None:
+            assert self.process is not None and self.clock_file is not None
+            self.clock_ahead += seconds
+            self.clock_file.write_text(repr(self.clock_ahead))
+            self.process.send_signal(signal.SIGUSR1)
+            return
         tables = bot.tables
         before = tables.clock
         tables.clock = lambda: before() + seconds  # type: ignore[method-assign]
@@ -818,6 +826,8 @@ async def bot_process(
         args += ["--takeover-after", str(takeover_after)]
     if die_at is not None:
         args += ["--die-at", die_at]
+    clock_file = log_file.with_suffix(".clock")
+    args += ["--clock-file", str(clock_file)]
     with log_file.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
             *args,
@@ -832,6 +842,7 @@ async def bot_process(
         timeout=timeout,
         process=proc,
         log_file=log_file,
+        clock_file=clock_file,
         database=database if isinstance(database, Path) else None,  # `stored` reads SQLite
     )
     try:

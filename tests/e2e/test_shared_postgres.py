@@ -25,6 +25,7 @@ EAST, WEST, NORTH = 6 << 22, 7 << 22, 8 << 22
 TABLES = {EAST: EAST + 1, WEST: WEST + 1, NORTH: NORTH + 1}
 PLAYERS = {EAST: [ALICE, BOB], WEST: [CAROL, DAVE], NORTH: [BOB, CAROL]}
 TAKEOVER = 1.0
+EAST_TIMER = 15  # the least turn timer: EAST's
 
 
 def shard(guild: int, count: int) -> int:
@@ -73,8 +74,8 @@ async def test_two_processes_a_kill_and_a_reshard(tmp_path: Path, pg_url: str) -
     await fake.start()
     store = await Store.open(pg_url)
     # EAST plays with the shortest turn timer (a row saved with 3 s before the 15-second
-    # minimum loads as 15 s: the child processes keep their own clock, so it is waited
-    # for); the others with the default (2 minutes).
+    # minimum loads as 15 s), the others with the default (2 minutes): a process's clock is
+    # moved past EAST's deadlines (Driver.skip_ahead), never past the others'.
     await store.save_settings(EAST, '{"turn_timer": 3}')
     try:
         await play_across_processes(fake, store, pg_url, tmp_path)
@@ -112,6 +113,8 @@ async def play_across_processes(
         waited_for = read_table(table).current
         await first.kill()
         assert fake.gateway_connections == 1
+        # The survivor's clock passes EAST's deadline by more than the takeover wait.
+        second.skip_ahead(EAST_TIMER + TAKEOVER + 1)
 
         async def timed_out() -> bool:
             return "ran out of time" in fake_table_text(second, TABLES[EAST])
@@ -131,6 +134,7 @@ async def play_across_processes(
     kept = {g: await revision(store, TABLES[g]) for g in (WEST, NORTH)}
     east = await revision(store, TABLES[EAST])
     async with start(3, [0, 1], 3) as low:
+        low.skip_ahead(2 * EAST_TIMER + TAKEOVER + 1)  # past the deadline the survivor set
 
         async def east_moves() -> bool:
             row = await store.load_session(TABLES[EAST])
