@@ -151,6 +151,7 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
     assert after["revision"] == row["revision"]  # Dicey had not moved
 
     async with running_bot(db, fake=fake, seed=42, defaults=GuildSettings(bot_delay=0.05)) as d:
+        d.skip_ahead(3)  # the pending move comes due on the bot's clock, not waited for
         await until(
             d,
             "the bot's pending move after the restart, on the table",
