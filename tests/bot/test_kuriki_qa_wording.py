@@ -83,6 +83,7 @@ def test_a_second_declaration_menu_is_refused_as_already_declared() -> None:
     assert t.state.declared == 7
 
 
+@pytest.mark.slow
 async def test_a_vote_with_no_votes_says_so(tables: Tables) -> None:
     """QA 5: '0 yes, 0 no' on the table and the vote message."""
     await start_kuriki(tables, ALICE, BOB, CAROL)

@@ -122,6 +122,7 @@ def test_cards_stay_readable_at_emoji_size(pictures: dict) -> None:
         assert differ > 15, (rank, differ)
 
 
+@pytest.mark.slow
 def test_emoji_pictures_fit_discords_rules() -> None:
     wanted = wanted_emojis()
     names = [name for name, _ in wanted.values()]
@@ -349,6 +350,7 @@ class RacingApplication:
         return emoji
 
 
+@pytest.mark.slow
 async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
     app, faces = RacingApplication(), Faces()
     assert await load_emojis(app, faces) is True  # type: ignore[arg-type]

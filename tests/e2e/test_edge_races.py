@@ -225,6 +225,7 @@ async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
     assert fake.violations == [], "\n".join(fake.violations)
 
 
+@pytest.mark.slow
 async def test_join_right_after_start_on_postgres_in_sixteen_channels(
     server: tuple[FakeDiscord, list[int]], pg_url: str
 ) -> None:

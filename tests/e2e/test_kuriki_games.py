@@ -54,6 +54,7 @@ HABITS = Habits(pull_at=8)
 # ----------------------------------------------------------------------------- 3 players
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     d: Driver,

@@ -95,6 +95,7 @@ async def test_a_game_a_player_leaves_ends_with_no_winner(d: Driver) -> None:
     assert row["winner_id"] is None and str(line_from_text(row["outcome"])) == "Nobody wins: Bob left."
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_rematch_on_a_finished_farkle_table_invites_the_other_player(d: Driver) -> None:
     await open_game(d, TABLE, [ALICE, BOB], rules="crappy-malappy", target=1000)
@@ -153,6 +154,7 @@ async def test_rematch_pressed_by_both_players_at_once_seats_both(d: Driver) -> 
     assert "'s turn" in d.on_table(started, lobby).text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["button", "command"])
 async def test_a_cancelled_rematch_lobby_leaves_no_pointer_to_a_live_table(
     d: Driver, how: str

@@ -137,6 +137,7 @@ async def test_a_refused_upload_keeps_the_text(
         assert d.problems == []  # said once, and only once
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     await open_game(d, TABLE, [ALICE, BOB], target=1000)
@@ -158,6 +159,7 @@ async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     assert len(stories) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_without_attach_files_the_finished_table_comes_without_its_picture(
     d: Driver,

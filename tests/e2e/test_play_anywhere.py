@@ -164,6 +164,7 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
     tmp_path: Path, where: str
@@ -333,6 +334,7 @@ async def test_friends_without_the_app_play_by_its_buttons(d: Driver) -> None:
     no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_after_a_group_dm_game_its_record_is_there(d: Driver) -> None:
     """A game in a group DM is recorded for that chat: /verify checks its dice there,

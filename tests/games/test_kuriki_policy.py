@@ -44,6 +44,7 @@ VARIANTS = [
 # ----------------------------------------------------------------------------- legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_the_policy_in_every_seat_plays_only_legal_moves_and_games_end(players: int) -> None:
     """play() applies every move through the engine, which refuses an illegal one, and
