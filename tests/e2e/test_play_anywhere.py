@@ -190,7 +190,6 @@ async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
                 d,
                 "the turn timer to play the absent turn",
                 lambda: read_session(d.database, channel)["revision"] > revision,  # type: ignore[arg-type, index]
-                timeout=20,
             )
             await d.settle()
             assert d.table(channel) is table and "ran out of time" not in table.text()
