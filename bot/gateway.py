@@ -14,7 +14,7 @@ is rebuilt from the message. So while no discord.ui view or dynamic item is regi
 out before parsing: `interaction.message.embeds` and `.components` are then empty.
 
 discord.py has no public switch for either, so `skip_unread_events` wraps the events' parsers
-in the client's table of parsers; the conditions are looked up at each event (a listener or a
+in the client's table of parsers (reached through bot/discord_internals.py); the conditions are looked up at each event (a listener or a
 view added later is never deaf or blind). If a discord.py upgrade moves that table or its
 view store, the bot logs a warning or simply parses everything as before (slower, never
 wrong)."""
@@ -26,6 +26,8 @@ from collections.abc import Callable
 from typing import Any
 
 import discord
+
+from bot import discord_internals as internals
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,7 @@ def _listened(client: discord.Client, events: tuple[str, ...]) -> bool:
     """Whether anything would hear these events: a listener (commands.Bot's add_listener), an
     on_<event> method, or a wait_for."""
     extra = getattr(client, "extra_events", {})
-    waiting = getattr(client, "_listeners", {})
+    waiting = internals.waiting(client)
     return any(extra.get(f"on_{e}") or hasattr(client, f"on_{e}") or waiting.get(e) for e in events)
 
 
@@ -48,9 +50,9 @@ def skip_unread_events(client: discord.Client) -> list[str]:
     """Parse the events of `UNREAD_EVENTS` only while something listens to them (checked at
     each event: a listener added later hears them), and clicks without the clicked message's
     unread parts while no view could read them; returns the events so guarded."""
-    parsers = getattr(getattr(client, "_connection", None), "parsers", None)
+    parsers = internals.parsers(client)
     if (
-        not isinstance(parsers, dict)
+        parsers is None
         or not {*UNREAD_EVENTS, "INTERACTION_CREATE"} <= parsers.keys()
     ):
         log.warning("discord.py's gateway parsers moved: every event is parsed in full")
@@ -75,12 +77,8 @@ def _when_listened(
 def _views_registered(client: discord.Client) -> bool:
     """Whether discord.py holds a view or a dynamic item, which may read a clicked message's
     components (a store it no longer has counts as holding some)."""
-    store = getattr(getattr(client, "_connection", None), "_view_store", None)
-    views = getattr(store, "_views", None)
-    dynamic = getattr(store, "_dynamic_items", None)
-    if not isinstance(views, dict) or not isinstance(dynamic, dict):
-        return True
-    return bool(views or dynamic)
+    store = internals.view_store(client)
+    return store is None or any(store)
 
 
 def _clicked_message_trimmed(

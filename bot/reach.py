@@ -18,6 +18,8 @@ from typing import Any
 
 import discord
 
+from bot import discord_internals as internals
+
 #: An interaction token's life (Discord: "Interaction tokens are valid for 15 minutes").
 TOKEN_LIFETIME = 15 * 60
 #: A window is used only while this much of its life is left, so a request started on it
@@ -202,4 +204,4 @@ def seen_by_invoker_only(interaction: discord.Interaction) -> bool:
 def webhook(bot: discord.Client, window: Window) -> discord.Webhook:
     """The interaction's webhook for `window`: its follow-ups and edits."""
     data: Any = {"id": bot.application_id, "type": 3, "token": window.token}
-    return discord.Webhook.from_state(data=data, state=bot._connection)
+    return discord.Webhook.from_state(data=data, state=internals.connection(bot))

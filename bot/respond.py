@@ -7,28 +7,22 @@ tenth of a click's CPU (docs/performance.md, "Per click"). `update_message` send
 callback (type 7, UPDATE_MESSAGE) without asking for it back: Discord answers 204.
 
 discord.py has no public switch for this, so the request is made the way discord.py makes it,
-from parts it does not document. If an upgrade moves them, the bot logs one warning and
-answers through `edit_message` as before (slower, never wrong)."""
+from parts it does not document (reached through bot/discord_internals.py). If an upgrade
+moves them, the bot logs one warning and answers through `edit_message` as before (slower,
+never wrong)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from typing import Any
 
 import discord
 
+from bot import discord_internals as internals
+
 log = logging.getLogger(__name__)
 
-try:
-    from discord.http import Route
-    from discord.webhook.async_ import async_context, interaction_message_response_params
-
-    _PARTS = hasattr(discord.InteractionResponse, "_response_type") and hasattr(
-        discord.Interaction, "_session"
-    )
-except ImportError:  # pragma: no cover - only with a discord.py that moved them
-    _PARTS = False
+_PARTS = internals.CALLBACK_PARTS
 
 _warned = False
 
@@ -55,8 +49,8 @@ async def update_message(
     response = interaction.response
     if response.is_done():
         raise discord.InteractionResponded(interaction)
-    state = interaction._state
-    params = interaction_message_response_params(
+    state = internals.interaction_state(interaction)
+    params = internals.interaction_message_response_params(
         type=discord.InteractionResponseType.message_update.value,
         content=content,
         embed=embed,
@@ -64,14 +58,14 @@ async def update_message(
         attachments=attachments,
         previous_allowed_mentions=state.allowed_mentions,
     )
-    route = Route(
+    route = internals.Route(
         "POST",
         "/interactions/{webhook_id}/{webhook_token}/callback",
         webhook_id=interaction.id,
         webhook_token=interaction.token,
     )
     kwargs: dict[str, Any] = {
-        "session": interaction._session,
+        "session": internals.interaction_session(interaction),
         "proxy": state.http.proxy,
         "proxy_auth": state.http.proxy_auth,
     }
@@ -79,8 +73,8 @@ async def update_message(
         kwargs.update(files=params.files, multipart=params.multipart)
     else:
         kwargs["payload"] = params.payload
-    await async_context.get().request(route, **kwargs)
-    response._response_type = discord.InteractionResponseType.message_update
+    await internals.async_context.get().request(route, **kwargs)
+    internals.mark_answered(response, discord.InteractionResponseType.message_update)
 
 
 def release(interaction: discord.Interaction) -> None:
@@ -90,5 +84,4 @@ def release(interaction: discord.Interaction) -> None:
     whose pauses grow with them, instead of freeing them as soon as the click is answered.
     Call it only when nothing will use `interaction.response` again: asked afresh, it would
     not know the interaction was answered."""
-    with contextlib.suppress(AttributeError):
-        del interaction._cs_response  # type: ignore[attr-defined]  # discord.py's cached response, not in its stubs
+    internals.forget_response(interaction)

@@ -1,11 +1,25 @@
-"""Fixtures for every test package: a real PostgreSQL server for the tests that run on both
-databases (see tests/postgres.py for how it is found, started and stopped)."""
+"""For every test package: the markers set by where a test is and what it uses, the
+hypothesis profiles, and a real PostgreSQL server for the tests that run on both databases
+(see tests/postgres.py for how it is found, started and stopped).
+
+Hypothesis profiles: `ci` (derandomized: every run tries the same examples, so a failure in
+CI is a failure of the change, not of the day's seed; a failure prints the blob that
+reproduces it; no example database) is used when the environment has CI set (`.ci/run`
+exports CI=1) or with `--hypothesis-profile=ci`. `dev`, the default, draws new examples on
+every run, as many as CI tries, from one seed printed at the end (`--hypothesis-seed=N`
+repeats the run's examples): a developer's runs explore further. Neither has a deadline or the too-slow health check:
+those measure the machine's load, not the code."""
 
 from __future__ import annotations
 
+import os
+import random
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
+import hypothesis.core
 import pytest
+from hypothesis import HealthCheck, settings
 
 from bot import mentions
 from tests.postgres import (
@@ -16,6 +30,46 @@ from tests.postgres import (
     fresh_schema,
     unavailable,
 )
+
+_UNTIMED = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", derandomize=True, print_blob=True, database=None, **_UNTIMED)
+settings.register_profile("dev", print_blob=True, **_UNTIMED)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under `dev`, one seed for the run, drawn here unless --hypothesis-seed gave one, so
+    that it can be printed and the run repeated (hypothesis's plugin sets the same switch
+    from --hypothesis-seed)."""
+    if config.getoption("--hypothesis-seed") is None and not settings.default.derandomize:
+        hypothesis.core.global_force_seed = random.SystemRandom().randrange(10**6)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Which hypothesis profile ran, and its seed (above pytest's last line, which CI reads)."""
+    profile = settings._current_profile  # chosen by --hypothesis-profile or the environment
+    if settings.default.derandomize:
+        how = "derandomized: the same examples on every run"
+    else:
+        seed = hypothesis.core.global_force_seed
+        how = f"seed {seed}: --hypothesis-seed={seed} repeats this run's examples"
+    terminalreporter.write_line(f"hypothesis profile {profile} ({how})")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`e2e` on every test of tests/e2e/, `postgres` on every test that runs on the
+    PostgreSQL server (through its fixture, or a database parameter set to it)."""
+    for item in items:
+        if E2E in item.path.parents and item.get_closest_marker("e2e") is None:
+            item.add_marker(pytest.mark.e2e)
+        params = getattr(item, "callspec", None)
+        on_postgres = "postgres_server" in getattr(item, "fixturenames", ()) or (
+            params is not None and "postgresql" in params.params.values()
+        )
+        if on_postgres:
+            item.add_marker(pytest.mark.postgres)
 
 
 @pytest.fixture(autouse=True)

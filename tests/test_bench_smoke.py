@@ -246,6 +246,7 @@ def test_every_benchmark_has_a_smoke_run() -> None:
     assert set(HELPERS) <= modules
 
 
+@pytest.mark.slow
 @pytest.mark.bench
 @pytest.mark.parametrize("smoke", SMOKES, ids=str)
 def test_benchmark_runs_and_prints_its_figures(smoke: Smoke) -> None:

@@ -34,6 +34,7 @@ def pot() -> Catalog:
     return template()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code", TRANSLATED)
 def test_every_shipped_language_is_complete(code: str, pot: Catalog) -> None:
     """No message missing, untranslated, fuzzy, with other placeholders than its source,

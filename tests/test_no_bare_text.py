@@ -22,12 +22,13 @@ from bot.settings import RULE_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Text for the operator, not for players: command-line tools, start-up and database
-#: reports, the config file's reader, the store.
+#: reports, the config file's reader, the store, the list of discord.py's internals.
 OPERATOR_ONLY = {
     "bot/__main__.py",
     "bot/command_strings.py",
     "bot/config.py",
     "bot/database_errors.py",
+    "bot/discord_internals.py",
     "bot/migrate.py",
     "bot/rebuild_ratings.py",
 }

@@ -162,6 +162,7 @@ def check_the_end(reply: Reply, *people: int) -> None:
     assert [Click.parse(i.custom_id).action for i in update.table.items] == ["rematch"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "alice", "bots", "options", "seed"),
     [

@@ -7,6 +7,8 @@ import json
 import random
 import time
 
+import pytest
+
 from bot.components import Click
 from bot.open_replies import OpenReply
 from bot.service import Actor, Reply, Tables
@@ -248,6 +250,7 @@ def table_lines(embed: object) -> list[str]:
     return lines + ([d["footer"]["text"]] if "footer" in d else [])
 
 
+@pytest.mark.slow
 def test_a_six_player_table_fits_a_phone_and_shows_every_line_of_the_last_action() -> None:
     """Random 6-player games: the table is the situation, one row per player, at most one
     earlier reveal and every line of the last action (a recycle that starts a scoring round

@@ -66,6 +66,7 @@ async def play_move(tables: Tables, reply: Reply, bank_at: int = 300) -> Reply:
     return await tables.click(actor, find(reply, "roll"), 555)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["crappy-malappy", "classic", "on-the-table"])
 async def test_full_game_to_a_winner(tables: Tables, preset: str) -> None:
     target = {"crappy-malappy": 3000, "classic": 3000, "on-the-table": 5000}[preset]

@@ -16,7 +16,7 @@ from games.errors import NotYourTurn
 from games.kuriki.engine import KurikiRules
 from games.lobby import Lobby
 from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, find
-from tests.bot.test_kuriki_table import start_kuriki, state_of
+from tests.bot.test_kuriki_table import assert_declaring, start_kuriki, state_of
 from tests.games.kuriki_helpers import ANN, CAT, Table
 from tests.games.kuriki_helpers import BOB as B
 
@@ -83,6 +83,7 @@ def test_a_second_declaration_menu_is_refused_as_already_declared() -> None:
     assert t.state.declared == 7
 
 
+@pytest.mark.slow
 async def test_a_vote_with_no_votes_says_so(tables: Tables) -> None:
     """QA 5: '0 yes, 0 no' on the table and the vote message."""
     await start_kuriki(tables, ALICE, BOB, CAROL)
@@ -142,8 +143,7 @@ async def test_peek_again_then_the_first_menu_says_already_declared(tables: Tabl
     roller = players[(await state_of(tables)).roller]
     reply = await tables.click(roller, find(reply, "cw"), 777)
     rolled = await tables.click(roller, find(reply, "roll"), 777)
-    if (await state_of(tables)).phase != "declare":
-        pytest.skip("seeded roll was a Kuriki")
+    assert_declaring(await state_of(tables))
     (first,) = rolled.followups
     peek = await tables.click(roller, find(rolled, "peek"), 777)
 

@@ -597,6 +597,7 @@ def every_page(code: str) -> None:
                 fits_embed(adapter.rules_embed(settings, None, preset))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap"])
 @pytest.mark.parametrize("code", CODES)
 async def test_every_message_fits_in_every_shipped_language(
@@ -611,6 +612,7 @@ def test_help_and_rules_fit_in_every_shipped_language(code: str) -> None:
     every_page(code)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap"])
 async def test_every_message_fits_in_a_language_35_percent_longer_than_english(
     longer: str, tables: Tables, clock: Clock, kind: str

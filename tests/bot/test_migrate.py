@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.records import ALL_GAMES, place_of
 from bot.store import FinishedGame, Store
 from games.text import line_from_json
@@ -52,6 +54,7 @@ async def shard_file(
     return log
 
 
+@pytest.mark.slow
 async def test_two_shard_files_are_copied_once_and_verified(
     tmp_path: Path, pg_url: str, clock: Clock
 ) -> None:
@@ -151,6 +154,7 @@ async def test_games_outside_servers_keep_their_group_chats_leaderboard(
         await store.close()
 
 
+@pytest.mark.slow
 def test_a_wrong_target_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
     bad = migrate("--to", str(tmp_path / "x.sqlite3"), "--from", str(tmp_path / "a.sqlite3"))
     assert bad.returncode == 2 and "must be a postgresql:// URL" in bad.stderr
@@ -158,6 +162,7 @@ def test_a_wrong_target_or_a_missing_file_is_one_line(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
 
 
+@pytest.mark.slow
 async def test_ratings_and_seasons_come_along(tmp_path: Path, pg_url: str) -> None:
     """The ratings are not copied but replayed in PostgreSQL from the copied games: the
     same values, each game in the season it counted in."""

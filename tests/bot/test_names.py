@@ -58,6 +58,7 @@ def test_a_name_is_shown_as_written_and_formats_nothing(name: str) -> None:
     assert not set(text) & BIDI_CONTROLS
 
 
+@pytest.mark.slow
 @given(st.text())
 def test_any_text_is_shown_as_written(name: str) -> None:
     text = as_text(name)

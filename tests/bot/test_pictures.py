@@ -122,6 +122,7 @@ def test_cards_stay_readable_at_emoji_size(pictures: dict) -> None:
         assert differ > 15, (rank, differ)
 
 
+@pytest.mark.slow
 def test_emoji_pictures_fit_discords_rules() -> None:
     wanted = wanted_emojis()
     names = [name for name, _ in wanted.values()]
@@ -349,6 +350,7 @@ class RacingApplication:
         return emoji
 
 
+@pytest.mark.slow
 async def test_an_upload_that_lost_a_race_uses_the_emoji_that_won() -> None:
     app, faces = RacingApplication(), Faces()
     assert await load_emojis(app, faces) is True  # type: ignore[arg-type]
@@ -388,6 +390,7 @@ class Application:
 PREVIOUS_CARDS = {"cKH": "tb_cKH_9b37b4", "c10S": "tb_c10S_a1bfde", "cjoker": "tb_cjoker_4cbeb2"}
 
 
+@pytest.mark.slow
 async def test_an_upgrade_uploads_the_redrawn_cards_and_deletes_the_old_ones() -> None:
     wanted = wanted_emojis()
     kept = [name for key, (name, _) in wanted.items() if key not in PREVIOUS_CARDS]

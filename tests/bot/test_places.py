@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import sqlite3
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def test_a_newcomer_shows_1000() -> None:
     assert rating_number(0.0) == "1000" and rating_points(3.44) == 1069
 
 
+@pytest.mark.slow
 def test_ratings_shown_above_are_counted_exactly_at_every_rounding_edge() -> None:
     """The count `ahead_sql` makes is the ratings whose points are higher, for values on,
     just below and just above every rounding edge (where float and decimal disagree)."""

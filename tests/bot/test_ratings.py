@@ -94,6 +94,7 @@ def openskill_says(ranks: list[int], priors: list[tuple[float, float]] | None = 
     return [team[0] for team in model.rate(teams, ranks=[float(r) for r in ranks])]
 
 
+@pytest.mark.slow
 async def test_a_rated_game_moves_every_rating_as_the_model_says(tables: Tables) -> None:
     store = tables.store
     game_id = await store.finish_session(CHANNEL, rated_game({BOB.id: 1, CAROL.id: 2, ALICE.id: 3}))
@@ -238,6 +239,7 @@ def seeded_games(count: int, seed: int) -> list[tuple[str, FinishedGame]]:
     return out
 
 
+@pytest.mark.slow
 async def test_the_rebuild_equals_the_incremental_ratings_over_1000_seeded_games(
     tables: Tables,
 ) -> None:
@@ -307,6 +309,7 @@ def ratings_command(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 async def test_the_rebuild_command(db_path: Path | str, tmp_path: Path) -> None:
     store = await Store.open(db_path)
     try:

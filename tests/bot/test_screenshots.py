@@ -13,6 +13,7 @@ from tools import discord_look
 from tools.screenshots import expected, make
 
 
+@pytest.mark.slow
 async def test_every_picture_is_made_and_shows_something(tmp_path: Path) -> None:
     written = await make(tmp_path / "img")
     assert sorted(written) == sorted(expected(tmp_path / "img"))

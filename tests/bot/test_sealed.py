@@ -276,6 +276,7 @@ async def test_a_game_started_before_sealing_plays_on_unsealed(tables: Tables) -
     assert "before games were sealed" in (answer.embed.description or "") and not answer.files
 
 
+@pytest.mark.slow
 async def test_a_restart_goes_on_from_the_stored_draw(db_path: Any, clock: Clock, tmp_path: Path) -> None:
     """The same game, once with the bot restarted in the middle (another process, with
     another Random of its own) and once without: the same draws, one stream with no gap."""

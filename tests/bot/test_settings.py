@@ -201,6 +201,7 @@ def test_a_token_with_the_bot_prefix_is_one_line_saying_what_to_change() -> None
     )
 
 
+@pytest.mark.slow
 def test_an_unreachable_discord_is_one_clear_line_and_no_voice_warning(tmp_path: Path) -> None:
     """Discord's address points at a closed local port: the bot says it cannot reach Discord,
     and logs nothing about voice support (it has no voice). The database, opened first, is

@@ -78,6 +78,7 @@ def closed_port() -> int:
 # ------------------------------------------------------------------------------- database
 
 
+@pytest.mark.slow
 def test_an_unreachable_postgresql_names_host_port_and_key_not_the_password(
     tmp_path: Path,
 ) -> None:
@@ -94,6 +95,7 @@ def test_an_unreachable_postgresql_names_host_port_and_key_not_the_password(
     assert "s3cret" not in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_a_postgresql_server_that_refuses_says_what_it_said(
     postgres_server: PostgresServer, tmp_path: Path
 ) -> None:
@@ -117,6 +119,7 @@ def test_a_postgresql_server_that_refuses_says_what_it_said(
     assert "s3cret" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_sqlite_path_that_is_a_folder(tmp_path: Path) -> None:
     (tmp_path / "games").mkdir()
     config = write_config(tmp_path, f'database = "{tmp_path / "games"}"\n')
@@ -128,6 +131,7 @@ def test_a_sqlite_path_that_is_a_folder(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_file_that_is_not_a_sqlite_database(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("shopping list\n" * 100)
@@ -141,6 +145,7 @@ def test_a_file_that_is_not_a_sqlite_database(tmp_path: Path) -> None:
     assert notes.read_text() == "shopping list\n" * 100
 
 
+@pytest.mark.slow
 def test_a_file_in_the_way_of_the_database_folder(tmp_path: Path) -> None:
     (tmp_path / "data").write_text("")
     database = tmp_path / "data" / "bot.sqlite3"
@@ -161,6 +166,7 @@ def shared_folder() -> Iterator[Path]:
         yield Path(name)
 
 
+@pytest.mark.slow
 def test_no_permission_to_create_the_database(shared_folder: Path) -> None:
     locked = shared_folder / "locked"
     locked.mkdir()
@@ -176,6 +182,7 @@ def test_no_permission_to_create_the_database(shared_folder: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_default_database_says_where_to_set_another(tmp_path: Path) -> None:
     (tmp_path / "tablebot.sqlite3").mkdir()
     result = start(None, cwd=tmp_path)
@@ -216,6 +223,7 @@ def test_unexpected_errors_are_not_dressed_up_as_database_problems() -> None:
 # --------------------------------------------------------------------------- config file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "line"),
     [
@@ -262,6 +270,7 @@ def test_a_config_problem_is_one_line_naming_the_key(tmp_path: Path, text: str, 
     assert error(result) == f"error: {config}: {line}"
 
 
+@pytest.mark.slow
 def test_several_config_problems_are_a_line_each(tmp_path: Path) -> None:
     config = write_config(tmp_path, "repost_after = 0\npictures = 3\n[defaults]\nkuriki_lives = 10\n")
     result = start(config)

@@ -257,16 +257,17 @@ async def test_a_move_committed_while_the_table_is_reposted_keeps_the_new_messag
     old_id = message_at(clock.now)
     await tables.shown(started.update, old_id)  # type: ignore[arg-type]
     mover = PLAYERS[(await tables.sessions.get(CHANNEL)).state.current_player.id]
-    gate = asyncio.Event()
+    gate, committing = asyncio.Event(), asyncio.Event()
     real_save = tables.store.save_session
 
     async def slow_save(row):  # type: ignore[no-untyped-def]
+        committing.set()
         await gate.wait()
         return await real_save(row)
 
     tables.store.save_session = slow_save  # type: ignore[method-assign]
     move = asyncio.create_task(tables.click(mover, find(started, "roll"), old_id))
-    await asyncio.sleep(0.01)  # the move is inside its commit
+    await committing.wait()  # the move is inside its commit
     new_id = old_id + 1000
     await tables.shown(started.update, new_id)  # type: ignore[arg-type]  # posted afresh meanwhile
     gate.set()
@@ -298,7 +299,6 @@ async def test_an_edited_tables_mark_is_written_with_others_and_a_lost_one_is_re
     mark at once: the other processes read them.)"""
     import sqlite3
 
-    from bot.store import SHOWN_DELAY
 
     db_path = tmp_path / "shown.sqlite3"
 
@@ -320,7 +320,9 @@ async def test_an_edited_tables_mark_is_written_with_others_and_a_lost_one_is_re
     assert not rolled.update.fresh  # type: ignore[union-attr]
     await show(first, rolled, table_id)  # an edit: deferred
     assert row() == (rolled.update.revision, started.update.revision, table_id)  # type: ignore[union-attr]
-    await asyncio.sleep(SHOWN_DELAY + 0.2)
+    writer = first.store._shown_writer  # type: ignore[attr-defined]
+    assert writer is not None  # the mark waits SHOWN_DELAY for others to join it
+    await writer
     assert row() == (rolled.update.revision, rolled.update.revision, table_id)  # type: ignore[union-attr]
     # The bot dies right after an edit: its mark is lost, the move is not.
     toggled = await first.click(mover, find(rolled, "toggle", "0-on"), table_id)

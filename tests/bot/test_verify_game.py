@@ -75,6 +75,7 @@ async def sqlite_tables(tmp_path: Path, clock: Clock) -> Any:
     await tables.store.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["farkle", "kuriki", "crap"])
 async def test_the_tool_agrees_on_whole_games(
     sqlite_tables: Tables, clock: Clock, tmp_path: Path, kind: str
@@ -161,6 +162,7 @@ RIGS = [stacked_first_deck, stacked_reshuffle, rigged_discard, a_gap, a_repeat,
         a_deck_not_whole, another_seed]  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_the_tool_agrees_on_rigged_records(
     sqlite_tables: Tables, clock: Clock, tmp_path: Path
 ) -> None:

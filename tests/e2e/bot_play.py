@@ -12,13 +12,13 @@ from typing import Any
 
 from games.bots import FIRST_BOT_ID, LAST_BOT_ID, bot_name
 from tests.e2e.fake_discord import FakeMessage, InteractionRecord
-from tests.e2e.harness import ALICE, TABLE, Driver, FakeUser, mention
+from tests.e2e.harness import ALICE, HANG, TABLE, Driver, FakeUser, mention
 
 DICEY, ROLLY = FIRST_BOT_ID, FIRST_BOT_ID + 1
 
 
 async def until(
-    d: Driver, what: str, ok: Callable[[], bool], timeout: float = 15.0, channel: int = TABLE
+    d: Driver, what: str, ok: Callable[[], bool], timeout: float = HANG, channel: int = TABLE
 ) -> None:
     """Wait (polling the fake Discord) until `ok()`; fails naming `what` after `timeout`
     (a hang, not a speed limit), showing the end of `channel`."""

@@ -3,7 +3,7 @@ process, so that a test can kill it with SIGKILL like a crashed host would.
 
     python -m tests.e2e.bot_process --api URL --gateway URL --token T --database FILE|URL
         [--seed N] [--guild ID] [--shard-count N --shard-ids I,J] [--takeover-after S]
-        [--die-at rating|recorded]
+        [--die-at rating|recorded] [--clock-file PATH]
 
 (each option may also come from the environment: TABLEBOT_E2E_API, ..._GATEWAY, ..._TOKEN,
 ..._DATABASE, ..._SEED, ..._GUILD). Prints READY on stdout once the bot is connected and its
@@ -13,7 +13,12 @@ repository root, so that `bot` and `tests` import as packages.
 
 `--die-at` kills the process itself with SIGKILL at a game's end: `rating`, inside the
 transaction that records the game, just before its ratings are written; `recorded`, right
-after that transaction committed, before anyone is told."""
+after that transaction committed, before anyone is told.
+
+`--clock-file` lets the test move the bot's clock (its table service's injected clock) as
+`Driver.skip_ahead` does in process: on SIGUSR1 the clock becomes the real one plus the
+seconds written in that file, and the turn timers look again; a deadline is then due without
+anyone waiting for it."""
 
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ import os
 import random
 import signal
 import sys
+import time
+from pathlib import Path
 
 import yarl
 from discord.gateway import DiscordWebSocket
@@ -63,11 +70,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--shard-ids", default=None, help="comma-separated, e.g. 0,2")
     p.add_argument("--takeover-after", type=float, default=10.0)
     p.add_argument("--die-at", choices=["rating", "recorded"], default=None)
+    p.add_argument("--clock-file", default=None, help="seconds ahead, read on SIGUSR1")
     args = p.parse_args(argv)
     missing = [k for k in ("api", "gateway", "database") if not getattr(args, k)]
     if missing:
         p.error("missing " + ", ".join("--" + k for k in missing))
     return args
+
+
+def skip_ahead(bot: GameBot, clock_file: Path) -> None:
+    """The bot's clock runs the seconds of `clock_file` ahead of the real one from now on."""
+    ahead = float(clock_file.read_text())
+    bot.tables.clock = lambda: time.time() + ahead  # type: ignore[method-assign]
+    bot.timers.poke()
 
 
 def die() -> None:
@@ -115,6 +130,10 @@ async def run(args: argparse.Namespace) -> None:
     bot._connection.guild_ready_timeout = 0.05
 
     async def on_ready() -> None:
+        if args.clock_file:
+            asyncio.get_running_loop().add_signal_handler(
+                signal.SIGUSR1, skip_ahead, bot, Path(args.clock_file)
+            )
         print("READY", flush=True)
 
     bot.add_listener(on_ready)

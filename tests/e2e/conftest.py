@@ -25,10 +25,6 @@ from tests.e2e.harness import (
 )
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "e2e(seed=1): options of the end-to-end bot fixture")
-
-
 @pytest.fixture
 async def d(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Driver]:
     marker = request.node.get_closest_marker("e2e")
@@ -41,10 +37,12 @@ async def d(tmp_path: Path, request: pytest.FixtureRequest) -> AsyncIterator[Dri
 
 
 @pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
+async def fake(request: pytest.FixtureRequest) -> AsyncIterator[FakeDiscord]:
     """A started fake Discord with the test server (TABLE and LOUNGE), to share between bots
-    (a restart); fails at teardown on anything Discord would have refused."""
-    fake = FakeDiscord()
+    (a restart); fails at teardown on anything Discord would have refused. Mark a test
+    `@pytest.mark.fake(token_lifetime=TOKEN_LIFETIME)` to pass FakeDiscord options."""
+    marker = request.node.get_closest_marker("fake")
+    fake = FakeDiscord(**(marker.kwargs if marker else {}))
     fake.add_guild(GUILD, "Game night", {TABLE: "games", LOUNGE: "lounge"}, owner_id=ADMIN.id)
     await fake.start()
     try:

@@ -35,10 +35,11 @@ import contextlib
 import logging
 import os
 import random
+import signal
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,10 @@ MALLORY = FakeUser(1_100_000_000_000_001_066, "Mallory")
 ADMIN = FakeUser(1_100_000_000_000_001_099, "Admin", manage_server=True)
 
 ACK_LIMIT = 3.0  # Discord's contract, not a benchmark: a later answer is refused.
+#: How long a wait for the bot lasts before it is called a hang: not a speed limit (a move
+#: takes milliseconds), so that a machine busy with other work never fails a test; a wait
+#: that never ends is reported with what it waited for.
+HANG = 60.0
 ROOT = Path(__file__).resolve().parents[2]
 
 # Bots killed by `Driver.crash()`: left as a crash leaves them (no close()), buried at the
@@ -187,13 +192,15 @@ class Driver:
     fake: FakeDiscord
     bot: GameBot | None
     guild_id: int = GUILD
-    timeout: float = 5.0
+    timeout: float = HANG
     logs: _LogCapture = field(default_factory=_LogCapture)
     connect_task: asyncio.Task[None] | None = None
     process: asyncio.subprocess.Process | None = None
     log_file: Path | None = None
     database: Path | None = None
     crashed: bool = False
+    clock_file: Path | None = None  # a child process's clock: seconds ahead (skip_ahead)
+    clock_ahead: float = 0.0
 
     # ------------------------------------------------------------------ typing
 
@@ -525,11 +532,16 @@ class Driver:
     # ------------------------------------------------------------------ dying
 
     def skip_ahead(self, seconds: float) -> None:
-        """Move the in-process bot's clock (its table service's injected clock) on by
-        `seconds` and wake its timers: a turn timer runs out without the test waiting for
-        it in real time."""
+        """Move the bot's clock (its table service's injected clock) on by `seconds` and
+        wake its timers: a turn timer runs out without the test waiting for it in real
+        time. A bot in a child process is told by a signal (`tests/e2e/bot_process.py`)."""
         bot = self.bot
-        assert bot is not None, "a bot in a child process keeps its own clock"
+        if bot is None:
+            assert self.process is not None and self.clock_file is not None
+            self.clock_ahead += seconds
+            self.clock_file.write_text(repr(self.clock_ahead))
+            self.process.send_signal(signal.SIGUSR1)
+            return
         tables = bot.tables
         before = tables.clock
         tables.clock = lambda: before() + seconds  # type: ignore[method-assign]
@@ -599,7 +611,10 @@ class Driver:
             self._check_alive()
             handlers = _handler_tasks()
             seen_handler = seen_handler or bool(handlers)
-            if not handlers and (seen_handler or time.monotonic() - started > 1.0):
+            # Reading the event starts its handler at once (discord.py parses and dispatches
+            # in one go): only once it is read does a second without one mean none came.
+            read = not self._unread_events()
+            if not handlers and (seen_handler or (read and time.monotonic() - started > 1.0)):
                 await asyncio.sleep(0.02)  # a last chance for a request already on its way
                 if not record.acked.done():
                     what = (
@@ -692,6 +707,16 @@ class Driver:
         return "\n".join(lines)
 
 
+async def eventually(what: str, ok: Callable[[], bool], timeout: float = HANG) -> None:
+    """Poll until `ok()`, letting the bot run meanwhile; fails naming `what` after `timeout`
+    seconds (a hang, not a speed limit)."""
+    deadline = time.monotonic() + timeout
+    while not ok():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout} s for {what}")
+        await asyncio.sleep(0.005)
+
+
 @contextlib.asynccontextmanager
 async def running_bot(
     database: Path,
@@ -699,7 +724,7 @@ async def running_bot(
     seed: int = 1,
     fake: FakeDiscord | None = None,
     defaults: GuildSettings | None = None,
-    timeout: float = 5.0,
+    timeout: float = HANG,
     shard_count: int | None = 1,
     intents: discord.Intents | None = None,
     pictures: bool = False,
@@ -771,8 +796,8 @@ async def bot_process(
     fake: FakeDiscord,
     *,
     seed: int = 1,
-    timeout: float = 5.0,
-    start_timeout: float = 60.0,
+    timeout: float = HANG,
+    start_timeout: float = HANG,
     shards: tuple[int, list[int]] | None = None,
     takeover_after: float | None = None,
     log_dir: Path | None = None,
@@ -802,6 +827,8 @@ async def bot_process(
         args += ["--takeover-after", str(takeover_after)]
     if die_at is not None:
         args += ["--die-at", die_at]
+    clock_file = log_file.with_suffix(".clock")
+    args += ["--clock-file", str(clock_file)]
     with log_file.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
             *args,
@@ -816,6 +843,7 @@ async def bot_process(
         timeout=timeout,
         process=proc,
         log_file=log_file,
+        clock_file=clock_file,
         database=database if isinstance(database, Path) else None,  # `stored` reads SQLite
     )
     try:

@@ -84,12 +84,14 @@ def catalogues(where: Path | None = None) -> Iterator[Path]:
     i18n.LOCALES_DIR = where
     i18n.lang.cache_clear()
     _fragments.cache_clear()
+    _index.cache_clear()
     try:
         yield where
     finally:
         i18n.LOCALES_DIR = saved
         i18n.lang.cache_clear()
         _fragments.cache_clear()
+        _index.cache_clear()
 
 
 # ---------------------------------------------------------------------- the fragments
@@ -138,6 +140,7 @@ def _read(path: Path, locale: str | None = None) -> Catalog:
 @cache
 def _fragments(template: Path, translated: Path) -> tuple[tuple[str, re.Pattern[str]], ...]:
     german = "\n".join(t for m in _read(translated, LANGUAGE) if m.id for t in _strings(m))
+    german_runs = set(_LETTERS.findall(german))
     found: dict[str, re.Pattern[str]] = {}
     for message in _read(template):
         if not message.id or message.context in _NAME_CONTEXTS:
@@ -147,9 +150,34 @@ def _fragments(template: Path, translated: Path) -> tuple[tuple[str, re.Pattern[
                 if part in found or not substantial(part):
                     continue
                 pattern = _pattern(part)
-                if not pattern.search(german):
+                if not _may_hold(german_runs, part) or not pattern.search(german):
                     found[part] = pattern
     return tuple(sorted(found.items(), key=lambda kv: -len(kv[0])))
+
+
+#: Runs of ASCII letters. A fragment found in a text (whole words, see `_pattern`) brings
+#: each of its runs whole: inside the fragment a run ends where a non-letter stands, at its
+#: ends `_pattern`'s lookarounds forbid a letter beside it. So a text whose runs lack one of
+#: a fragment's cannot hold the fragment: a set lookup instead of a search.
+_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def _may_hold(runs: set[str], fragment: str) -> bool:
+    return all(run in runs for run in _LETTERS.findall(fragment))
+
+
+@cache
+def _index(
+    template: Path, translated: Path
+) -> dict[str, tuple[tuple[int, str, re.Pattern[str], frozenset[str]], ...]]:
+    """The fragments by the longest of their letter runs: (rank in `_fragments`, fragment,
+    pattern, all its runs)."""
+    by_run: dict[str, list[tuple[int, str, re.Pattern[str], frozenset[str]]]] = {}
+    for rank, (fragment, pattern) in enumerate(_fragments(template, translated)):
+        runs = _LETTERS.findall(fragment)
+        key = max(runs, key=len)
+        by_run.setdefault(key, []).append((rank, fragment, pattern, frozenset(runs)))
+    return {run: tuple(entries) for run, entries in by_run.items()}
 
 
 def template_path(where: Path | None = None) -> Path:
@@ -167,11 +195,20 @@ def fragments(where: Path | None = None) -> list[str]:
 
 def english_in(text: str, where: Path | None = None) -> list[str]:
     """The English fragments of the catalogue found in `text` (longest first, none inside
-    another found one)."""
+    another found one). Only the fragments whose letter runs all stand in the text are
+    searched for (`_index`): a few, where there are thousands."""
     text = _MARKUP.sub(" ", text)
+    runs = set(_LETTERS.findall(text))
+    index = _index(template_path(where), german_path(where))
+    candidates = sorted(
+        entry
+        for run in runs
+        for entry in index.get(run, ())
+        if entry[3] <= runs
+    )
     found: list[str] = []
     spans: list[tuple[int, int]] = []
-    for fragment, pattern in _fragments(template_path(where), german_path(where)):
+    for _rank, fragment, pattern, _runs in candidates:
         for m in pattern.finditer(text):
             if not any(a <= m.start() and m.end() <= b for a, b in spans):
                 spans.append(m.span())

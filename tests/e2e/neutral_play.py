@@ -23,6 +23,7 @@ from typing import Any
 
 from bot.components import Click
 from bot.tables.base import Move, TableAdapter
+from games.copies import working_copy
 from tests.e2e.fake_discord import FakeMessage, InteractionRecord
 from tests.e2e.harness import TABLE, ClientRefused, Driver, FakeUser
 
@@ -153,7 +154,7 @@ class NeutralPlayer:
             now=now,
         )
         try:
-            return self.adapter.apply(state.model_copy(deep=True), move, random.Random(0))
+            return self.adapter.apply(working_copy(state), move, random.Random(0))
         except Exception:
             return None
 
@@ -172,7 +173,7 @@ class NeutralPlayer:
         """The candidates that make exactly `action`, and those that make some legal move."""
         try:
             wanted = self.adapter.engine.apply(
-                state.model_copy(deep=True), user.id, action, random.Random(0)
+                working_copy(state), user.id, action, random.Random(0)
             )[0]
         except Exception:
             wanted = None

@@ -115,6 +115,7 @@ def check_the_end_pings(d: Driver, person: FakeUser) -> None:
     assert [m for m in d.summaries(TABLE) if m.id == final.id] == []
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=11, defaults=QUICK)
 async def test_one_person_plays_farkle_against_a_bot_to_the_end(d: Driver) -> None:
     opened = await d.slash(ALICE, TABLE, "farkle start", rules="classic", target=1000, bots=1)
@@ -202,6 +203,7 @@ def crap_asks(text: str, me: str) -> bool:
     return f"**{me}'s turn**" in text or any(line.startswith(f"⏳ {me} ") for line in lines)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=13, defaults=QUICK)
 async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     opened = await d.slash(ALICE, TABLE, "crap start", threshold=100, bots=2)
@@ -260,6 +262,7 @@ async def test_one_person_plays_crap_against_two_bots(d: Driver) -> None:
     no_bot_is_mentioned(d)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=11, defaults=GuildSettings(bot_delay=0.3))
 async def test_a_bots_move_while_the_table_is_posted_afresh_edits_the_new_table(
     d: Driver, monkeypatch: pytest.MonkeyPatch
@@ -296,6 +299,7 @@ async def test_a_bots_move_while_the_table_is_posted_afresh_edits_the_new_table(
     assert is_summary(old) and is_summary(status.message), status.message.text()
 
 
+@pytest.mark.slow
 async def test_a_pending_bot_move_survives_a_kill_9(fake: FakeDiscord, tmp_path: Path) -> None:
     """The bot's move is due like a turn deadline: the process is SIGKILLed while it waits,
     and the next process makes that move at the stored time, then the game plays on."""

@@ -39,6 +39,7 @@ SEEDS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("seed", "the_bot_did"), SEEDS)
 async def test_two_people_and_a_bot_play_crap_in_their_dm_to_the_end(
     d: Driver, seed: int, the_bot_did: list[str]

@@ -33,6 +33,7 @@ PLAYERS = [ALICE, BOB, CAROL]
 THRESHOLD = 150
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=2)
 async def test_a_whole_three_player_game(d: Driver) -> None:
     game = await CrapGame.open(d, PLAYERS, threshold=THRESHOLD)

@@ -17,12 +17,12 @@ from aiohttp import web
 from bot.sessions import Session
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, InteractionRecord
 from tests.e2e.farkle_play import read_table
-from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, GUILD, Driver, FakeUser, running_bot
+from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, GUILD, HANG, Driver, FakeUser, running_bot
 
 ROUNDS = 15
 #: How each round orders the two commands' work (the third: as it comes).
 ORDERS = ["the end's answer comes back late", "the old table's edit arrives late", "as it comes"]
-WAIT = 5.0  # how long a hold waits for what it waits for (a hang, not a speed limit)
+WAIT = HANG  # how long a hold waits for what it waits for (a hang, not a speed limit)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -159,6 +159,7 @@ def holds_for(
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("place", ["server", "group DM"])
 async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
     database: Path | str, place: str
@@ -224,6 +225,7 @@ async def test_start_right_after_end_shows_the_end_and_a_clean_lobby(
     assert fake.violations == [], "\n".join(fake.violations)
 
 
+@pytest.mark.slow
 async def test_join_right_after_start_on_postgres_in_sixteen_channels(
     server: tuple[FakeDiscord, list[int]], pg_url: str
 ) -> None:

@@ -44,6 +44,7 @@ EPHEMERAL_ONLY = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "players", "target"),
     [

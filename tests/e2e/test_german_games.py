@@ -158,6 +158,7 @@ def test_the_check_on_a_small_catalogue(tmp_path: Path) -> None:
     assert english_in("Leaderboardsx, MyLeaderboards", tmp_path) == []  # whole words only
 
 
+@pytest.mark.slow
 def test_every_english_sentence_is_caught_and_every_german_one_passes() -> None:
     """Each catalogue message in English shows a fragment the check looks for (when it has
     one: not one-word labels, not a proper noun German keeps); the same messages in German
@@ -197,6 +198,7 @@ def _say(context: str | None, ids: list[str]) -> str:
     return _(ids[0], **args)
 
 
+@pytest.mark.slow
 async def test_an_english_lobby_is_caught_a_german_one_passes(tmp_path: Path) -> None:
     """The same lobby and first table: in an English server the check finds English, in a
     German server nothing."""
@@ -215,22 +217,22 @@ async def test_an_english_lobby_is_caught_a_german_one_passes(tmp_path: Path) ->
 # ---------------------------------------------------------------------- whole games
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.slow
 async def test_a_whole_farkle_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "farkle", [ANNA, BERND], seed=3, target=1000)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.slow
 async def test_a_whole_kuriki_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "kuriki", [ANNA, BERND, CLARA], seed=4, lives=2)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.slow
 async def test_a_whole_crap_game_in_german(tmp_path: Path) -> None:
     await whole_game(tmp_path, "crap", [ANNA, BERND, CLARA], seed=5, threshold=100)
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.slow
 async def test_rules_help_stats_leaderboard_history_in_german(tmp_path: Path) -> None:
     async with server(tmp_path, seed=6) as d:
         await open_game(d, "farkle", [ANNA, BERND], target=500)
@@ -254,6 +256,7 @@ async def test_rules_help_stats_leaderboard_history_in_german(tmp_path: Path) ->
 # ---------------------------------------------------------------------- a French guest
 
 
+@pytest.mark.slow
 async def test_a_french_player_at_a_german_table(tmp_path: Path) -> None:
     """The table is German for everyone; Chloé's own answers are in her language: a
     refusal (Cancel is the host's) and a private view (the rules) differ from Bernd's."""

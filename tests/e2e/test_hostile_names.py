@@ -26,6 +26,7 @@ from tests.e2e.hostile_names import (
 from tests.e2e.neutral_play import final_table, open_game, play_to_end
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["crap", "farkle", "kuriki"])
 async def test_hostile_names_read_as_written_in_a_whole_game(d: Driver, kind: str) -> None:
     watch = NameWatch(d.fake, PLAYERS)

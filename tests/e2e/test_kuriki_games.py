@@ -54,6 +54,7 @@ HABITS = Habits(pull_at=8)
 # ----------------------------------------------------------------------------- 3 players
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_three_players_lies_caught_and_missed_and_hate_mail_coming_home(
     d: Driver,
@@ -229,6 +230,7 @@ async def test_four_players_and_a_third_kuriki(d: Driver) -> None:
 # ----------------------------------------------------------------------------- 5 players
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=1)
 async def test_five_players_foul_votes_and_a_rusk(d: Driver) -> None:
     players = [ALICE, BOB, CAROL, DAVE, EVE]

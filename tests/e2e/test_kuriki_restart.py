@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from games.kuriki import engine
 from games.kuriki.engine import KurikiState
 from tests.e2e.fake_discord import FakeDiscord, FakeMessage, FakeUser, embed_text
@@ -52,6 +54,7 @@ def buttons_answer(message: FakeMessage, row: dict[str, Any] | None) -> None:
         assert stamp == (game, 0 if action == "peek" else engine.decision(state)), stamps
 
 
+@pytest.mark.slow
 async def test_a_crash_between_declaration_and_pull(fake: FakeDiscord, tmp_path: Path) -> None:
     db = tmp_path / "e2e.sqlite3"
     async with running_bot(db, fake=fake, seed=327) as d:

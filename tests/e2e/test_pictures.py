@@ -38,6 +38,7 @@ async def roll_and_pick(d: Driver) -> FakeMessage:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=11)
 async def test_emojis_are_uploaded_once_and_found_again_after_a_restart(
     fake: FakeDiscord, tmp_path: Path
@@ -86,6 +87,7 @@ def _name(fake: FakeDiscord, key: str) -> str:
     return next(n for n in fake.emoji_names() if n.startswith(PREFIX + key))
 
 
+@pytest.mark.slow
 async def test_a_bot_set_to_the_four_colour_deck_switches_its_card_emojis(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -106,6 +108,7 @@ async def test_a_bot_set_to_the_four_colour_deck_switches_its_card_emojis(
         assert d.bot.faces.card(2).startswith(f"<:{four['c2D'][0]}:")  # 2♦, blue
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("refusal", "limit"),
     [
@@ -134,6 +137,7 @@ async def test_a_refused_upload_keeps_the_text(
         assert d.problems == []  # said once, and only once
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     await open_game(d, TABLE, [ALICE, BOB], target=1000)
@@ -155,6 +159,7 @@ async def test_the_finished_table_carries_its_story_once(d: Driver) -> None:
     assert len(stories) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_without_attach_files_the_finished_table_comes_without_its_picture(
     d: Driver,

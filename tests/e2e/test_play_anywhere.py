@@ -61,6 +61,7 @@ def no_channel_requests(d: Driver, channel: int) -> None:
     assert d.problems == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_farkle_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -82,6 +83,7 @@ async def test_farkle_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_kuriki_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -104,6 +106,7 @@ async def test_kuriki_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["group DM", "server without the bot"])
 async def test_crap_plays_to_the_end_through_a_crash(
     fake: FakeDiscord, tmp_path: Path, where: str
@@ -124,6 +127,7 @@ async def test_crap_plays_to_the_end_through_a_crash(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
     fake: FakeDiscord, tmp_path: Path
 ) -> None:
@@ -147,6 +151,7 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
     assert after["revision"] == row["revision"]  # Dicey had not moved
 
     async with running_bot(db, fake=fake, seed=42, defaults=GuildSettings(bot_delay=0.05)) as d:
+        d.skip_ahead(3)  # the pending move comes due on the bot's clock, not waited for
         await until(
             d,
             "the bot's pending move after the restart, on the table",
@@ -159,6 +164,7 @@ async def test_a_bots_pending_move_survives_a_crash_and_shows_without_a_press(
         no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", PLACES)
 async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
     tmp_path: Path, where: str
@@ -184,7 +190,6 @@ async def test_a_timer_after_every_token_expired_waits_for_the_next_press(
                 d,
                 "the turn timer to play the absent turn",
                 lambda: read_session(d.database, channel)["revision"] > revision,  # type: ignore[arg-type, index]
-                timeout=20,
             )
             await d.settle()
             assert d.table(channel) is table and "ran out of time" not in table.text()
@@ -262,6 +267,7 @@ async def test_three_phones_pressing_at_once_in_a_group_dm(d: Driver) -> None:
     no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 async def test_a_sigkill_in_a_group_dm_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
     """The bot runs in its own process and is SIGKILLed in the middle of a Farkle game in a
     group DM; a new process on the same database takes the next press, whose answer shows
@@ -327,6 +333,7 @@ async def test_friends_without_the_app_play_by_its_buttons(d: Driver) -> None:
     no_channel_requests(d, channel)
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=3)
 async def test_after_a_group_dm_game_its_record_is_there(d: Driver) -> None:
     """A game in a group DM is recorded for that chat: /verify checks its dice there,

@@ -65,6 +65,7 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
     return str(request.getfixturevalue("pg_url"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment", ["rating", "recorded"])
 async def test_a_kill_9_at_a_games_end_rates_it_once(
     fake: FakeDiscord, tmp_path: Path, database: Path | str, moment: str

@@ -6,10 +6,13 @@ private answer."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.farkle_play import open_game, play_to_end, read_table
 from tests.e2e.harness import ADMIN, ALICE, BOB, TABLE, Driver
 
 
+@pytest.mark.slow
 async def test_a_game_rated_shown_ranked_and_a_new_season(d: Driver) -> None:
     players = [ALICE, BOB]
     await open_game(d, TABLE, players, rules="on-the-table", target=1000)

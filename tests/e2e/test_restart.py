@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.i18n import render
 from bot.tables.farkle import FarkleTable
 from bot.verify import verdict
@@ -183,6 +185,7 @@ async def carries_on(
     assert str(line_from_json(whole[-1])) == f"Game over: {winner} wins!"
 
 
+@pytest.mark.slow
 async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
     db = tmp_path / "e2e.sqlite3"
     players = [ALICE, BOB, CAROL]
@@ -210,6 +213,7 @@ async def test_a_crash_in_process_loses_nothing(fake: FakeDiscord, tmp_path: Pat
     assert not reader._thread.is_alive()  # the abandoned thread does not keep the test running
 
 
+@pytest.mark.slow
 async def test_sigkill_of_the_bot_process_loses_nothing(fake: FakeDiscord, tmp_path: Path) -> None:
     db = tmp_path / "e2e.sqlite3"
     players = [ALICE, BOB]

@@ -58,6 +58,7 @@ def rewrite(database: Path, game_id: int, dice: dict[str, Any]) -> None:
         con.close()
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=2)
 async def test_a_rigged_deck_reshuffle_or_discard_fails_verify_at_its_place(
     d: Driver, tmp_path: Path

@@ -34,6 +34,7 @@ async def test_the_lobby_fits_above_its_buttons(d: Driver, kind: str) -> None:
     assert sum(f"{kind} rules" in line for line in lines) == 1, lines
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=7)
 async def test_the_farkle_winner_is_said_once(d: Driver) -> None:
     players = [ALICE, BOB]

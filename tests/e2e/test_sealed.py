@@ -62,6 +62,7 @@ def sealed_record(d: Driver, channel: int = TABLE) -> dict[str, Any]:
     return row
 
 
+@pytest.mark.slow
 @pytest.mark.e2e(seed=7)
 async def test_a_farkle_game_is_sealed_shown_and_verified(d: Driver) -> None:
     with logged() as log:

@@ -9,10 +9,14 @@ import asyncio
 import time
 from pathlib import Path
 
-from bot.store import Store
+import asyncpg
+import pytest
+
+from bot.store import Shards, Store
+from bot.store.postgres import owned_filter
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.farkle_play import open_game, play_move, read_table
-from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, DAVE, Driver, bot_process
+from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, DAVE, HANG, Driver, bot_process
 
 # Servers chosen for where Discord puts them ((guild_id >> 22) % shard_count):
 #   with 2 shards: EAST and NORTH on shard 0, WEST on shard 1;
@@ -21,18 +25,39 @@ EAST, WEST, NORTH = 6 << 22, 7 << 22, 8 << 22
 TABLES = {EAST: EAST + 1, WEST: WEST + 1, NORTH: NORTH + 1}
 PLAYERS = {EAST: [ALICE, BOB], WEST: [CAROL, DAVE], NORTH: [BOB, CAROL]}
 TAKEOVER = 1.0
+EAST_TIMER = 15  # the least turn timer: EAST's
 
 
 def shard(guild: int, count: int) -> int:
-    return (guild >> 22) % count
+    """The shard the bot serves `guild` from, by its own rule (`Shards.serves`)."""
+    (served_by,) = [i for i in range(count) if Shards(count, (i,)).serves(guild)]
+    return served_by
 
 
-def test_the_servers_fall_where_the_test_says() -> None:
+async def test_the_servers_fall_where_the_test_says(pg_url: str) -> None:
+    """The bot's two rules for whose a guild is (`Shards.serves` in Python and
+    `owned_filter` in the PostgreSQL store's SQL) put each server where the test plays it."""
     assert [shard(g, 2) for g in (EAST, WEST, NORTH)] == [0, 1, 0]
     assert [shard(g, 3) for g in (EAST, WEST, NORTH)] == [0, 1, 2]
+    conn = await asyncpg.connect(pg_url)
+    try:
+        for count in (2, 3):
+            for guild in (EAST, WEST, NORTH):
+                owners = [
+                    i
+                    for i in range(count)
+                    if await conn.fetchval(
+                        f"SELECT {owned_filter(Shards(count, (i,)))}"
+                        " FROM (VALUES ($1::bigint)) AS row(guild_id)",
+                        guild,
+                    )
+                ]
+                assert owners == [shard(guild, count)], (guild, count)
+    finally:
+        await conn.close()
 
 
-async def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+async def wait_for(what: str, check, timeout: float = HANG) -> None:  # type: ignore[no-untyped-def]
     """Until `check()` holds (a timer or a takeover, not a speed limit)."""
     end = time.monotonic() + timeout
     while not await check():
@@ -41,6 +66,7 @@ async def wait_for(what: str, check, timeout: float = 20.0) -> None:  # type: ig
         await asyncio.sleep(0.1)
 
 
+@pytest.mark.slow
 async def test_two_processes_a_kill_and_a_reshard(tmp_path: Path, pg_url: str) -> None:
     fake = FakeDiscord()
     for guild, name in ((EAST, "East"), (WEST, "West"), (NORTH, "North")):
@@ -48,8 +74,8 @@ async def test_two_processes_a_kill_and_a_reshard(tmp_path: Path, pg_url: str) -
     await fake.start()
     store = await Store.open(pg_url)
     # EAST plays with the shortest turn timer (a row saved with 3 s before the 15-second
-    # minimum loads as 15 s: the child processes keep their own clock, so it is waited
-    # for); the others with the default (2 minutes).
+    # minimum loads as 15 s), the others with the default (2 minutes): a process's clock is
+    # moved past EAST's deadlines (Driver.skip_ahead), never past the others'.
     await store.save_settings(EAST, '{"turn_timer": 3}')
     try:
         await play_across_processes(fake, store, pg_url, tmp_path)
@@ -87,11 +113,13 @@ async def play_across_processes(
         waited_for = read_table(table).current
         await first.kill()
         assert fake.gateway_connections == 1
+        # The survivor's clock passes EAST's deadline by more than the takeover wait.
+        second.skip_ahead(EAST_TIMER + TAKEOVER + 1)
 
         async def timed_out() -> bool:
             return "ran out of time" in fake_table_text(second, TABLES[EAST])
 
-        await wait_for("the surviving process plays the dead one's deadline", timed_out, 60)
+        await wait_for("the surviving process plays the dead one's deadline", timed_out)
         assert await revision(store, TABLES[EAST]) > started
         after = read_table(second.table(TABLES[EAST]))
         assert after.current != waited_for  # the turn passed on
@@ -106,6 +134,7 @@ async def play_across_processes(
     kept = {g: await revision(store, TABLES[g]) for g in (WEST, NORTH)}
     east = await revision(store, TABLES[EAST])
     async with start(3, [0, 1], 3) as low:
+        low.skip_ahead(2 * EAST_TIMER + TAKEOVER + 1)  # past the deadline the survivor set
 
         async def east_moves() -> bool:
             row = await store.load_session(TABLES[EAST])
@@ -113,7 +142,7 @@ async def play_across_processes(
                 return bool(await store.finished_games(TABLES[EAST]))
             return row.revision > east
 
-        await wait_for("EAST's new owner plays its deadlines", east_moves, 60)
+        await wait_for("EAST's new owner plays its deadlines", east_moves)
         async with start(3, [2], 4) as high:
             await play_move(high, TABLES[NORTH], PLAYERS[NORTH])
             await play_move(low, TABLES[WEST], PLAYERS[WEST])

@@ -13,7 +13,16 @@ import pytest
 
 from games.farkle.scoring import best_selection
 from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeDiscord, FakeMessage, InteractionRecord
-from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver, FakeUser, running_bot
+from tests.e2e.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    TABLE,
+    Driver,
+    FakeUser,
+    eventually,
+    running_bot,
+)
 from tests.e2e.live_table import (
     ADAPTERS,
     button,
@@ -210,11 +219,11 @@ async def test_a_kill_between_the_commit_and_the_table_leaves_a_true_table(
         try:
             rec = d.prepare_click(mover, TABLE, custom_id=button(stale, "roll"), message=stale)
             await fake.inject(rec)
-            for _ in range(200):
-                row = d.stored(TABLE)
-                if row is not None and row["revision"] > before["revision"]:
-                    break
-                await asyncio.sleep(0.01)
+            await eventually(
+                "the press committed",
+                lambda: (row := d.stored(TABLE)) is not None
+                and row["revision"] > before["revision"],
+            )
             await d.crash()
         finally:
             from bot.display import show_on_interaction
@@ -226,11 +235,10 @@ async def test_a_kill_between_the_commit_and_the_table_leaves_a_true_table(
     assert committed is not None and committed["revision"] == before["revision"] + 1
     assert stale.buttons() and "Thrown" not in stale.text()  # the channel shows the past
     async with running_bot(db, fake=fake, seed=3) as d2:
-        for _ in range(300):
-            found = find_live_table(d2, "farkle")
-            if found is not None and "Thrown" in found.text():
-                break
-            await asyncio.sleep(0.01)
+        await eventually(
+            "the restarted bot's catch-up showing the committed throw",
+            lambda: "Thrown" in getattr(find_live_table(d2, "farkle"), "text", str)(),
+        )
         table = live_table(d2, "farkle")
         state = state_of(d2, "farkle")
         assert "Thrown" in table.text()

@@ -6,6 +6,8 @@ refuses (30046) falls back to a fresh post, and /status posts the live table."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 
@@ -14,7 +16,7 @@ from bot.settings import GuildSettings
 from games.farkle.scoring import best_selection
 from tests.e2e.fake_discord import FakeDiscord
 from tests.e2e.harness import ADMIN, ALICE, BOB, CAROL, GUILD, LOUNGE, TABLE, Driver, running_bot
-from tests.e2e.live_table import button, find_live_table, live_table, start, state_of
+from tests.e2e.live_table import button, live_table, start, state_of
 
 PLAYERS = {u.id: u for u in (ALICE, BOB, CAROL)}
 
@@ -75,19 +77,26 @@ async def test_chatter_that_pushes_the_table_up_brings_it_back_down(d: Driver) -
     # Message edits (each move's MESSAGE_UPDATE) go unread; new messages are still heard.
     assert d.bot._connection.parsers["MESSAGE_UPDATE"].__name__ == "parse_if_listened"
     d.bot.config.repost_delay = 0.05
+    scheduled: list[int] = []
+    repost_later = d.bot._repost_later
+
+    def scheduling(channel_id: int) -> Coroutine[Any, Any, None]:
+        scheduled.append(channel_id)
+        return repost_later(channel_id)
+
+    d.bot._repost_later = scheduling  # type: ignore[method-assign]
     await start(d, "farkle", [ALICE, BOB], rules="classic")
     table = live_table(d, "farkle")
     await d.say(CAROL, TABLE, "who's winning?")
     await d.say(ADMIN, TABLE, "no idea")
     await d.say(CAROL, LOUNGE, "elsewhere")  # another channel: not below this table
-    await asyncio.sleep(0.2)
-    await d.settle()
-    assert live_table(d, "farkle") is table  # two messages: it is still in sight
+    # Each message is heard whole before `say` returns (its on_message done): a repost is
+    # decided there, so none scheduled means none will come, however slow the machine.
+    assert scheduled == []  # two messages: it is still in sight
+    assert live_table(d, "farkle") is table
     await d.say(CAROL, TABLE, "ok I'll look later")
-    for _ in range(100):
-        if find_live_table(d, "farkle") not in (table, None):  # None: between retire and post
-            break
-        await asyncio.sleep(0.02)
+    assert scheduled == [TABLE]  # the third: posted again once the channel is quiet
+    await asyncio.gather(*d.bot._reposts)  # (already done if the machine was slow)
     await d.settle()
     again = live_table(d, "farkle")
     assert again is not table and d.last_message(TABLE) is again  # at the bottom again

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -45,16 +44,8 @@ SETTINGS = GuildSettings(turn_timer=TIMER)
 SEED = "🔓 Seed"
 
 
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    """A fake Discord whose interaction tokens expire after Discord's 15 minutes."""
-    fake = FakeDiscord(token_lifetime=TOKEN_LIFETIME)
-    await fake.start()
-    try:
-        yield fake
-    finally:
-        await fake.stop()
-    assert fake.violations == [], "\n".join(fake.violations)
+# conftest's `fake`, its interaction tokens expiring after Discord's 15 minutes.
+pytestmark = pytest.mark.fake(token_lifetime=TOKEN_LIFETIME)
 
 
 async def nobody_plays(d: Driver, channel: int) -> dict[str, object]:

@@ -74,6 +74,7 @@ def test_only_legal_kinds_are_listed_for_one_kind() -> None:
 # ----------------------------------------------------------------------------- legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [3, 4, 6])
 def test_the_policy_in_every_seat_plays_only_legal_moves_and_games_end(players: int) -> None:
     """play() applies every move through the engine, which refuses an illegal one, and
@@ -151,6 +152,7 @@ def twin(state: CrapState, seat: int, rng: random.Random) -> CrapState:
     return out
 
 
+@pytest.mark.slow
 def test_decisions_do_not_depend_on_what_the_seat_cannot_see() -> None:
     checked = changed = 0
     shuffler = random.Random(5)
@@ -209,6 +211,7 @@ def test_it_acquires_a_value_it_holds() -> None:
     assert {a.rank for a in asked if a is not None} == {9}
 
 
+@pytest.mark.slow
 def test_it_uses_every_part_of_the_game() -> None:
     """Over a few games against itself: honest Acquires and a few bluffs, calls, protects,
     challenges, recycles and scores."""
@@ -338,6 +341,7 @@ def test_every_choice_is_accepted_by_the_engine() -> None:
 # ----------------------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_it_beats_two_random_players() -> None:
     """Seeded, so the same every run: wins far more than the 1/3 of an equal player."""
     games = 15

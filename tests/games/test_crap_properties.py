@@ -318,6 +318,7 @@ def play(
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_every_card_hides_hands_and_finishes(
@@ -336,6 +337,7 @@ def test_random_play_keeps_every_card_hides_hands_and_finishes(
         timeout(state, dice)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 @example(  # CI found it: everyone still seated let their turns run out (abandoned)
@@ -355,6 +357,7 @@ def test_departures_keep_every_card(seed: int, players: int, rules: CrapRules) -
         assert max(p.score for p in state.players) >= rules.threshold
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_refused_moves_change_nothing(seed: int, players: int, rules: CrapRules) -> None:

@@ -189,6 +189,7 @@ def crap_game(seed: bytes) -> tuple[crap.CrapState, Draws]:
     return state, dice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", [farkle_game, kuriki_game, crap_game])
 def test_a_whole_game_replays_from_its_seed_alone(game) -> None:  # type: ignore[no-untyped-def]
     state, dice = game(SEED)

@@ -79,6 +79,7 @@ def with_table(rules: FarkleRules) -> optimal.WinTable:
 # --------------------------------------------------------------------------- legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SHORT))
 def test_policy_plays_only_legal_moves_and_games_end(name: str) -> None:
     """Every move goes through engine.apply (which raises on an illegal one); play() fails a
@@ -94,6 +95,7 @@ def test_policy_plays_only_legal_moves_and_games_end(name: str) -> None:
         assert game.winner is not None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "rules",
     [SMALL, SMALL_CM, short(HOUSE["everything on"], 700)],
@@ -212,6 +214,7 @@ def test_final_turn_plays_on_until_past_the_leader() -> None:
 # --------------------------------------------------------------------------- the value table
 
 
+@pytest.mark.slow
 def test_table_chances_are_probabilities_and_monotone() -> None:
     for rules in (SMALL, SMALL_CM):
         table = solved(rules)
@@ -325,6 +328,7 @@ FIXED_POINT = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(FIXED_POINT))
 def test_table_is_the_fixed_point_of_a_turn_trying_every_keep(
     name: str, monkeypatch: pytest.MonkeyPatch
@@ -395,6 +399,7 @@ def test_prepare_saves_the_table_and_loads_it_again(
     assert optimal.cached(rules) is loaded
 
 
+@pytest.mark.slow
 def test_warm_builds_in_a_child_process_and_the_policy_then_uses_the_table(
     tmp_path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -425,6 +430,7 @@ def win_rate(rules: FarkleRules, games: int) -> float:
     return wins / games
 
 
+@pytest.mark.slow
 def test_beats_the_simple_bot_without_a_table() -> None:
     # An equal policy would win about half; the measured rate over these seeds is 80%.
     assert win_rate(short(PRESETS["classic"], 3000), 60) > 0.65

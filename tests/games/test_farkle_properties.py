@@ -186,6 +186,7 @@ def policy(state: FarkleState, threshold: int) -> Action:
     return Action(kind="roll")
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=seeds, rules_name=any_rule_names, players=player_counts)
 def test_random_play_keeps_invariants(seed: int, rules_name: str, players: int) -> None:
@@ -227,6 +228,7 @@ def test_random_play_keeps_invariants(seed: int, rules_name: str, players: int) 
         state = new
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(seed=seeds, rules_name=rule_names, players=player_counts)
 def test_refused_moves_never_change_state(seed: int, rules_name: str, players: int) -> None:
@@ -249,6 +251,7 @@ def test_refused_moves_never_change_state(seed: int, rules_name: str, players: i
         state, _ = apply(state, state.current_player.id, legal_move(state, chooser), dice)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(
     seed=seeds,

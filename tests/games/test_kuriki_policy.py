@@ -36,6 +36,7 @@ VARIANTS = [
 # ----------------------------------------------------------------------------- legality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_the_policy_in_every_seat_plays_only_legal_moves_and_games_end(players: int) -> None:
     """play() applies every move through the engine, which refuses an illegal one, and
@@ -92,6 +93,7 @@ def twins(state: KurikiState, seat: int) -> list[KurikiState]:
     ]
 
 
+@pytest.mark.slow
 def test_decisions_do_not_depend_on_dice_the_seat_has_not_seen() -> None:
     checked = 0
     for rules in VARIANTS:
@@ -212,6 +214,7 @@ def test_a_fresh_top_declaration_is_more_likely_a_lie_and_is_pulled() -> None:
     assert policy.choose(t.state, BOB, random.Random(0)) == Action(kind="pull")
 
 
+@pytest.mark.slow
 def test_declaring_boxcars_every_roll_loses_against_bots() -> None:
     """Seeded: the exploit QA found (one person, two bots) now loses nearly always (the
     arena's `declare-106`: Boxcars whatever the dice)."""
@@ -326,6 +329,7 @@ def test_declaring_high_every_roll_shows_without_a_pull() -> None:
 # ----------------------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_it_beats_two_truthful_players() -> None:
     """Seeded, so the same every run: last standing far more than the 1/3 of an equal."""
     games = 60

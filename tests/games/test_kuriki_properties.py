@@ -302,6 +302,7 @@ def play(
 # --------------------------------------------------------------------------- properties
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_invariants_and_finishes(
@@ -330,6 +331,7 @@ def test_random_play_keeps_invariants_and_finishes(
         timeout(state, dice)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_refused_moves_never_change_state(seed: int, players: int, rules: KurikiRules) -> None:
