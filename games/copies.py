@@ -16,7 +16,8 @@ def working_copy(state: M) -> M:
     three times faster than `model_copy(deep=True)`, which walks every object in Python, and
     it is on the path of every move. Frozen sub-models (a rule set) cannot change, so the
     copy shares them instead of rebuilding them: half the cost of a Farkle state's copy. The
-    log's lines are frozen messages too: the copy gets a list of its own, of the same lines."""
+    log's lines are frozen messages too, and so are a ledger's records (games/crap/ledger.py):
+    the copy gets a list of its own, of the same lines."""
     shared = _frozen_fields(type(state))
     logs = _LOG_FIELDS & type(state).model_fields.keys()
     data = state.model_dump(exclude=(shared | logs) or None)
@@ -28,8 +29,9 @@ def working_copy(state: M) -> M:
     return type(state).model_validate(data)
 
 
-#: A state's log (games/gamelog.py): lines that are frozen messages or text.
-_LOG_FIELDS = frozenset({"log", "new_log"})
+#: A state's log (games/gamelog.py): lines that are frozen messages or text; a ledger of
+#: frozen records.
+_LOG_FIELDS = frozenset({"log", "new_log", "ledger"})
 
 
 @functools.cache
