@@ -249,8 +249,6 @@ def play(
             assert deadline is not None, "the table waits on nobody and no window is open"
             now = max(now, deadline)
             state, _ = expire(state, now, cards)
-    global STUCK
-    STUCK = state
     raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
 
 
