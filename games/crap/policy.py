@@ -40,6 +40,7 @@ PROGRESS = (0.0, 0.08, 0.25, 0.55, 1.0, 1.1, 1.25, 1.45, 2.4)  # share of a set'
 JOKER_WORTH = 12.0
 BLUFF_MIX = 0.5  # how often a bluff judged worth more than the honest moves is made
 CALLED_AT_MOST = 0.2  # no bluff at a table that calls more (a called bluff costs a card)
+CALL_AT_LEAST = 0.5  # no call on a smaller chance of a bluff
 GOOD_ACES = 60  # Aces worth at least this are scored; below, kept for a higher set
 HORIZON = 3.0  # turns of exposure a protected card is spared
 RECYCLE_MARGIN = 30.0  # a fresh hand must beat the one held by this much
@@ -477,9 +478,11 @@ def _cooperate(view: View) -> float:
 def _call(view: View) -> bool:
     """Call an Acquire bluff when the chance it is one makes it pay: a right call saves this
     seat's cards of that value and costs the caller a random card; a wrong one costs this
-    seat a card."""
+    seat a card. Never on less than an even chance: an asker who tracks cards asks for a
+    value because the others hold it, which the chance does not see (against such a player,
+    calls made on smaller chances were right one time in three)."""
     bluff = bluff_chance(view)
-    if bluff <= 0:
+    if bluff < CALL_AT_LEAST:
         return False
     r = view.acquire["rank"]  # type: ignore[index]
     k = counts(_mine(view)).get(r, 0)
