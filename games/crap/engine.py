@@ -393,11 +393,12 @@ def highest_set(
 UNSHOWN = ("bluffs", "let_go_all", "passes")
 
 
-def public_view(state: CrapState) -> dict[str, object]:
-    """Counts instead of cards; scored sets, reveals and the log are public. Nothing a
-    person at the table could not know: a bot decides from this and its own cards."""
-    data = state.model_dump(mode="json", exclude={"ledger"})
-    data["ledger"] = list(state.ledger)  # frozen records, public as they are
+def public_view(state: CrapState, ledger: bool = True) -> dict[str, object]:
+    """Counts instead of cards; scored sets, reveals, the log and the ledger of card
+    movements are public. Nothing a person at the table could not know: a bot decides from
+    this and its own cards. `ledger=False` leaves the ledger out, for a reader that takes
+    its records as they are (`public_ledger`) rather than as JSON."""
+    data = state.model_dump(mode="json", exclude=None if ledger else {"ledger"})
     data["deck"] = len(state.deck)
     data["discard"] = len(state.discard)  # a leaver's unseen cards end up there too
     for p in data["players"]:  # type: ignore[union-attr]
@@ -415,10 +416,16 @@ def public_view(state: CrapState) -> dict[str, object]:
     return data
 
 
-def private_view(state: CrapState, user_id: int) -> dict[str, object]:
+def public_ledger(state: CrapState) -> list[Entry]:
+    """The ledger of card movements as its frozen records: public, as `public_view` shows it
+    in JSON, without the copy (a bot reads it at every decision)."""
+    return list(state.ledger)
+
+
+def private_view(state: CrapState, user_id: int, ledger: bool = True) -> dict[str, object]:
     """The public view plus the player's own hand, protected cards, what they saw in a
     co-operate and their own challenge cards."""
-    data = public_view(state)
+    data = public_view(state, ledger)
     me = state.player(user_id)
     data["me"] = {"hand": list(me.hand), "protected": list(me.protected), "seen": dict(me.seen)}
     if state.challenge is not None and str(user_id) in state.challenge.committed:
@@ -1479,6 +1486,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "private_view",
+    "public_ledger",
     "public_view",
     "timeout",
 ]

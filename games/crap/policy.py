@@ -30,6 +30,7 @@ from games.crap.engine import (
     legal_actions,
     next_deadline,
     private_view,
+    public_ledger,
 )
 from games.crap.moves import set_cards
 from games.crap.tracking import Knowledge, read
@@ -140,8 +141,9 @@ class View:
 
 
 def observe(state: CrapState, seat: int) -> View:
-    """The seat's view, built from its private view alone."""
-    data = private_view(state, seat)
+    """The seat's view, built from its private view alone (the ledger's records taken as
+    they are, not as JSON)."""
+    data = private_view(state, seat, ledger=False)
     mine = data["me"]
     players = []
     top: int | None = None
@@ -170,7 +172,7 @@ def observe(state: CrapState, seat: int) -> View:
             )
         )
     count(mine["hand"] + mine["protected"])
-    knowledge = read(data["ledger"], [p.id for p in players])  # type: ignore[arg-type]
+    knowledge = read(public_ledger(state), [p.id for p in players])
     for r, n in knowledge.pile.items():  # shown into the pile since the last scoring round
         known[r] = known.get(r, 0) + n
     for rev in data["reveals"]:  # type: ignore[union-attr]

@@ -8,7 +8,14 @@ from __future__ import annotations
 from bench.bots_crap import bot, game, random_move
 from bot.i18n import render
 from games.crap.cards import grouped, rank_words
-from games.crap.engine import CrapRules, CrapState, Entry, private_view, public_view
+from games.crap.engine import (
+    CrapRules,
+    CrapState,
+    Entry,
+    private_view,
+    public_ledger,
+    public_view,
+)
 from tests.games.crap_helpers import ANN, BOB, CAT, K, Table, build, c
 
 #: What a person's messages show of the table: the public table and log, their own cards.
@@ -55,10 +62,11 @@ def test_the_view_a_bot_decides_from_holds_nothing_a_person_in_its_seat_does_not
         assert set(view["me"]) == {"hand", "protected", "seen"}
         # Ann's acquire: Bob's 7s are counted, never named; nobody's own cards appear.
         assert view["ledger"] == [
-            Entry(k="acquire", p=ANN, r=7),
-            Entry(k="gave", p=ANN, r=7, g=[(BOB, 2)]),
-            Entry(k="left", p=BOB),
+            {"k": "acquire", "p": ANN, "r": 7},
+            {"k": "gave", "p": ANN, "r": 7, "g": [[BOB, 2]]},
+            {"k": "left", "p": BOB},
         ]
+        assert view["ledger"] == [e.model_dump(mode="json") for e in public_ledger(t.state)]
     assert "bluffs" not in str(public_view(t.state))
 
 
