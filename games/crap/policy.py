@@ -32,6 +32,7 @@ from games.crap.engine import (
     private_view,
     public_ledger,
 )
+from games.crap.ledger import Entry
 from games.crap.moves import set_cards
 from games.crap.tracking import Knowledge, read
 from games.draws import pick
@@ -83,6 +84,7 @@ class View:
     challenge: dict | None = None
     force: dict | None = None
     knowledge: Knowledge = field(default_factory=Knowledge)  # what the ledger told
+    recent: list[Entry] = field(default_factory=list)  # the ledger's last records
     card_worth: float | None = None  # computed once: see _card_worth
     hidden: int | None = None  # computed once: see hidden_total
     free_total: int | None = None  # computed once: see chance
@@ -172,7 +174,8 @@ def observe(state: CrapState, seat: int) -> View:
             )
         )
     count(mine["hand"] + mine["protected"])
-    knowledge = read(public_ledger(state), [p.id for p in players])
+    ledger = public_ledger(state)
+    knowledge = read(ledger, [p.id for p in players])
     for r, n in knowledge.pile.items():  # shown into the pile since the last scoring round
         known[r] = known.get(r, 0) + n
     for rev in data["reveals"]:  # type: ignore[union-attr]
@@ -204,6 +207,7 @@ def observe(state: CrapState, seat: int) -> View:
         challenge=data["challenge"],  # type: ignore[arg-type]
         force=data["force"],  # type: ignore[arg-type]
         knowledge=knowledge,
+        recent=ledger[-12:],
     )
 
 
@@ -386,6 +390,8 @@ def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, A
     honest: list[tuple[float, Action]] = []
     bluffs: list[tuple[float, Action]] = []
     for r in RANKS:
+        if _round_the_table(view, r):
+            continue
         k0 = held.get(r, 0)
         sure, maybe = view.haul(r)
         probs = _binomial(maybe, view.chance(r))
@@ -409,6 +415,14 @@ def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, A
         if called < CALLED_AT_MOST and best[0] > max(top, 0.0) + card and rng.random() < BLUFF_MIX:
             out.append(best)
     return out
+
+
+def _round_the_table(view: View, r: int) -> bool:
+    """Whether value r just went round the table, each of the others acquiring it from the
+    one before and nothing else happening: asked for again, it would go round for ever."""
+    n = 2 * len(view.opponents)
+    tail = view.recent[-n:]
+    return len(tail) == n and all(e.r == r and e.k in ("acquire", "gave") for e in tail)
 
 
 def _exposure(view: View, r: int) -> float:

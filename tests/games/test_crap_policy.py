@@ -299,6 +299,27 @@ def test_its_calls_learn_who_bluffs() -> None:
     assert ann_answers(proven) == Action(kind="no_call")
 
 
+def test_it_does_not_ask_for_a_card_that_just_went_round_the_table() -> None:
+    """Cat took the one loose Ace from Bob, who had taken it from Ann: asking for it again
+    would send it round for ever (a game of three bots once did)."""
+    state = build(
+        {
+            ANN: [c(K, "S"), c(K, "H"), c(Q, "S"), c(Q, "H"), c(2, "S")],
+            BOB: [c(3, "S")],
+            CAT: [c(A, "S")],
+        },
+        protected={ANN: [c(A, "H")], BOB: [c(A, "D")], CAT: [c(A, "C")]},
+    )
+    took = [Entry(k="acquire", p=CAT, r=A), Entry(k="gave", p=CAT, r=A, g=[(BOB, 1)])]
+    state.ledger = list(took)  # Cat surely holds the Ace: worth asking for
+    assert policy.choose(state, ANN, random.Random(0)) == Action(kind="acquire", rank=A)
+    state.ledger = [Entry(k="acquire", p=BOB, r=A), Entry(k="gave", p=BOB, r=A, g=[(ANN, 1)])]
+    state.ledger += took
+    for seed in range(5):
+        action = policy.choose(state, ANN, random.Random(seed))
+        assert action is not None and action.rank != A, action
+
+
 def test_it_protects_a_card_of_its_best_near_set() -> None:
     view_state = build(
         {ANN: [c(K, "S"), c(K, "H"), c(K, "D"), c(3, "C")], BOB: [c(2, "S")], CAT: [c(6, "D")]},
