@@ -35,7 +35,7 @@ class Cell:
 
 
 # Each module provides `cells(players: int) -> list[Cell]`; imported only when asked for.
-GAMES: dict[str, str] = {"kuriki": "bench.arena_kuriki"}
+GAMES: dict[str, str] = {"kuriki": "bench.arena_kuriki", "crap": "bench.arena_crap"}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

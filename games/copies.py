@@ -16,10 +16,10 @@ def working_copy(state: M) -> M:
     three times faster than `model_copy(deep=True)`, which walks every object in Python, and
     it is on the path of every move. Frozen sub-models (a rule set) cannot change, so the
     copy shares them instead of rebuilding them: half the cost of a Farkle state's copy. The
-    log's lines are frozen messages too: the copy gets a list of its own, of the same lines.
-    A history that moves only append to, of values that never change (Farkle's (player,
-    score) pairs), is not validated again either: it grows with the game, and a move at
-    10,000 would cost more than one at 300."""
+    log's lines are frozen messages too, and so are a ledger's records (games/crap/ledger.py):
+    the copy gets a list of its own, of the same lines. A history that moves only append to,
+    of values that never change (Farkle's (player, score) pairs), is not validated again
+    either: it grows with the game, and a move at 10,000 would cost more than one at 300."""
     shared = _frozen_fields(type(state))
     fields = type(state).model_fields.keys()
     logs = _LOG_FIELDS & fields
@@ -36,8 +36,9 @@ def working_copy(state: M) -> M:
     return copy
 
 
-#: A state's log (games/gamelog.py): lines that are frozen messages or text.
-_LOG_FIELDS = frozenset({"log", "new_log"})
+#: A state's log (games/gamelog.py): lines that are frozen messages or text; a ledger of
+#: frozen records.
+_LOG_FIELDS = frozenset({"log", "new_log", "ledger"})
 #: Lists that moves only append to, of values that never change (tuples of numbers).
 _KEPT_FIELDS = frozenset({"history"})
 

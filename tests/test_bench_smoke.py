@@ -27,6 +27,7 @@ HELPERS = {
     "bots_crap": "bench.bots' CRAP matchups",
     "bots_kuriki": "bench.bots' Kuriki matchups",
     "arena_kuriki": "bench.arena's Kuriki opponents",
+    "arena_crap": "bench.arena's CRAP opponents",
 }
 N = r"[\d,.]+"  # a figure, whatever its value
 
@@ -52,6 +53,14 @@ SMOKES = (
         (
             r"^opponent +n +wins +95% CI",
             rf"^declare-105 +{N} +{N}% +{N}%-{N}% +50% +55% .* {N} ms +{N} ms$",
+        ),
+    ),
+    Smoke(
+        "bench.arena",
+        "--game crap --games 1 --players 3 --only card-tracker",
+        (
+            r"^opponent +n +wins +95% CI",
+            rf"^card-tracker +3 +{N}% +{N}%-{N}% +33% +43% .* {N} ms +{N} ms$",
         ),
     ),
     Smoke(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -31,6 +31,7 @@ from games.crap.cards import (
     shown,
     suit,
 )
+from games.crap.ledger import Entry, Kind, noted
 from games.dice import roll, roll_off
 from games.draws import pick, sample, shuffle
 from games.errors import GameError, IllegalMove, InvalidSelection, NotInGame, NotYourTurn
@@ -215,6 +216,11 @@ class CrapState(BaseModel):
     )
     moment: int = Field(0, description="Counts turns and the decisions opened in them.")
     turns: int = Field(0, description="Counts the turns begun after the first (a reveal's age).")
+    ledger: list[Entry] = Field(
+        default_factory=list,
+        description="Every public card movement, compact (games.crap.ledger): what a careful "
+        "player tracks from the public lines.",
+    )
 
     def player(self, user_id: int) -> CPlayer:
         return seated(self.players, user_id)
@@ -264,6 +270,7 @@ def new_game(
         a, b = roll(rng, 2, p.id, "draw")
         p.hand = [state.deck.pop() for _ in range(a + b)]
         dealt.append(f"{p.name} {a}+{b}")
+        _note(state, "draw", p.id, n=a + b)
     events.append(
         Event(kind="deal", text=M("Everyone rolls two dice and draws: {draws}.", draws=dealt))
     )
@@ -385,10 +392,12 @@ def highest_set(
 UNSHOWN = ("bluffs", "let_go_all", "passes")
 
 
-def public_view(state: CrapState) -> dict[str, object]:
-    """Counts instead of cards; scored sets, reveals and the log are public. Nothing a
-    person at the table could not know: a bot decides from this and its own cards."""
-    data = state.model_dump(mode="json")
+def public_view(state: CrapState, ledger: bool = True) -> dict[str, object]:
+    """Counts instead of cards; scored sets, reveals, the log and the ledger of card
+    movements are public. Nothing a person at the table could not know: a bot decides from
+    this and its own cards. `ledger=False` leaves the ledger out, for a reader that takes
+    its records as they are (`public_ledger`) rather than as JSON."""
+    data = state.model_dump(mode="json", exclude=None if ledger else {"ledger"})
     data["deck"] = len(state.deck)
     data["discard"] = len(state.discard)  # a leaver's unseen cards end up there too
     for p in data["players"]:
@@ -406,10 +415,16 @@ def public_view(state: CrapState) -> dict[str, object]:
     return data
 
 
-def private_view(state: CrapState, user_id: int) -> dict[str, object]:
+def public_ledger(state: CrapState) -> list[Entry]:
+    """The ledger of card movements as its frozen records: public, as `public_view` shows it
+    in JSON, without the copy (a bot reads it at every decision)."""
+    return list(state.ledger)
+
+
+def private_view(state: CrapState, user_id: int, ledger: bool = True) -> dict[str, object]:
     """The public view plus the player's own hand, protected cards, what they saw in a
     co-operate and their own challenge cards."""
-    data = public_view(state)
+    data = public_view(state, ledger)
     me = state.player(user_id)
     mine: dict[str, object] = {
         "hand": list(me.hand),
@@ -656,16 +671,24 @@ def _acquire_refusal(s: CrapState, user_id: int, kind: str) -> IllegalMove:
 
 def _draw(s: CrapState, p: CPlayer, n: int, rng: random.Random, events: list[Event]) -> None:
     """Draw n cards; an empty deck starts a scoring round, then the draw completes."""
+    drawn = 0
     for _ in range(n):
         if not s.deck:
+            if drawn:
+                _note(s, "draw", p.id, n=drawn)
+            drawn = 0
             _scoring_round(s, rng, events)
             if s.finished or not s.deck:
                 return
         p.hand.append(s.deck.pop())
+        drawn += 1
+    if drawn:
+        _note(s, "draw", p.id, n=drawn)
 
 
 def _scoring_round(s: CrapState, rng: random.Random, events: list[Event]) -> None:
     s.rounds += 1
+    _note(s, "round", 0)
     pile = list(s.discard)
     s.discard = []
     banked: list[Part] = []
@@ -753,6 +776,7 @@ def _score(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -> 
         )
     r = naturals.pop()
     _take(me, cards, protected_too=True)
+    _note(s, "score", me.id, c=list(cards))
     st = ScoredSet(rank=r, cards=sorted(cards), double=len(cards) == 8)
     if r == 14:
         top = highest_set(s)
@@ -811,6 +835,7 @@ def _recycle(
     _reveal(s, M("{name}'s recycled hand", name=me.name), showing, "recycled")
     s.reveals = s.reveals[-6:]
     s.discard += me.hand
+    _note(s, "recycle", me.id, c=showing)
     me.hand = []
     other = s.next_after(me.id)
     (mine,) = roll(rng, 1, me.id, "roll-off")
@@ -855,6 +880,7 @@ def _recycle(
             )
         )
         s.discard += me.protected
+        _note(s, "lost", me.id, c=list(me.protected))
         me.protected = []
     a, b = roll(rng, 2, me.id, "draw")
     events.append(
@@ -877,6 +903,7 @@ def _protect(s: CrapState, me: CPlayer, cards: list[int], events: list[Event]) -
         raise InvalidSelection(M("Protect exactly one card from your hand."))
     _take(me, cards, protected_too=False)
     me.protected.append(cards[0])
+    _note(s, "protect", me.id)
     events.append(
         Event(
             kind="protect",
@@ -914,6 +941,7 @@ def _cooperate(
     me.seen = {str(other.id): list(other.hand)}
     other.seen = {str(me.id): list(me.hand)}
     s.cooperator = me.id
+    _note(s, "cooperate", me.id, o=other.id)
     events.append(
         Event(
             kind="cooperate",
@@ -954,6 +982,7 @@ def _acquire(
     )
     s.phase = "acquire"
     s.moment += 1
+    _note(s, "acquire", me.id, r=r)
     a = s.acquire
     assert a is not None
     a.declined = [p.id for p in s.players if p.let_go_all and p.id != me.id]
@@ -1005,6 +1034,7 @@ def _settle_acquire(
     if caller_of_bluff is not None:
         if a.bluff:
             caller_of_bluff.calls += 1
+            _note(s, "call", caller_of_bluff.id, o=caller.id, b=True)
             events.append(
                 Event(
                     kind="bluff",
@@ -1021,6 +1051,7 @@ def _settle_acquire(
             return
         proof = next(c for c in caller.hand + caller.protected if rank(c) == a.rank)
         _reveal(s, M("{name}'s proof", name=caller.name), [proof], "proof")
+        _note(s, "call", caller_of_bluff.id, o=caller.id, c=[proof])
         events.append(
             Event(
                 kind="bluff",
@@ -1038,6 +1069,7 @@ def _settle_acquire(
         caller.bluffs += 1
     got: list[int] = []
     givers: list[Part] = []
+    gave: list[tuple[int, int]] = []
     for p in s.players:
         if p.id == caller.id:
             continue
@@ -1046,8 +1078,10 @@ def _settle_acquire(
             p.hand = [c for c in p.hand if c not in give]
             got += give
             givers.append(f"{p.name} {len(give)}")
+            gave.append((p.id, len(give)))
     if got:
         caller.hand += got
+        _note(s, "gave", caller.id, r=a.rank, g=gave)
         events.append(
             Event(
                 kind="acquired",
@@ -1065,6 +1099,7 @@ def _settle_acquire(
         card = in_hand[0] if in_hand else next(c for c in caller.protected if rank(c) == a.rank)
         _take(caller, [card], protected_too=True)
         s.discard.append(card)
+        _note(s, "none", caller.id, r=a.rank, c=[card])
         _reveal(s, M("{name}'s discard", name=caller.name), [card], "discard")
         events.append(
             Event(
@@ -1079,6 +1114,7 @@ def _settle_acquire(
             )
         )
     else:
+        _note(s, "none", caller.id, r=a.rank, b=True)
         events.append(
             Event(
                 kind="acquired",
@@ -1102,6 +1138,7 @@ def _random_discard(s: CrapState, p: CPlayer, rng: random.Random, events: list[E
     card = pick(rng, p.hand, "discard")
     p.hand.remove(card)
     s.discard.append(card)
+    _note(s, "discard", p.id, c=[card])
     events.append(
         Event(
             kind="discard",
@@ -1117,6 +1154,7 @@ def _challenge(
     other = _target(s, me, target)
     (die,) = roll(rng, 1, me.id, "challenge")
     s.challenge = Challenge(challenger=me.id, target=other.id, die=die)
+    _note(s, "challenge", me.id, o=other.id, n=die)
     s.phase = "challenge"
     s.moment += 1
     events.append(
@@ -1200,6 +1238,8 @@ def _settle_challenge(s: CrapState, rng: random.Random, events: list[Event]) -> 
     challenger, target = s.player(c.challenger), s.player(c.target)
     turned = c.committed[str(challenger.id)] + c.committed[str(target.id)]
     _reveal(s, M("the challenge"), turned, "challenge")
+    for p in (challenger, target):
+        _note(s, "shown", p.id, c=list(c.committed[str(p.id)]))
     s.reveals = s.reveals[-6:]
     wins: dict[int, int] = {}
     for guesser, opponent in ((challenger, target), (target, challenger)):
@@ -1328,6 +1368,11 @@ def _reveal(s: CrapState, what: Line, cards: list[int], kind: RevealKind) -> Non
     )
 
 
+def _note(s: CrapState, kind: Kind, player: int, **fields: Any) -> None:
+    """Add a public card movement to the ledger (see games.crap.ledger)."""
+    s.ledger = noted(s.ledger, Entry(k=kind, p=player, **fields))
+
+
 def _end_turn(s: CrapState, events: list[Event]) -> None:
     if s.finished:
         return
@@ -1346,6 +1391,7 @@ def _remove(s: CrapState, user_id: int, events: list[Event], why: Line) -> None:
     s.discard += p.hand + p.protected
     for st in p.sets:
         s.discard += st.all_cards()
+    _note(s, "left", p.id)
     was_current = index == s.current
     s.players.pop(index)
     s.departed.append(p.model_copy(update={"hand": [], "protected": [], "sets": [], "seen": {}}))
@@ -1417,6 +1463,7 @@ __all__ = [
     "legal_actions",
     "new_game",
     "private_view",
+    "public_ledger",
     "public_view",
     "timeout",
 ]

@@ -1,10 +1,13 @@
-"""A CRAP bot player: it scores sets, acquires the values it holds (bluffing now and then),
-protects its most valuable cards, calls bluffs by counting the cards it has seen, guesses in
-challenges by what is still unseen, and answers every window the engine opens.
+"""A CRAP bot player: it scores sets, acquires the values the others are likely to hand
+over (bluffing only where that pays, at random), protects the cards the table knows it
+holds, calls bluffs by what it knows of the asker's cards and how often their Acquires
+turned out bluffs, guesses in challenges by what is still unseen, and answers every window
+the engine opens.
 
 It decides only from what its seat may know: `observe` keeps the seat's own cards, what it
 saw in a co-operate, its challenge cards, and the public table (card counts, scored sets,
-the cards revealed). Every choice is made from that view.
+the public ledger of card movements, read by games.crap.tracking afresh at every decision).
+Every choice is made from that view; nothing is remembered between decisions.
 
 Cards are weighed by what they bring to sets: a value's cards are worth more the closer
 they are to four (a set scores ten times the face value), so a move is judged by how it
@@ -27,20 +30,24 @@ from games.crap.engine import (
     legal_actions,
     next_deadline,
     private_view,
+    public_ledger,
 )
+from games.crap.ledger import Entry
 from games.crap.moves import set_cards
+from games.crap.tracking import Knowledge, read
 from games.draws import pick
 
 COPIES = 8  # two decks
 PROGRESS = (0.0, 0.08, 0.25, 0.55, 1.0, 1.1, 1.25, 1.45, 2.4)  # share of a set's worth held
 JOKER_WORTH = 12.0
-BLUFF_RATE = 0.2  # how often the bot tries a bluff it judges worth it
-CALL_PRIOR = 0.2  # a player asks for a value they do not hold this much less often
-BLUFF_CALLED = 0.35  # how often the bot expects its own bluff to be called
+BLUFF_MIX = 0.5  # how often a bluff judged worth more than the honest moves is made
+CALLED_AT_MOST = 0.2  # no bluff at a table that calls more (a called bluff costs a card)
+CALL_AT_LEAST = 0.5  # no call on a smaller chance of a bluff
 GOOD_ACES = 60  # Aces worth at least this are scored; below, kept for a higher set
 HORIZON = 3.0  # turns of exposure a protected card is spared
 RECYCLE_MARGIN = 30.0  # a fresh hand must beat the one held by this much
 ACQUIRE_RISK = 0.06  # chance per opponent and turn that a given value is asked for
+KNOWN_RISK = 0.2  # the same for a value the table knows this seat holds
 
 
 @dataclass
@@ -76,8 +83,11 @@ class View:
     acquire: dict[str, Any] | None = None
     challenge: dict[str, Any] | None = None
     force: dict[str, Any] | None = None
+    knowledge: Knowledge = field(default_factory=Knowledge)  # what the ledger told
+    recent: list[Entry] = field(default_factory=list)  # the ledger's last records
     card_worth: float | None = None  # computed once: see _card_worth
     hidden: int | None = None  # computed once: see hidden_total
+    free_total: int | None = None  # computed once: see chance
 
     def other(self, pid: int) -> Seen:
         return next(p for p in self.players if p.id == pid)
@@ -102,11 +112,41 @@ class View:
         """Unprotected cards the opponents hold."""
         return sum(p.hand for p in self.opponents)
 
+    def free(self, r: int) -> int:
+        """Copies of value r this seat cannot place: not its own, not scored, not shown into
+        the pile, not surely held by another."""
+        held = sum(self.knowledge.held(p.id, r) for p in self.opponents)
+        return max(0, self.unseen(r) - held)
+
+    def chance(self, r: int) -> float:
+        """The chance that one card this seat cannot place is of value r."""
+        if self.free_total is None:
+            self.free_total = sum(self.free(x) for x in RANKS)
+        return self.free(r) / self.free_total if self.free_total else 0.0
+
+    def loose(self, p: Seen) -> int:
+        """A player's unprotected cards that are not surely of a known value."""
+        return max(0, p.hand - min(self.knowledge.placed(p.id), p.hand))
+
+    def haul(self, r: int) -> tuple[int, int]:
+        """What the others would hand over for value r: cards they surely hold (a
+        co-operate partner's as seen), and how many of their other unprotected cards may
+        be of that value."""
+        sure = maybe = 0
+        for p in self.opponents:
+            if p.id == self.partner:
+                sure += sum(1 for c in self.peeked if rank(c) == r)
+                continue
+            sure += min(self.knowledge.held(p.id, r), p.hand)
+            maybe += self.knowledge.maybe(p.id, r, self.loose(p))
+        return sure, maybe
+
 
 def observe(state: CrapState, seat: int) -> View:
-    """The seat's view, built from its private view alone."""
+    """The seat's view, built from its private view alone (the ledger's records taken as
+    they are, not as JSON)."""
     # The view is plain JSON-like data (what a player is shown), read field by field here.
-    data: dict[str, Any] = private_view(state, seat)
+    data: dict[str, Any] = private_view(state, seat, ledger=False)
     mine = data["me"]
     players = []
     top: int | None = None
@@ -135,10 +175,17 @@ def observe(state: CrapState, seat: int) -> View:
             )
         )
     count(mine["hand"] + mine["protected"])
+    ledger = public_ledger(state)
+    knowledge = read(ledger, [p.id for p in players])
+    for r, n in knowledge.pile.items():  # shown into the pile since the last scoring round
+        known[r] = known.get(r, 0) + n
     for rev in data["reveals"]:
-        # Shown to everyone; these went to the discard pile.
+        # Shown to everyone; these went to the discard pile (suits for the guesses).
         if _to_discard(rev):
-            count(rev["cards"])
+            for c in rev["cards"]:
+                s = suit(c)
+                if s is not None:
+                    known_suits[s] = known_suits.get(s, 0) + 1
     looks = mine["seen"]
     peeked = [c for cards in looks.values() for c in cards]
     return View(
@@ -160,6 +207,8 @@ def observe(state: CrapState, seat: int) -> View:
         acquire=data["acquire"],
         challenge=data["challenge"],
         force=data["force"],
+        knowledge=knowledge,
+        recent=ledger[-12:],
     )
 
 
@@ -281,7 +330,8 @@ def _turn(view: View, acts: set[str], rng: random.Random, now: float) -> Action:
             options.append((worth, Action(kind="protect", cards=[card], now=now)))
     options.append((_recycle(view), Action(kind="recycle", now=now)))
     for p in view.opponents:
-        options.append((_challenge(view, p), Action(kind="challenge", target=p.id, now=now)))
+        if p.hand:  # against an empty hand nobody could draw: a table of those never ends
+            options.append((_challenge(view, p), Action(kind="challenge", target=p.id, now=now)))
     weakest = min(view.opponents, key=lambda p: p.score + p.set_points)
     options.append((_cooperate(view), Action(kind="cooperate", target=weakest.id, now=now)))
     if "force" in acts:
@@ -323,22 +373,32 @@ def _as_player(view: View) -> CPlayer:
 
 
 def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, Action]]:
-    """Every value worth asking for: the expected gain in worth (the cards the others hold
-    unprotected, by the unseen count), less the card thrown away when nobody has any; a
-    bluff (a value not held) also risks a random card if called."""
+    """Every value worth asking for: the expected gain in worth (the cards the others surely
+    hold, and those of their cards the ledger leaves possibly of that value), less the card
+    thrown away when nobody has any. A bluff (a value not held) throws nothing away but
+    risks a random card when called, as often as the others were seen to call: the best
+    bluff is offered only when it is worth more than every honest Acquire, and then only
+    half the time, so neither the bot's Acquires nor its bluffs follow a rule."""
     held = counts(_mine(view))
-    sure = counts(view.peeked)  # in a co-operate partner's hand: they would hand these over
-    hidden = view.hidden_total() - len(view.peeked)
-    share = (view.in_hands() - len(view.peeked)) / hidden if hidden > 0 else 0.0
-    card = _card_worth(view)
+    called = 1.0
+    for p in view.opponents:
+        called *= 1 - view.knowledge.call_rate(p.id)
+    # A caller calls the Acquires that look like bluffs: a bluff is called more often than
+    # Acquires are on the whole (self-play: about three times as often).
+    called = min(1.0, 3 * (1 - called))
+    loss = _random_card_loss(view) if view.hand else 0.0
+    card = _card_worth(view)  # a called bluff also wastes the turn: about a card's worth
     honest: list[tuple[float, Action]] = []
     bluffs: list[tuple[float, Action]] = []
     for r in RANKS:
-        k0, known = held.get(r, 0), sure.get(r, 0)
-        probs = _binomial(max(view.unseen(r) - known, 0), share)
+        if _round_the_table(view, r):
+            continue
+        k0 = held.get(r, 0)
+        sure, maybe = view.haul(r)
+        probs = _binomial(maybe, view.chance(r))
         gain = 0.0
         for k, pk in enumerate(probs):
-            got = k + known
+            got = k + sure
             if got == 0:
                 gain += pk * change(view, r, k0, k0 - 1) if k0 else 0.0
                 continue
@@ -348,16 +408,29 @@ def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, A
         if k0:
             honest.append((gain, action))
         else:
-            bluffs.append(((1 - BLUFF_CALLED) * gain - BLUFF_CALLED * card, action))
+            bluffs.append(((1 - called) * gain - called * (loss + card), action))
     out = honest
-    if bluffs and rng.random() < BLUFF_RATE:
-        out.append(max(bluffs, key=lambda o: o[0]))
+    if bluffs:
+        best = max(bluffs, key=lambda o: o[0])
+        top = max((o[0] for o in honest), default=0.0)
+        if called < CALLED_AT_MOST and best[0] > max(top, 0.0) + card and rng.random() < BLUFF_MIX:
+            out.append(best)
     return out
 
 
+def _round_the_table(view: View, r: int) -> bool:
+    """Whether value r just went round the table, each of the others acquiring it from the
+    one before and nothing else happening: asked for again, it would go round for ever."""
+    n = 2 * len(view.opponents)
+    tail = view.recent[-n:]
+    return len(tail) == n and all(e.r == r and e.k in ("acquire", "gave") for e in tail)
+
+
 def _exposure(view: View, r: int) -> float:
-    """The chance a value is asked for before this seat's next turn or two."""
-    return min(1.0, HORIZON * ACQUIRE_RISK * len(view.opponents))
+    """The chance a value is asked for before this seat's next turn or two: higher when the
+    ledger shows this seat holds it (a careful player asks for what they know is there)."""
+    risk = KNOWN_RISK if view.knowledge.held(view.me, r) else ACQUIRE_RISK
+    return min(1.0, HORIZON * risk * len(view.opponents))
 
 
 def _protect(view: View) -> tuple[float, int | None]:
@@ -420,33 +493,47 @@ def _cooperate(view: View) -> float:
 
 
 def _call(view: View) -> bool:
-    """Call an Acquire bluff when the chance the caller holds none of the value (counting
-    the copies this seat has seen) makes it pay: a right call saves this seat's cards of
-    that value and costs the caller a random card; a wrong one costs this seat a card."""
-    a = view.acquire
-    assert a is not None
-    r = a["rank"]
-    caller = view.other(a["caller"])
-    held = caller.hand + caller.protected
-    unseen, hidden = view.unseen(r), view.hidden_total()
-    if caller.id == view.partner:  # this seat has seen the caller's hand
-        if any(rank(c) == r for c in view.peeked):
-            return False
-        held, hidden = caller.protected, hidden - len(view.peeked)
-    if unseen == 0:
-        none = 1.0
-    else:
-        none = (
-            math.comb(max(hidden - unseen, 0), held) / math.comb(hidden, held)
-            if hidden >= held
-            else 0.0
-        )
-    bluff = none * CALL_PRIOR / (none * CALL_PRIOR + (1 - none))
+    """Call an Acquire bluff when the chance it is one makes it pay: a right call saves this
+    seat's cards of that value and costs the caller a random card; a wrong one costs this
+    seat a card. Never on less than an even chance: an asker who tracks cards asks for a
+    value because the others hold it, which the chance does not see (against such a player,
+    calls made on smaller chances were right one time in three)."""
+    bluff = bluff_chance(view)
+    if bluff < CALL_AT_LEAST:
+        return False
+    r = view.acquire["rank"]  # type: ignore[index]
     k = counts(_mine(view)).get(r, 0)
     saved = -change(view, r, k, k - counts(view.hand).get(r, 0))
     card = _card_worth(view)
     risk = _random_card_loss(view) if view.hand else 0.0
     return bluff * (saved + card) > (1 - bluff) * risk
+
+
+def bluff_chance(view: View) -> float:
+    """The chance the open Acquire is a bluff, as this seat can judge it: the asker's bluff
+    rate (a Beta prior learned from every Acquire the table saw settled, theirs weighing
+    most), moved by how likely the asker is to hold none of the value by what the ledger
+    shows of their cards, against how often a player of that many cards holds none of a
+    value. None when they surely hold one; certain when every copy is placed elsewhere."""
+    a = view.acquire
+    assert a is not None
+    r, pid = a["rank"], a["caller"]
+    asker = view.other(pid)
+    if pid == view.partner:  # this seat has seen the asker's hand
+        if any(rank(c) == r for c in view.peeked):
+            return 0.0
+        cards = asker.protected
+    elif view.knowledge.held(pid, r):
+        return 0.0
+    else:
+        cards = view.knowledge.maybe(pid, r, view.loose(asker), asker.protected)
+    none = (1 - view.chance(r)) ** cards if cards else 1.0
+    if none >= 1:
+        return 1.0
+    usual = (12 / 13) ** max(1, asker.hand + asker.protected)
+    rate = view.knowledge.bluff_rate(pid)
+    odds = none / (1 - none) * rate / (1 - rate) * (1 - usual) / usual
+    return odds / (1 + odds)
 
 
 def _random_card_loss(view: View) -> float:
@@ -482,11 +569,20 @@ def _commit(view: View, need: int) -> list[int]:
 
 
 def _guess(view: View, rng: random.Random) -> tuple[int, str]:
-    """The value and the suit most likely among the opponent's face-down cards: the ones
-    with the most copies unseen (not held by this seat, not scored, not discarded in view)."""
-    hidden = dict(view.known)
-    best = max(COPIES - hidden.get(r, 0) for r in RANKS)
-    ranks = [r for r in RANKS if COPIES - hidden.get(r, 0) == best]
+    """The value and the suit most likely among the opponent's face-down cards: the values
+    the ledger shows they hold (challenge cards they showed before come back to their hand),
+    else the ones with the most copies this seat cannot place; the suit with most unseen."""
+    c = view.challenge
+    assert c is not None
+    pid = c["target"] if c["challenger"] == view.me else c["challenger"]
+    opponent = view.other(pid)
+    loose = view.loose(opponent)
+    likely = {
+        r: view.knowledge.held(pid, r) + view.knowledge.maybe(pid, r, loose) * view.chance(r)
+        for r in RANKS
+    }
+    best = max(likely.values())
+    ranks = [r for r in RANKS if likely[r] >= best - 1e-9]
     suits_left = {s: 26 - view.known_suits.get(s, 0) for s in SUITS}
     top = max(suits_left.values())
     suits = [s for s in SUITS if suits_left[s] == top]

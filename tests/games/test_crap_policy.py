@@ -23,6 +23,7 @@ from games.crap.engine import (
     apply,
     legal_actions,
 )
+from games.crap.ledger import Entry
 from games.crap.moves import legal_moves
 from games.errors import GameError
 from tests.games.crap_helpers import ANN, BOB, CAT, A, K, Q, Table, build, c, four
@@ -254,7 +255,9 @@ def test_it_calls_a_bluff_it_can_count() -> None:
 
 
 def test_what_it_saw_in_a_co_operate_counts() -> None:
-    """Ann looked at Bob's hand: he holds the one King she has not seen."""
+    """Ann looked at Bob's hand: he holds the one King she has not seen. Blind, she would
+    call him: the one unseen King is rarely in 3 cards, and the table saw his last two
+    Acquires called as bluffs."""
     kings = [c(K, "S"), c(K, "H"), c(K, "D")]
     bob = [c(K, "C"), c(2, "S"), c(3, "S")]
     state = build(
@@ -262,10 +265,14 @@ def test_what_it_saw_in_a_co_operate_counts() -> None:
         sets={CAT: [ScoredSet(rank=K, cards=four(K, 1))]},
         current=BOB,
     )
+    state.ledger = [
+        Entry(k="acquire", p=BOB, r=Q),
+        Entry(k="call", p=CAT, o=BOB, b=True),
+    ] * 2
     t = Table(state)
     t.do(BOB, "acquire", rank=K)
     blind = policy.choose(t.state, ANN, random.Random(0))
-    assert blind == Action(kind="call_bluff"), "the one unseen King is rarely in 3 cards"
+    assert blind == Action(kind="call_bluff")
     t.state.player(ANN).seen = {str(BOB): list(bob)}
     assert policy.choose(t.state, ANN, random.Random(0)) == Action(kind="no_call")
     # On her own turn, the King she saw in Bob's hand makes her set.
@@ -273,6 +280,47 @@ def test_what_it_saw_in_a_co_operate_counts() -> None:
     state.player(ANN).seen = {str(BOB): list(bob)}
     action = policy.choose(state, ANN, random.Random(0))
     assert action == Action(kind="acquire", rank=K)
+
+
+def test_its_calls_learn_who_bluffs() -> None:
+    """Bob asks for the one King Ann has not seen, in 3 cards: called when the table saw his
+    Acquires called as bluffs, let go when it saw them proven."""
+    def ann_answers(shown: list[Entry]) -> Action | None:
+        state = build(
+            {ANN: [*four(K)[:3], c(5, "H")], BOB: [c(K, "C"), c(2, "S"), c(3, "S")], CAT: []},
+            sets={CAT: [ScoredSet(rank=K, cards=four(K, 1))]},
+            current=BOB,
+        )
+        state.ledger = shown * 3
+        t = Table(state)
+        t.do(BOB, "acquire", rank=K)
+        return policy.choose(t.state, ANN, random.Random(0))
+
+    bluffs = [Entry(k="acquire", p=BOB, r=Q), Entry(k="call", p=CAT, o=BOB, b=True)]
+    proven = [Entry(k="acquire", p=BOB, r=Q), Entry(k="call", p=CAT, o=BOB, c=[c(Q, "S", 1)])]
+    assert ann_answers(bluffs) == Action(kind="call_bluff")
+    assert ann_answers(proven) == Action(kind="no_call")
+
+
+def test_it_does_not_ask_for_a_card_that_just_went_round_the_table() -> None:
+    """Cat took the one loose Ace from Bob, who had taken it from Ann: asking for it again
+    would send it round for ever (a game of three bots once did)."""
+    state = build(
+        {
+            ANN: [c(K, "S"), c(K, "H"), c(Q, "S"), c(Q, "H"), c(2, "S")],
+            BOB: [c(3, "S")],
+            CAT: [c(A, "S")],
+        },
+        protected={ANN: [c(A, "H")], BOB: [c(A, "D")], CAT: [c(A, "C")]},
+    )
+    took = [Entry(k="acquire", p=CAT, r=A), Entry(k="gave", p=CAT, r=A, g=[(BOB, 1)])]
+    state.ledger = list(took)  # Cat surely holds the Ace: worth asking for
+    assert policy.choose(state, ANN, random.Random(0)) == Action(kind="acquire", rank=A)
+    state.ledger = [Entry(k="acquire", p=BOB, r=A), Entry(k="gave", p=BOB, r=A, g=[(ANN, 1)])]
+    state.ledger += took
+    for seed in range(5):
+        action = policy.choose(state, ANN, random.Random(seed))
+        assert action is not None and action.rank != A, action
 
 
 def test_it_protects_a_card_of_its_best_near_set() -> None:
