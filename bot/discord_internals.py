@@ -118,7 +118,7 @@ def mark_answered(response: discord.InteractionResponse, kind: discord.Interacti
 def forget_response(interaction: discord.Interaction) -> None:
     """Drop the cached `interaction.response` (nothing if none was made)."""
     with contextlib.suppress(AttributeError):
-        del interaction._cs_response  # type: ignore[attr-defined]
+        del interaction._cs_response  # type: ignore[attr-defined]  # cached response, not in the stubs
 
 
 # ------------------------------------------------------------------- the check

@@ -501,7 +501,8 @@ def _call(view: View) -> bool:
     bluff = bluff_chance(view)
     if bluff < CALL_AT_LEAST:
         return False
-    r = view.acquire["rank"]  # type: ignore[index]
+    assert view.acquire is not None  # asked only while an Acquire is open
+    r = view.acquire["rank"]
     k = counts(_mine(view)).get(r, 0)
     saved = -change(view, r, k, k - counts(view.hand).get(r, 0))
     card = _card_worth(view)
