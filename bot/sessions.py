@@ -22,6 +22,7 @@ from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.draws import Draws
 from games.gamelog import take_log
 from games.lobby import Lobby
+from games.shared import share_fields_sets, share_rules
 from games.text import line_json
 
 if TYPE_CHECKING:
@@ -344,7 +345,11 @@ class Sessions:
     def _keep(self, session: Session) -> None:
         """Cache `session` as the most recently used, and drop the least recently used idle
         sessions beyond the limit (a dropped game is read again on its next click), so the
-        memory of a process that sees many games over time stays bounded."""
+        memory of a process that sees many games over time stays bounded. What games hold
+        alike is shared between them (games/shared.py)."""
+        share_fields_sets(session.state)
+        share_fields_sets(session.lobby)
+        share_rules(session.lobby.options)
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
         excess = len(self._cache) - self.limit
