@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
-from games.draws import Draws
+from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
 from games.shared import share_fields_sets, share_rules
@@ -51,7 +51,7 @@ class Session:
     #: The started game's sealed dice and shuffles (games/draws.py): its secret seed, the
     #: position in its stream and the record of its draws, saved with every move. None for a
     #: lobby, and for a game started before games had them.
-    draws: Draws | None = field(default=None, repr=False)
+    draws: Sealed | None = field(default=None, repr=False)
     #: How many of `draws.moves`, and of the state's `HISTORY` entries, the store holds
     #: beside the row (`Sessions.save` appends the rest with the move, see `beside_json`).
     draws_kept: int = field(default=0, repr=False, compare=False)
@@ -81,6 +81,7 @@ class Session:
         made for this move, see `working`), or `fallback` for a game without them."""
         if self.draws is None:
             return fallback
+        self.draws = self.draws.stream()
         return self.draws.move(by, act)
 
     def working(self, **changes: Any) -> Session:
@@ -149,7 +150,7 @@ def take_lines(session: Session) -> None:
             session.new_lines = [*session.new_lines, *map(line_json, lines)]
 
 
-def draws_json(draws: Draws, *, whole: bool) -> str:
+def draws_json(draws: Sealed, *, whole: bool) -> str:
     """The stored form of a game's draws: `whole`, with the record of every draw inline
     (`Draws.json_text`); otherwise only what the row keeps, its seed, version and position,
     and how many moves' records the store keeps beside it ("kept": `Sessions.save`
@@ -347,6 +348,8 @@ class Sessions:
         sessions beyond the limit (a dropped game is read again on its next click), so the
         memory of a process that sees many games over time stays bounded. What games hold
         alike is shared between them (games/shared.py)."""
+        if isinstance(session.draws, Draws):  # the cached game keeps no Random state
+            session.draws = session.draws.sealed()
         share_fields_sets(session.state)
         share_fields_sets(session.lobby)
         share_rules(session.lobby.options)
