@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import logging
 import math
@@ -58,6 +59,9 @@ class Session:
     history_kept: int = field(default=0, repr=False, compare=False)
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
+    #: What a cached session keeps of that JSON instead (`Sessions._keep`): the state and
+    #: the text's digest, all a move compares with (`same_state`).
+    digest: tuple[Any, bytes] | None = field(default=None, repr=False, compare=False)
     #: Log lines taken from the state (`take_lines`), stored with the next save.
     new_lines: list[dict[str, object] | str] = field(default_factory=list, repr=False, compare=False)
     #: The finished game's id once it is recorded (`Sessions.finish`): its tables from then
@@ -136,6 +140,30 @@ def state_json(session: Session) -> str:
         text = "null" if state is None else state.model_dump_json(exclude=beside)
         written = session.written = (session.state, text)
     return written[1]
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def same_state(work: Session, session: Session) -> bool:
+    """Whether `work`'s state writes the same JSON as `session`'s (a press that asked for
+    what already is). A cached session keeps only its text's 128-bit digest (`forget_text`)."""
+    mine = state_json(work)
+    written, digest = session.written, session.digest
+    current = written is not None and written[0] is session.state
+    if not current and digest is not None and digest[0] is session.state:
+        return _digest(mine) == digest[1]
+    return mine == state_json(session)
+
+
+def forget_text(session: Session) -> None:
+    """Keep the digest of the state's JSON instead of the text (about 2 KB of a Farkle
+    game): between moves a cached game only needs to tell whether a move changed it."""
+    written = session.written
+    if written is not None and written[0] is session.state:
+        session.digest = (session.state, _digest(written[1]))
+    session.written = None
 
 
 def take_lines(session: Session) -> None:
@@ -350,6 +378,7 @@ class Sessions:
         alike is shared between them (games/shared.py)."""
         if isinstance(session.draws, Draws):  # the cached game keeps no Random state
             session.draws = session.draws.sealed()
+        forget_text(session)
         share_fields_sets(session.state)
         share_fields_sets(session.lobby)
         share_rules(session.lobby.options)
