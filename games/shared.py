@@ -12,6 +12,7 @@ same ones."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,8 +26,36 @@ _RULES: dict[str, dict[str, Any]] = {}
 RULES_KEPT = 1000
 
 
-#: What may hold a model.
-_INNER = (BaseModel, list, dict)
+def fields_set(cls: type[BaseModel], names: Iterable[str]) -> set[str]:
+    """The shared fields set of `cls` with these names (a model made with
+    `model_construct(_fields_set=...)` can take it; never change it)."""
+    key = (cls, frozenset(names))
+    shared = _SETS.get(key)
+    if shared is None:
+        shared = _SETS[key] = set(key[1])
+        _SHARED.add(id(shared))
+    return shared
+
+
+#: Each model class met: whether it is frozen, and how many fields it has; None for the
+#: other types met, lists and dicts aside.
+_KINDS: dict[type, tuple[bool, int] | None] = {}
+
+
+def _kind(cls: type) -> tuple[bool, int] | None:
+    if cls in _KINDS:
+        return _KINDS[cls]
+    kind = None
+    if issubclass(cls, BaseModel):
+        kind = (bool(cls.model_config.get("frozen")), len(cls.model_fields))
+    _KINDS[cls] = kind
+    return kind
+
+
+def _inner(value: object) -> bool:
+    """Whether `value` may hold a model: a model, a list or a dict."""
+    cls = type(value)
+    return cls is list or cls is dict or _kind(cls) is not None
 
 
 def share_fields_sets(value: Any) -> None:
@@ -36,26 +65,21 @@ def share_fields_sets(value: Any) -> None:
     stack = [value]
     while stack:
         item = stack.pop()
-        if isinstance(item, BaseModel):
-            cls = type(item)
+        cls = type(item)
+        if cls is list or cls is tuple:
+            if item and _inner(item[0]):
+                stack.extend(item)  # not a long list of numbers (a score history)
+        elif cls is dict:
+            stack.extend(v for v in item.values() if _inner(v))
+        elif (kind := _kind(cls)) is not None:
+            frozen, full = kind
             mine = item.__pydantic_fields_set__
-            frozen = cls.model_config.get("frozen", False)
             if id(mine) in _SHARED:
                 if frozen:
                     continue  # shared already, and nothing in it can have been replaced
-            elif frozen or len(mine) == len(cls.model_fields):
-                key = (cls, frozenset(mine))
-                shared = _SETS.get(key)
-                if shared is None:
-                    shared = _SETS[key] = set(mine)
-                    _SHARED.add(id(shared))
-                object.__setattr__(item, "__pydantic_fields_set__", shared)
-            stack.extend(v for v in item.__dict__.values() if isinstance(v, _INNER))
-        elif isinstance(item, list | tuple):
-            if item and isinstance(item[0], _INNER):
-                stack.extend(item)  # not a long list of numbers (a score history)
-        elif isinstance(item, dict):
-            stack.extend(v for v in item.values() if isinstance(v, _INNER))
+            elif frozen or len(mine) == full:
+                object.__setattr__(item, "__pydantic_fields_set__", fields_set(cls, mine))
+            stack.extend(v for v in item.__dict__.values() if _inner(v))
 
 
 def share_rules(options: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from games.lobby import Lobby, Seat
 from games.shared import share_fields_sets, share_rules
-from games.text import M
+from games.text import M, Mn
 
 
 class Inner(BaseModel):
@@ -66,3 +66,10 @@ def test_equal_rules_are_one_dict() -> None:
         share_rules(lobby.options)
     assert one.options["rules"] is two.options["rules"]
     assert other.options["rules"] == {"a": 2}
+
+
+def test_messages_are_made_with_the_shared_set() -> None:
+    one, many = M("{name} rolled.", name="Ann"), Mn("{n} die", "{n} dice", 2)
+    assert one.__pydantic_fields_set__ is many.__pydantic_fields_set__
+    assert one.__pydantic_fields_set__ == {"k", "a", "p", "n"}
+    assert many.model_dump(exclude_defaults=True) == {"k": "{n} die", "p": "{n} dice", "n": 2}
