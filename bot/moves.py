@@ -24,7 +24,7 @@ from bot.lobbies import LOBBY_ACTIONS, Lobbies
 from bot.mentions import mention
 from bot.replies import Actor, Reply
 from bot.server_settings import ServerSettings
-from bot.sessions import Session, Sessions, state_json, take_lines
+from bot.sessions import Session, Sessions, same_state, take_lines
 from bot.settings import GuildSettings
 from bot.table_updates import TableUpdates
 from bot.tables.base import Move, Rendered, TableAdapter
@@ -258,7 +258,7 @@ class Moves:
         """The game as it now stands and its table: committed, unless the press asked for
         what already is (then nothing is). A press that closed its decision is remembered,
         for a double tap."""
-        if state_json(work) == state_json(session):
+        if same_state(work, session):
             return session, self.display.table(session)
         click = press.click
         rendered = await self.commit(work, adapter, settings, press.actor.id, session.state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import json
 import logging
 import math
@@ -19,9 +20,10 @@ from pydantic import ValidationError
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
-from games.draws import Draws
+from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
+from games.shared import share_fields_sets, share_rules
 from games.text import line_json
 
 if TYPE_CHECKING:
@@ -50,13 +52,16 @@ class Session:
     #: The started game's sealed dice and shuffles (games/draws.py): its secret seed, the
     #: position in its stream and the record of its draws, saved with every move. None for a
     #: lobby, and for a game started before games had them.
-    draws: Draws | None = field(default=None, repr=False)
+    draws: Sealed | None = field(default=None, repr=False)
     #: How many of `draws.moves`, and of the state's `HISTORY` entries, the store holds
     #: beside the row (`Sessions.save` appends the rest with the move, see `beside_json`).
     draws_kept: int = field(default=0, repr=False, compare=False)
     history_kept: int = field(default=0, repr=False, compare=False)
     #: The state's JSON and the state object it was written from (see `state_json`).
     written: tuple[Any, str] | None = field(default=None, repr=False, compare=False)
+    #: What a cached session keeps of that JSON instead (`Sessions._keep`): the state and
+    #: the text's digest, all a move compares with (`same_state`).
+    digest: tuple[Any, bytes] | None = field(default=None, repr=False, compare=False)
     #: Log lines taken from the state (`take_lines`), stored with the next save.
     new_lines: list[dict[str, object] | str] = field(default_factory=list, repr=False, compare=False)
     #: The finished game's id once it is recorded (`Sessions.finish`): its tables from then
@@ -80,6 +85,7 @@ class Session:
         made for this move, see `working`), or `fallback` for a game without them."""
         if self.draws is None:
             return fallback
+        self.draws = self.draws.stream()
         return self.draws.move(by, act)
 
     def working(self, **changes: Any) -> Session:
@@ -136,6 +142,30 @@ def state_json(session: Session) -> str:
     return written[1]
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def same_state(work: Session, session: Session) -> bool:
+    """Whether `work`'s state writes the same JSON as `session`'s (a press that asked for
+    what already is). A cached session keeps only its text's 128-bit digest (`forget_text`)."""
+    mine = state_json(work)
+    written, digest = session.written, session.digest
+    current = written is not None and written[0] is session.state
+    if not current and digest is not None and digest[0] is session.state:
+        return _digest(mine) == digest[1]
+    return mine == state_json(session)
+
+
+def forget_text(session: Session) -> None:
+    """Keep the digest of the state's JSON instead of the text (about 2 KB of a Farkle
+    game): between moves a cached game only needs to tell whether a move changed it."""
+    written = session.written
+    if written is not None and written[0] is session.state:
+        session.digest = (session.state, _digest(written[1]))
+    session.written = None
+
+
 def take_lines(session: Session) -> None:
     """Move the log lines the state holds (`games.gamelog`) to `session.new_lines`, which
     the next save stores beside the state: a state at rest holds none, so a move that
@@ -148,7 +178,7 @@ def take_lines(session: Session) -> None:
             session.new_lines = [*session.new_lines, *map(line_json, lines)]
 
 
-def draws_json(draws: Draws, *, whole: bool) -> str:
+def draws_json(draws: Sealed, *, whole: bool) -> str:
     """The stored form of a game's draws: `whole`, with the record of every draw inline
     (`Draws.json_text`); otherwise only what the row keeps, its seed, version and position,
     and how many moves' records the store keeps beside it ("kept": `Sessions.save`
@@ -344,7 +374,14 @@ class Sessions:
     def _keep(self, session: Session) -> None:
         """Cache `session` as the most recently used, and drop the least recently used idle
         sessions beyond the limit (a dropped game is read again on its next click), so the
-        memory of a process that sees many games over time stays bounded."""
+        memory of a process that sees many games over time stays bounded. What games hold
+        alike is shared between them (games/shared.py)."""
+        if isinstance(session.draws, Draws):  # the cached game keeps no Random state
+            session.draws = session.draws.sealed()
+        forget_text(session)
+        share_fields_sets(session.state)
+        share_fields_sets(session.lobby)
+        share_rules(session.lobby.options)
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
         excess = len(self._cache) - self.limit

@@ -26,7 +26,8 @@ given, never on the order they came in: a record cannot claim another starting o
 numbers ascending, then text in code-point order, then anything else by its JSON text (CRAP's
 card ids ascending: deck 1's 2♠ 2♥ 2♦ 2♣ 3♠ ... A♣, deck 2 alike, the jokers last).
 
-`Draws` is a `random.Random`, so an engine takes it like any other. It keeps a record of
+`Draws` is a `random.Random`, so an engine takes it like any other; between moves a cached
+game keeps its `Sealed` form, the same record without the Random's unused state. It keeps a record of
 every draw it makes (what was asked, where in the stream, what it gave), grouped by the move
 that made them, and its position in the stream: both are saved with the game, so a restart
 goes on from the same draw. `replay` checks such a record against the seed alone.
@@ -43,7 +44,7 @@ import operator
 import random
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 #: The seed's length: 128 secret bits, written as 32 hex digits when revealed.
 SEED_BYTES = 16
@@ -130,16 +131,12 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-class Draws(random.Random):
-    """A game's stream of draws from its secret seed (see the module docstring), recording
-    each. `move(by, act)` says whose move the next draws belong to; `fork()` is a copy at the
-    same position for a move that may not be kept (the move path saves it only once the move
-    is committed, so the cached game never runs ahead of the stored one). `version` is the
-    record format it draws by: a game begun before version 2 keeps drawing as it began, so
-    its whole record reads one way."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Draws:
-        return super().__new__(cls)  # random.Random's own seeding takes no part
+class Sealed:
+    """A game's sealed draws as a cached game keeps them between moves: its seed, its
+    position and the record of its draws, without the 2.5 KB of Mersenne Twister state that
+    every `random.Random` carries and `Draws` never uses. `stream()` is the `Draws` that
+    goes on from here (`fork()` a copy whose draws start a new move); `Draws` is a `Sealed`
+    too, so everything that reads a game's record reads either."""
 
     def __init__(
         self,
@@ -158,7 +155,6 @@ class Draws(random.Random):
         self.position = position
         self.version = version
         self.moves: list[Move] = list(moves)
-        self.gauss_next = None  # random.Random.gauss keeps its spare value here
         self._record = record
         self._open: Move | None = None
         self._next_move: tuple[int | None, str] = (None, "")
@@ -169,14 +165,8 @@ class Draws(random.Random):
         self._written = 0
         self._text = ""
 
-    @classmethod
-    def fresh(cls, source: random.Random) -> Draws:
-        """A new game's stream, its seed taken from `source` (the bot's SystemRandom: the
-        operating system's entropy; a seeded Random in tests)."""
-        return cls(source.randbytes(SEED_BYTES))
-
     def __repr__(self) -> str:  # never the seed: a repr may reach a log line
-        return f"<Draws {self.commitment[:16]} at {self.position}>"
+        return f"<{type(self).__name__} {self.commitment[:16]} at {self.position}>"
 
     @property
     def commitment(self) -> str:
@@ -186,6 +176,31 @@ class Draws(random.Random):
         """The seed in hex: only for a game that is over (its record, its final table)."""
         return self._secret.hex()
 
+    def _same(self, copy: S) -> S:
+        """`copy` (just made on the same seed and record) given this one's move in progress
+        and written JSON: the same stream, whichever class holds it."""
+        copy.moves = self.moves  # the same list: whoever holds it now is the one stream
+        copy._open, copy._next_move = self._open, self._next_move
+        copy.rejected = self.rejected
+        copy._written, copy._text = self._written, self._text
+        return copy
+
+    def sealed(self) -> Sealed:
+        """This stream as a cached game keeps it between moves (no Random state); this
+        object is not used after it."""
+        return self._same(
+            Sealed(self._secret, self.position, record=self._record, version=self.version)
+        )
+
+    def stream(self) -> Draws:
+        """This stream, to draw from (itself when it is one); this object is not used after
+        it."""
+        if isinstance(self, Draws):
+            return self
+        return self._same(
+            Draws(self._secret, self.position, record=self._record, version=self.version)
+        )
+
     def fork(self) -> Draws:
         """A copy at the same position, with the same record; its draws start a new move."""
         copy = Draws(
@@ -194,12 +209,6 @@ class Draws(random.Random):
         copy._next_move = self._next_move
         copy._written, copy._text = self._written, self._text
         return copy
-
-    def move(self, by: int | None, act: str) -> Draws:
-        """The draws from here on belong to `by`'s move `act` (until the next call)."""
-        self._open = None
-        self._next_move = (by, act)
-        return self
 
     # ------------------------------------------------------------------ stored form
 
@@ -227,6 +236,45 @@ class Draws(random.Random):
             f'{{"v":{self.version},"seed":"{self._secret.hex()}","at":{self.position},'
             f'"moves":[{moves}]}}'
         )
+
+
+S = TypeVar("S", bound=Sealed)
+
+
+class Draws(Sealed, random.Random):
+    """A game's stream of draws from its secret seed (see the module docstring), recording
+    each. `move(by, act)` says whose move the next draws belong to; `fork()` is a copy at the
+    same position for a move that may not be kept (the move path saves it only once the move
+    is committed, so the cached game never runs ahead of the stored one). `version` is the
+    record format it draws by: a game begun before version 2 keeps drawing as it began, so
+    its whole record reads one way."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Draws:
+        return super().__new__(cls)  # random.Random's own seeding takes no part
+
+    def __init__(
+        self,
+        seed: bytes,
+        position: int = 0,
+        moves: Sequence[Move] = (),
+        *,
+        record: bool = True,
+        version: int = VERSION,
+    ) -> None:
+        Sealed.__init__(self, seed, position, moves, record=record, version=version)
+        self.gauss_next = None  # random.Random.gauss keeps its spare value here
+
+    @classmethod
+    def fresh(cls, source: random.Random) -> Draws:
+        """A new game's stream, its seed taken from `source` (the bot's SystemRandom: the
+        operating system's entropy; a seeded Random in tests)."""
+        return cls(source.randbytes(SEED_BYTES))
+
+    def move(self, by: int | None, act: str) -> Draws:
+        """The draws from here on belong to `by`'s move `act` (until the next call)."""
+        self._open = None
+        self._next_move = (by, act)
+        return self
 
     @classmethod
     def from_json(cls, data: Any) -> Draws:

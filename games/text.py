@@ -16,6 +16,8 @@ from typing import Union
 
 from pydantic import BaseModel, ConfigDict
 
+from games.shared import fields_set
+
 #: What fills a placeholder: a name or other verbatim text (str), a number the reader's
 #: language formats (int), another message rendered in the same language (Msg), or several
 #: of these joined as a list ("Ann, Bob and Cy").
@@ -50,17 +52,21 @@ def _english(value: Arg) -> str:
     return str(value)
 
 
+#: The fields set every message `M` and `Mn` make shares (games/shared.py).
+_ALL = fields_set(Msg, Msg.model_fields)
+
+
 def M(key: str, /, **args: Arg) -> Msg:
     """The message `key` with its placeholders' values. Built without pydantic's validation
     (the engines make one for every line they log; the types say what they hold), and
     validated when a saved game is read back."""
-    return Msg.model_construct(k=key, a=args, p=None, n=None)
+    return Msg.model_construct(_ALL, k=key, a=args, p=None, n=None)
 
 
 def Mn(one: str, many: str, n: int, /, **args: Arg) -> Msg:
     """The message whose form agrees with the count `n` ({n} in its text): `one` or `many`
     in English, as many forms as the reader's language has."""
-    return Msg.model_construct(k=one, p=many, n=n, a=args)
+    return Msg.model_construct(_ALL, k=one, p=many, n=n, a=args)
 
 
 #: A log line as a state holds it: a message, or the English text a game saved by an

@@ -10,7 +10,8 @@ import pytest
 
 from bot.errors import UserError
 from bot.service import Tables
-from tests.bot.conftest import ALICE, BOB, GUILD, Clock, find, make_tables
+from bot.sessions import same_state
+from tests.bot.conftest import ALICE, BOB, CHANNEL, GUILD, Clock, find, make_tables, open_game
 
 CHANNELS = [5_000 + i for i in range(6)]
 
@@ -64,4 +65,24 @@ async def test_a_lobby_joined_after_it_left_memory_starts(db_path: Path, clock: 
     session = await tables.sessions.get(CHANNELS[0])
     assert session is not None and session.started and started.update is not None
     await asyncio.sleep(0)
+    await tables.store.close()
+
+
+async def test_a_cached_game_keeps_a_digest_of_its_json_and_still_tells_a_move(
+    db_path: Path, clock: Clock
+) -> None:
+    """Between moves a cached game keeps its state's JSON only as a digest; a move that
+    changed nothing is still told from one that did."""
+    tables = await make_tables(db_path, clock)
+    await open_game(tables, ALICE, BOB)
+    session = tables.sessions.cached(CHANNEL)
+    assert session is not None and session.written is None
+    assert session.digest is not None and session.digest[0] is session.state
+    assert same_state(session.working(), session)
+    assert same_state(session.working(state=session.state.model_copy()), session)
+    moved = session.state.model_copy(update={"turn_number": session.state.turn_number + 1})
+    assert not same_state(session.working(state=moved), session)
+    session.digest = None  # without a digest: the text again
+    assert not same_state(session.working(state=moved), session)
+    assert same_state(session.working(), session)
     await tables.store.close()

@@ -25,7 +25,7 @@ from bot.replies import Reply
 from bot.sealed import SHORT, luck_counts
 from bot.service import Tables
 from bot.verify import ONE_LINER, one_liner, verdict, verify_answer
-from games.draws import contiguous, replay
+from games.draws import Sealed, contiguous, replay
 from games.kuriki.engine import declarations
 from tests.bot.conftest import (
     ALICE,
@@ -400,3 +400,21 @@ async def test_a_person_timed_out_is_played_for_from_the_sealed_draws(
         assert all(c.ok for c in checked) and contiguous(checked, session.draws.position)
     finally:
         await tables.store.close()
+
+
+async def test_a_cached_game_keeps_its_draws_sealed_and_its_record_whole(tables: Tables) -> None:
+    """Between moves the cached game holds its draws without random.Random's state
+    (`Sealed`); the moves go on drawing from where it stopped, and the record checks out."""
+    reply = await open_game(tables, ALICE, BOB)
+    for _ in range(3):
+        session = tables.sessions.cached(CHANNEL)
+        assert session is not None and type(session.draws) is Sealed
+        reply = await farkle_move(tables, reply)
+    session = tables.sessions.cached(CHANNEL)
+    assert session is not None and type(session.draws) is Sealed
+    at = session.draws.position
+    await tables.end(ALICE, CHANNEL, "farkle")
+    (record,) = await tables.store.finished_games(CHANNEL)
+    dice: Any = record["dice"]
+    checked = replay(bytes.fromhex(dice["seed"]), dice["moves"])
+    assert len(dice["moves"]) >= 3 and all(c.ok for c in checked) and contiguous(checked, at)

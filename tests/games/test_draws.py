@@ -21,6 +21,7 @@ from games.draws import (
     SEED_BYTES,
     Break,
     Draws,
+    Sealed,
     breaks,
     canonical,
     commitment,
@@ -430,3 +431,27 @@ def test_a_record_from_before_the_format_had_a_version() -> None:
     assert d.moves[0]["draws"][0][2] == [5, 1, 4, 2, 3]  # as given: the old way
     with pytest.raises(ValueError):
         Draws(SEED, version=3)
+
+
+def test_a_sealed_stream_goes_on_as_the_stream_it_was() -> None:
+    """A cached game keeps its draws `Sealed` between moves (no Random state); the stream
+    made from it again draws and records exactly as the original would have."""
+    kept, plain = Draws(SEED), Draws(SEED)
+    for d in (kept, plain):
+        d.move(1, "roll").dice(6, 1, "throw")
+        d.json_text()
+        d.move(2, "roll").dice(3, 2, "throw")
+    sealed = kept.sealed()
+    assert type(sealed) is Sealed and not isinstance(sealed, random.Random)
+    assert (sealed.json_text(), sealed.position, sealed.commitment) == (
+        plain.json_text(), plain.position, plain.commitment,
+    )  # fmt: skip
+    again = sealed.stream()
+    for d in (again, plain):
+        d.dice(2, 2, "throw")  # still the move in progress
+        d.move(1, "bank").shuffle(items := list(range(10)), what="deck")
+        assert items != list(range(10))
+    assert again.to_json() == plain.to_json() and again.json_text() == plain.json_text()
+    fork = sealed.fork()  # what the move path draws from: a copy of the cached record
+    assert fork.moves == sealed.moves and fork.moves is not sealed.moves
+    assert all(c.ok for c in replay(SEED, again.moves))
