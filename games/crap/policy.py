@@ -142,6 +142,10 @@ class View:
         return sure, maybe
 
 
+#: The ledger's last records a view keeps: two rounds of a six-player table's Acquires.
+RECENT = 24
+
+
 def observe(state: CrapState, seat: int) -> View:
     """The seat's view, built from its private view alone (the ledger's records taken as
     they are, not as JSON)."""
@@ -208,7 +212,7 @@ def observe(state: CrapState, seat: int) -> View:
         challenge=data["challenge"],
         force=data["force"],
         knowledge=knowledge,
-        recent=ledger[-12:],
+        recent=ledger[-RECENT:],
     )
 
 
@@ -419,11 +423,20 @@ def _acquires(view: View, rng: random.Random, now: float) -> list[tuple[float, A
 
 
 def _round_the_table(view: View, r: int) -> bool:
-    """Whether value r just went round the table, each of the others acquiring it from the
-    one before and nothing else happening: asked for again, it would go round for ever."""
-    n = 2 * len(view.opponents)
-    tail = view.recent[-n:]
-    return len(tail) == n and all(e.r == r and e.k in ("acquire", "gave") for e in tail)
+    """Whether value r is going round the table: each of the others just acquired it from the
+    one before, or for two rounds every record was an Acquire that got cards and r was one
+    of the values asked for. Asked for again, it (or it and another, in turn: a King and an
+    Ace at seed 819 of the four-player arena) would go round for ever."""
+    one = 2 * len(view.opponents)  # an Acquire and its handing over, by each other seat
+    tail = view.recent[-one:]
+    if len(tail) == one and all(e.r == r and e.k in ("acquire", "gave") for e in tail):
+        return True
+    tail = view.recent[-2 * one :]
+    return (
+        len(tail) == 2 * one
+        and all(e.k in ("acquire", "gave") for e in tail)
+        and any(e.r == r for e in tail)
+    )
 
 
 def _exposure(view: View, r: int) -> float:

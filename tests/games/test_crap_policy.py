@@ -323,6 +323,31 @@ def test_it_does_not_ask_for_a_card_that_just_went_round_the_table() -> None:
         assert action is not None and action.rank != A, action
 
 
+def test_it_does_not_ask_for_two_cards_that_go_round_the_table_in_turn() -> None:
+    """For two rounds each Acquire took a King or an Ace from the one before: asking for
+    either again would keep both going round for ever (seed 819 of the arena did)."""
+    state = build(
+        {
+            ANN: [c(K, "S"), c(A, "S"), c(Q, "S"), c(Q, "H"), c(2, "S")],
+            BOB: [c(K, "H")],
+            CAT: [c(A, "H")],
+        },
+        protected={ANN: [c(A, "D")], BOB: [c(K, "D")], CAT: [c(A, "C")]},
+    )
+    rounds = []
+    for asker, giver, r in ((BOB, ANN, K), (CAT, BOB, A), (ANN, CAT, K), (BOB, ANN, A)):
+        rounds += [Entry(k="acquire", p=asker, r=r), Entry(k="gave", p=asker, r=r, g=[(giver, 1)])]
+    state.ledger = rounds[-4:]  # one round only: Bob and Cat surely hold them, worth asking
+    assert policy.choose(state, ANN, random.Random(0)) in (
+        Action(kind="acquire", rank=K),
+        Action(kind="acquire", rank=A),
+    )
+    state.ledger = rounds
+    for seed in range(5):
+        action = policy.choose(state, ANN, random.Random(seed))
+        assert action is not None and action.rank not in (K, A), action
+
+
 def test_it_protects_a_card_of_its_best_near_set() -> None:
     view_state = build(
         {ANN: [c(K, "S"), c(K, "H"), c(K, "D"), c(3, "C")], BOB: [c(2, "S")], CAT: [c(6, "D")]},
