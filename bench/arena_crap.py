@@ -139,13 +139,8 @@ def _knowledge(state: CrapState, view: View) -> Knowledge:
 def _haul(view: View, k: Knowledge, r: int) -> tuple[int, float]:
     """What the others would hand over for value r: the cards they surely hold (capped by
     their hands), and the expected number among the rest of their unprotected cards."""
-    sure, maybe = 0, 0
-    for p in view.opponents:
-        held = min(k.held(p.id, r), p.hand)
-        sure += held
-        loose = max(0, p.hand - min(k.placed(p.id), p.hand))
-        maybe += k.maybe(p.id, r, loose)
-    return sure, maybe * _chance(view, k, r)
+    sure = sum(min(k.held(p.id, r), p.hand) for p in view.opponents)
+    return sure, _maybe_cards(view, k, r) * _chance(view, k, r)
 
 
 def card_tracker(state: CrapState, seat: int, rng: random.Random, now: float) -> Action | None:
@@ -181,6 +176,8 @@ def card_tracker(state: CrapState, seat: int, rng: random.Random, now: float) ->
 
 
 def _maybe_cards(view: View, k: Knowledge, r: int) -> int:
+    """How many of the others' unprotected cards this seat cannot place may be of value r
+    (the ledger's `maybe`, summed over them)."""
     total = 0
     for p in view.opponents:
         loose = max(0, p.hand - min(k.placed(p.id), p.hand))
