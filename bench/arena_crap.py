@@ -25,34 +25,18 @@ deadline."""
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 from bench.arena import Cell
+from bench.bots_crap import Chooser, bot, play
 from games.crap import policy
 from games.crap.cards import RANKS, rank
-from games.crap.engine import (
-    Action,
-    CrapRules,
-    CrapState,
-    apply,
-    expire,
-    legal_actions,
-    new_game,
-    next_deadline,
-)
+from games.crap.engine import Action, CrapRules, CrapState, legal_actions
 from games.crap.policy import View, change, counts, observe
 from games.crap.tracking import Knowledge, read
 from games.gamelog import take_log
-from games.lobby import Seat
 
-Mind = Callable[[CrapState, int, random.Random, float], Action | None]
-MAX_MOVES = 40_000
 COPIES = 8
-
-
-def bot(state: CrapState, seat: int, rng: random.Random, now: float) -> Action | None:
-    return policy.choose(state, seat, rng, now)
 
 
 def _windows(state: CrapState, seat: int, rng: random.Random, now: float, call: bool) -> Action:
@@ -80,7 +64,7 @@ def _truthful_turn(view: View, acts: set[str], now: float) -> Action:
     return Action(kind="recycle", now=now)
 
 
-def fixed(call: Callable[[CrapState, int], bool], bluff: float = 0.0) -> Mind:
+def fixed(call: Callable[[CrapState, int], bool], bluff: float = 0.0) -> Chooser:
     """An opponent from its calling rule and how often it bluffs."""
 
     def mind(state: CrapState, seat: int, rng: random.Random, now: float) -> Action | None:
@@ -155,13 +139,8 @@ def _knowledge(state: CrapState, view: View) -> Knowledge:
 def _haul(view: View, k: Knowledge, r: int) -> tuple[int, float]:
     """What the others would hand over for value r: the cards they surely hold (capped by
     their hands), and the expected number among the rest of their unprotected cards."""
-    sure, maybe = 0, 0
-    for p in view.opponents:
-        held = min(k.held(p.id, r), p.hand)
-        sure += held
-        loose = max(0, p.hand - min(k.placed(p.id), p.hand))
-        maybe += k.maybe(p.id, r, loose)
-    return sure, maybe * _chance(view, k, r)
+    sure = sum(min(k.held(p.id, r), p.hand) for p in view.opponents)
+    return sure, _maybe_cards(view, k, r) * _chance(view, k, r)
 
 
 def card_tracker(state: CrapState, seat: int, rng: random.Random, now: float) -> Action | None:
@@ -197,6 +176,8 @@ def card_tracker(state: CrapState, seat: int, rng: random.Random, now: float) ->
 
 
 def _maybe_cards(view: View, k: Knowledge, r: int) -> int:
+    """How many of the others' unprotected cards this seat cannot place may be of value r
+    (the ledger's `maybe`, summed over them)."""
     total = 0
     for p in view.opponents:
         loose = max(0, p.hand - min(k.placed(p.id), p.hand))
@@ -204,7 +185,7 @@ def _maybe_cards(view: View, k: Knowledge, r: int) -> int:
     return total
 
 
-def opponents() -> dict[str, Mind]:
+def opponents() -> dict[str, Chooser]:
     return {
         "card-tracker": card_tracker,
         "truthful": fixed(_never),
@@ -218,48 +199,19 @@ def opponents() -> dict[str, Mind]:
 # ----------------------------------------------------------------------------- games
 
 
-def play(
-    seed: int, minds: list[Mind], rules: CrapRules | None = None
-) -> tuple[CrapState, list[list[float]]]:
-    """One seeded game, seat i (id i + 1) played by minds[i], the log taken after every move
-    as the Discord bot takes it. Returns the final state and each seat's decision times."""
-    cards = random.Random(seed)
-    thinking = random.Random(seed * 7919 + 1)
-    seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(minds))]
-    state, _ = new_game(seats, rules or CrapRules(), cards)
-    times: list[list[float]] = [[] for _ in minds]
-    now = 0.0
-    for _ in range(MAX_MOVES):
-        if state.finished:
-            return state, times
-        state, _ = take_log(state)
-        now += 0.1
-        n = len(state.players)
-        for pid in [state.players[(state.current + i) % n].id for i in range(n)]:
-            if not legal_actions(state, pid):
-                continue
-            start = time.perf_counter()
-            action = minds[pid - 1](state, pid, thinking, now)
-            times[pid - 1].append(time.perf_counter() - start)
-            if action is not None:
-                state, _ = apply(state, pid, action, cards)
-                break
-        else:
-            deadline = next_deadline(state)
-            assert deadline is not None, "the table waits on nobody and no window is open"
-            now = max(now, deadline)
-            state, _ = expire(state, now, cards)
-    raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
+def _log_taken(state: CrapState) -> CrapState:
+    """The state as the Discord bot keeps it after a move: the log's new lines taken."""
+    return take_log(state)[0]
 
 
 def against_bots(
-    seed: int, players: int, opponent: Mind, rules: CrapRules | None = None
+    seed: int, players: int, opponent: Chooser, rules: CrapRules | None = None
 ) -> tuple[float, list[float]]:
     """`opponent` in seat (seed mod players), bots in the others: its share of the win (a
     shared win counts as a share) and the bots' decision times."""
     theirs = seed % players
     minds = [opponent if i == theirs else bot for i in range(players)]
-    state, times = play(seed, minds, rules)
+    state, times = play(seed, minds, rules, kept=_log_taken)
     won = 1 / len(state.winners) if theirs + 1 in state.winners else 0.0
     return won, [t for i, ts in enumerate(times) if i != theirs for t in ts]
 
@@ -273,7 +225,7 @@ def cells(players: int) -> list[Cell]:
     out = []
     for name, mind in opponents().items():
 
-        def play_one(seed: int, mind: Mind = mind) -> tuple[float, list[float]]:
+        def play_one(seed: int, mind: Chooser = mind) -> tuple[float, list[float]]:
             return against_bots(seed, players, mind)
 
         out.append(Cell(name, players, play_one, fair, fair + 0.10))

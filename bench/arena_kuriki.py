@@ -14,52 +14,24 @@ players, the opponent's seat rotated with the seed. The opponents a sharp player
 - `rusk`: plays as `truthful` and proposes a Rusk on the bot with most lives on every roll
   the engine lets it (once per player per roll).
 
-Votes need time: the game clock moves 5 seconds a move, so a vote nobody answers closes
-after 12 moves, as a 60 s vote would. The log's new lines are taken after every move, as the
-bot stores them: a state that kept them all would make every view longer with every move."""
+The games are played as bench.bots' are (`bench.bots_kuriki.game`): the clock moves 5
+seconds a move, so a vote nobody answers closes after 12 moves, as a 60 s vote would."""
 
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
-from contextlib import suppress
 
 from bench.arena import Cell
-from games.errors import GameError
-from games.gamelog import take_log
+from bench.bots_kuriki import Chooser, answer, bot, declaring, play
 from games.kuriki import policy
-from games.kuriki.engine import Action, KurikiRules, KurikiState, apply, new_game, on_clock
+from games.kuriki.engine import Action, KurikiState, on_clock
 from games.kuriki.values import declarable, roll_value
-from games.lobby import Seat
-
-Mind = Callable[[KurikiState, int, random.Random, float], Action | None]
-MAX_MOVES = 5000
-SECONDS_A_MOVE = 5.0
-MEDIAN = 8  # the median roll: `truthful` pulls above it
-
-
-def bot(state: KurikiState, seat: int, rng: random.Random, now: float) -> Action | None:
-    """The bot's move. Off the clock a bot only votes, so without a vote open it is not asked:
-    the same games, without rebuilding its view three times a move at four players."""
-    if not state.votes and on_clock(state) != seat:
-        return None
-    return policy.choose(state, seat, rng, now)
-
-
-def _answer(view: KurikiState) -> Action:
-    """`truthful`'s answer as Next Guy: pull its own lie come back, or a declaration above
-    the median; otherwise take the cup."""
-    assert view.declared is not None
-    if view.dice is not None:
-        lie = roll_value(*view.dice, view.rules.two_digit) < view.declared
-        return Action(kind="pull" if lie else "roll")
-    return Action(kind="pull" if view.declared > MEDIAN else "roll")
 
 
 def player(
-    declare: Callable[[KurikiState, int], int], answer: Callable[[KurikiState], Action] = _answer
-) -> Mind:
+    declare: Callable[[KurikiState, int], int], respond: Callable[[KurikiState], Action] = answer
+) -> Chooser:
     """An opponent from its declaration rule (`declare(view, truth)`) and its answer; the
     first Roller's direction is the bot's (the arena measures declarations, not seating)."""
 
@@ -73,11 +45,8 @@ def player(
             return Action(kind="roll", now=now)
         if view.phase == "declare":
             assert view.dice is not None
-            two = view.rules.two_digit
-            legal = [v for v in declarable(two) if view.minimum is None or v >= view.minimum]
-            value = declare(view, roll_value(*view.dice, two))
-            return Action(kind="declare", value=str(value if value in legal else legal[0]), now=now)
-        return answer(view).model_copy(update={"now": now})
+            return declaring(view, declare(view, roll_value(*view.dice, view.rules.two_digit)), now)
+        return respond(view).model_copy(update={"now": now})
 
     return mind
 
@@ -107,7 +76,7 @@ def _calling(view: KurikiState) -> Action:
     value's rate, pooled with the values next to it), against the risk of taking the cup."""
     assert view.declared is not None
     if view.dice is not None:
-        return _answer(view)
+        return answer(view)
     two = view.rules.two_digit
     values = declarable(two)
     rank = {v: i for i, v in enumerate(values)}
@@ -136,8 +105,8 @@ def rusk_proposer(state: KurikiState, seat: int, rng: random.Random, now: float)
 TRUTHFUL = player(_truth)
 
 
-def opponents(two_digit: bool = False) -> dict[str, Mind]:
-    listed: dict[str, Mind] = {"truthful": TRUTHFUL}
+def opponents(two_digit: bool = False) -> dict[str, Chooser]:
+    listed: dict[str, Chooser] = {"truthful": TRUTHFUL}
     for x in declarable(two_digit)[1:]:
         listed[f"declare-{x}"] = player(fixed(x))
     listed["step-above"] = player(_step_above)
@@ -147,43 +116,7 @@ def opponents(two_digit: bool = False) -> dict[str, Mind]:
     return listed
 
 
-def play(
-    seed: int, minds: list[Mind], rules: KurikiRules | None = None
-) -> tuple[KurikiState, list[list[float]]]:
-    """One game, seat i (player id i + 1) played by minds[i]; each step first lets the seats
-    off the clock vote or propose, then the one on the clock moves. Returns the final state
-    and each seat's decision times on the clock."""
-    dice = random.Random(seed)
-    thinking = random.Random(seed * 7919 + 1)
-    seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(minds))]
-    state, _ = new_game(seats, rules or KurikiRules(), dice)
-    times: list[list[float]] = [[] for _ in minds]
-    now = 0.0
-    for _ in range(MAX_MOVES):
-        if state.finished:
-            return state, times
-        now += SECONDS_A_MOVE
-        who = on_clock(state)
-        for p in state.alive():
-            if p.id == who:
-                continue
-            aside = minds[p.id - 1](state, p.id, thinking, now)
-            if aside is not None and aside.kind in ("vote", "propose"):
-                with suppress(GameError):  # a proposal the engine refuses: play on
-                    state, _ = take_log(apply(state, p.id, aside, dice)[0])
-                if state.finished:
-                    return state, times
-        who = on_clock(state)
-        assert who is not None
-        start = time.perf_counter()
-        action = minds[who - 1](state, who, thinking, now)
-        times[who - 1].append(time.perf_counter() - start)
-        assert action is not None, f"seat {who} is on the clock but chose nothing"
-        state, _ = take_log(apply(state, who, action, dice)[0])
-    raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
-
-
-def against_bots(seed: int, players: int, opponent: Mind) -> tuple[float, list[float]]:
+def against_bots(seed: int, players: int, opponent: Chooser) -> tuple[float, list[float]]:
     """`opponent` in seat (seed mod players), bots in the others: 1.0 when it wins alone
     (bots sharing the win when it is out count as its loss); the bots' decision times."""
     theirs = seed % players
@@ -201,7 +134,7 @@ def cells(players: int) -> list[Cell]:
     for name, mind in opponents().items():
         limit = (0.55 if name == "declare-105" else 0.60) if players == 2 else fair + 0.10
 
-        def play_one(seed: int, mind: Mind = mind) -> tuple[float, list[float]]:
+        def play_one(seed: int, mind: Chooser = mind) -> tuple[float, list[float]]:
             return against_bots(seed, players, mind)
 
         out.append(Cell(name, players, play_one, fair, limit))

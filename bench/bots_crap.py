@@ -49,12 +49,15 @@ def game(
     choosers: list[Chooser],
     rules: CrapRules | None = None,
     times: list[list[float]] | None = None,
+    kept: Callable[[CrapState], CrapState] | None = None,
 ) -> Iterator[tuple[CrapState, float]]:
     """One game, seat i (player id i + 1) played by choosers[i]: yields every state it
     passes through with the clock then, the last one finished. Whoever the table waits on
     is asked, in seat order from the player whose turn it is; when nobody moves (every bot
     lets an Acquire go by waiting), the clock jumps to the window's deadline. Each seat's
-    decision times (seconds) go to `times`."""
+    decision times (seconds) go to `times`. `kept` makes of each state what is kept of it
+    before the table is asked (the arena takes the log, as the Discord bot stores it); by
+    default the whole state, its log with every line of the game."""
     cards = random.Random(seed)
     minds = random.Random(seed * 7919 + 1)
     seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(choosers))]
@@ -64,6 +67,8 @@ def game(
         yield state, now
         if state.finished:
             return
+        if kept is not None:
+            state = kept(state)
         now += 0.1  # bots answer well within any window
         n = len(state.players)
         order = [state.players[(state.current + i) % n].id for i in range(n)]
@@ -86,11 +91,14 @@ def game(
 
 
 def play(
-    seed: int, choosers: list[Chooser], rules: CrapRules | None = None
+    seed: int,
+    choosers: list[Chooser],
+    rules: CrapRules | None = None,
+    kept: Callable[[CrapState], CrapState] | None = None,
 ) -> tuple[CrapState, list[list[float]]]:
     """Play `game` to the end: the final state and each seat's decision times."""
     times: list[list[float]] = [[] for _ in choosers]
-    ((state, _),) = deque(game(seed, choosers, rules, times), maxlen=1)
+    ((state, _),) = deque(game(seed, choosers, rules, times, kept), maxlen=1)
     return state, times
 
 

@@ -10,13 +10,16 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 
+from games.errors import GameError
+from games.gamelog import take_log
 from games.kuriki import policy
 from games.kuriki.engine import Action, KurikiRules, KurikiState, apply, new_game, on_clock
 from games.kuriki.values import declarable, roll_value
 from games.lobby import Seat
 
-Chooser = Callable[[KurikiState, int, random.Random], Action | None]
+Chooser = Callable[[KurikiState, int, random.Random, float], Action | None]
 MAX_MOVES = 5000  # a 3-player game of 5 lives takes about a hundred
+SECONDS_A_MOVE = 5.0
 
 
 def median_roll(two_digit: bool) -> int:
@@ -25,32 +28,49 @@ def median_roll(two_digit: bool) -> int:
     return values[len(values) // 2 - 1]
 
 
-def truthful(state: KurikiState, seat: int, rng: random.Random) -> Action | None:
+def truthful(
+    state: KurikiState, seat: int, rng: random.Random, now: float = 0.0
+) -> Action | None:
     """The baseline: declares the truth, or the lowest legal declaration when the truth is
     too low; pulls a declaration above the median roll and takes the cup otherwise. Having
     seen the dice itself (the cup came round), it pulls exactly the lies. It never passes."""
-    view = policy.observe(state, seat)
-    if on_clock(view) != seat:
+    if on_clock(state) != seat:
         return None
-    two = view.rules.two_digit
+    view = policy.observe(state, seat)
     if view.phase == "direction":
-        return Action(kind="direction", value="cw")
+        return Action(kind="direction", value="cw", now=now)
     if view.phase == "roll":
-        return Action(kind="roll")
+        return Action(kind="roll", now=now)
     if view.phase == "declare":
         assert view.dice is not None
-        truth = roll_value(*view.dice, two)
-        legal = [v for v in declarable(two) if view.minimum is None or v >= view.minimum]
-        return Action(kind="declare", value=str(truth if truth in legal else legal[0]))
+        return declaring(view, roll_value(*view.dice, view.rules.two_digit), now)
+    return answer(view).model_copy(update={"now": now})
+
+
+def declaring(view: KurikiState, value: int, now: float) -> Action:
+    """Declare `value`, or the lowest declaration allowed when it is too low."""
+    two = view.rules.two_digit
+    legal = [v for v in declarable(two) if view.minimum is None or v >= view.minimum]
+    return Action(kind="declare", value=str(value if value in legal else legal[0]), now=now)
+
+
+def answer(view: KurikiState) -> Action:
+    """`truthful`'s answer as Next Guy: pull its own lie come back, or a declaration above
+    the median roll; otherwise take the cup."""
     assert view.declared is not None
+    two = view.rules.two_digit
     if view.dice is not None:
         lie = roll_value(*view.dice, two) < view.declared
         return Action(kind="pull" if lie else "roll")
     return Action(kind="pull" if view.declared > median_roll(two) else "roll")
 
 
-def bot(state: KurikiState, seat: int, rng: random.Random) -> Action | None:
-    return policy.choose(state, seat, rng)
+def bot(state: KurikiState, seat: int, rng: random.Random, now: float = 0.0) -> Action | None:
+    """The bot's move. Off the clock a bot only votes, so without a vote open it is not asked:
+    the same games, without rebuilding its view for every seat off the clock."""
+    if not state.votes and on_clock(state) != seat:
+        return None
+    return policy.choose(state, seat, rng, now)
 
 
 def game(
@@ -61,30 +81,52 @@ def game(
 ) -> Iterator[KurikiState]:
     """One game, seat i (player id i + 1) played by choosers[i]: yields every state it
     passes through, the last one finished. Dice and the players' choices come from
-    separate seeded generators; each seat's decision times (seconds) go to `times`."""
+    separate seeded generators. Each step first lets the seats off the clock vote or
+    propose, then the one on the clock moves; its decision time (seconds) goes to `times`.
+
+    Votes need time: the clock moves 5 seconds a move, so a vote nobody answers closes
+    after 12 moves, as a 60 s vote would. The log's new lines are taken after every move,
+    as the Discord bot stores them: a state that kept them all would make every view
+    longer with every move."""
     dice = random.Random(seed)
     minds = random.Random(seed * 7919 + 1)
     seats = [Seat(id=i + 1, name=f"P{i + 1}") for i in range(len(choosers))]
     state, _ = new_game(seats, rules or KurikiRules(), dice)
+    now = 0.0
     for _ in range(MAX_MOVES):
         yield state
         if state.finished:
             return
+        now += SECONDS_A_MOVE
+        who = on_clock(state)
+        for p in state.alive():
+            if p.id == who:
+                continue
+            aside = choosers[p.id - 1](state, p.id, minds, now)
+            if aside is None or aside.kind not in ("vote", "propose"):
+                continue
+            try:
+                state, _ = take_log(apply(state, p.id, aside, dice)[0])
+            except GameError:  # a proposal the engine refuses: play on
+                continue
+            yield state
+            if state.finished:
+                return
         who = on_clock(state)
         assert who is not None
         start = time.perf_counter()
-        action = choosers[who - 1](state, who, minds)
+        action = choosers[who - 1](state, who, minds, now)
         if times is not None:
             times[who - 1].append(time.perf_counter() - start)
         assert action is not None, f"seat {who} is on the clock but chose nothing"
-        state, _ = apply(state, who, action, dice)
+        state, _ = take_log(apply(state, who, action, dice)[0])
     raise RuntimeError(f"game {seed} did not end in {MAX_MOVES} moves")
 
 
 def play(
     seed: int, choosers: list[Chooser], rules: KurikiRules | None = None
 ) -> tuple[KurikiState, list[list[float]]]:
-    """Play `game` to the end: the final state and each seat's decision times."""
+    """Play `game` to the end: the final state and each seat's decision times on the clock."""
     times: list[list[float]] = [[] for _ in choosers]
     (state,) = deque(game(seed, choosers, rules, times), maxlen=1)
     return state, times
@@ -123,4 +165,14 @@ def matchups() -> list[tuple[str, Callable[[int], tuple[float, list[float]]], fl
     ]
 
 
-__all__ = ["matchups", "median_roll", "play", "seat_match", "truthful"]
+__all__ = [
+    "answer",
+    "bot",
+    "declaring",
+    "game",
+    "matchups",
+    "median_roll",
+    "play",
+    "seat_match",
+    "truthful",
+]

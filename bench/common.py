@@ -14,6 +14,7 @@ import shlex
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -27,6 +28,7 @@ from tests.e2e.fake_discord import (
     FakeUser,
     InteractionRecord,
 )
+from tests.postgres import PostgresServer, create_database, find_bindir
 
 REPO = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -166,6 +168,26 @@ def mib(kib: int) -> str:
 
 
 # ---------------------------------------------------------------------- the fake Discord
+
+
+@contextlib.contextmanager
+def own_postgres(database: str, hint: str = "") -> Iterator[str | None]:
+    """A PostgreSQL server of the benchmark's own, durable as a real one (fsync and
+    synchronous commits on), holding the empty database `database`: yields its URL and
+    stops the server after. Yields None, having said so on stderr (with `hint`), when no
+    server binaries are installed."""
+    bindir = find_bindir()
+    if bindir is None:
+        print(f"error: no PostgreSQL server binaries found{hint}", file=sys.stderr)
+        yield None
+        return
+    server = PostgresServer(bindir)
+    server.start(durable=True)
+    try:
+        create_database(server, database)
+        yield server.url(database)
+    finally:
+        server.stop()
 
 
 class _NoSchema:

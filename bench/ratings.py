@@ -24,10 +24,9 @@ from pathlib import Path
 
 import asyncpg
 
-from bench.common import header, ms, percentile
+from bench.common import header, ms, own_postgres, percentile
 from bot.store import FinishedGame, Store
 from games.bots import FIRST_BOT_ID
-from tests.postgres import PostgresServer, create_database, find_bindir
 
 GUILD = 1_400_000_000_000_000_000
 CHANNEL = GUILD + 1
@@ -126,17 +125,10 @@ async def run(args: argparse.Namespace) -> int:
             sep = "&" if "?" in args.url else "?"
             await measure("PostgreSQL", f"{args.url}{sep}search_path={schema}", args)
             return 0
-        bindir = find_bindir()
-        if bindir is None:
-            print("error: no PostgreSQL server binaries found; pass --url", file=sys.stderr)
-            return 2
-        server = PostgresServer(bindir)
-        server.start(durable=True)
-        try:
-            create_database(server, "bench_ratings")
-            await measure("PostgreSQL", server.url("bench_ratings"), args)
-        finally:
-            server.stop()
+        with own_postgres("bench_ratings", hint="; pass --url") as url:
+            if url is None:
+                return 2
+            await measure("PostgreSQL", url, args)
     return 0
 
 

@@ -32,12 +32,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bench.common import header, ms, percentile
+from bench.common import header, ms, own_postgres, percentile
 from bot.records import place_of
 from bot.store import FinishedGame, SessionRow, SqliteStore, Store
 from bot.store.rows import PLAYER_COLUMNS
 from bot.tuning import freeze_start_up
-from tests.postgres import PostgresServer, create_database, find_bindir
 
 GUILD = 1_600_000_000_000_000_000
 REGULAR = 1_600_000_000_000_500_001
@@ -326,17 +325,10 @@ async def run(args: argparse.Namespace) -> int:
         if "sqlite" in stores:
             await measure("SQLite", Path(tmp) / "scale.sqlite3", args)
         if "postgresql" in stores:
-            bindir = find_bindir()
-            if bindir is None:
-                print("error: no PostgreSQL server binaries found", file=sys.stderr)
-                return 2
-            server = PostgresServer(bindir)
-            server.start(durable=True)
-            try:
-                create_database(server, "bench_scale")
-                await measure("PostgreSQL", server.url("bench_scale"), args)
-            finally:
-                server.stop()
+            with own_postgres("bench_scale") as url:
+                if url is None:
+                    return 2
+                await measure("PostgreSQL", url, args)
     gc_timing(args.heap)
     return 0
 

@@ -6,9 +6,10 @@ import logging
 from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import discord
+from pydantic import BaseModel
 
 from bot.components import Components, TableItem, button, select, view_of
 from bot.i18n import N_, _, _n, one_unit, render
@@ -30,6 +31,9 @@ from games.lobby import Lobby
 from games.text import Line
 
 log = logging.getLogger(__name__)
+
+#: A game's rules model (FarkleRules, KurikiRules, CrapRules).
+R = TypeVar("R", bound=BaseModel)
 
 EMBED_COLOUR = discord.Colour.from_rgb(88, 101, 242)
 __all__ = [
@@ -164,6 +168,15 @@ class TableAdapter(GameRules[StateT]):
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
         """The rules of the running game, or of a chosen preset, readable on a phone."""
+
+    def rules_here(self, settings: GuildSettings, session: Session | None, model: type[R]) -> R:
+        """The rules `rules_embed` shows: those of this game's table in the channel (as it
+        is played, or as its lobby keeps them), else the settings' (`rules_of`). `model` is
+        the game's rules model (`rules_model`), given so the rules come back as that type."""
+        if session is not None and session.kind == self.kind:
+            kept = session.state.rules if session.started else session.lobby.options["rules"]
+            return model.model_validate(kept)
+        return model.model_validate(self.rules_of(settings))
 
     # ------------------------------------------------------------------ components
 

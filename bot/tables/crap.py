@@ -279,13 +279,7 @@ class CrapTable(CrapPlay, CrapHand):
     def rules_embed(
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
-        rules = self.rules_of(settings)
-        if session is not None and session.kind == self.kind:
-            rules = (
-                session.state.rules
-                if session.started
-                else CrapRules.model_validate(session.lobby.options["rules"])
-            )
+        rules = self.rules_here(settings, session, CrapRules)
         embed = discord.Embed(
             title=_("🃏 CRAP: Challenge, Recycle, Acquire, Protect"),
             description=_describe(rules),

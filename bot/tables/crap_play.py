@@ -17,7 +17,6 @@ from games.crap import engine, policy, record
 from games.crap.cards import SUITS, is_joker, label, rank, rank_words
 from games.crap.engine import Action, ActionKind, CPlayer, CrapRules, CrapState
 from games.errors import IllegalMove
-from games.lobby import Lobby
 from games.numbers import is_number
 from games.text import M, Mn, Msg, Part
 
@@ -36,6 +35,7 @@ class CrapPlay(GameRules[CrapState]):
     engine = engine
     policy = policy
     state_model = CrapState
+    rules_model = CrapRules
 
     def drawn_text(self, what: str, item: Any) -> str:
         """The deck, a random discard and cards placed for a timed-out player are cards."""
@@ -61,14 +61,6 @@ class CrapPlay(GameRules[CrapState]):
             force_recycle=settings.crap_force_recycle,
             bluff_window=settings.crap_bluff_window,
         )
-
-    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
-        return {"rules": self.rules_of(settings).model_dump(mode="json")}
-
-    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> CrapState:
-        return engine.new_game(
-            lobby.players, CrapRules.model_validate(lobby.options["rules"]), rng
-        )[0]
 
     def apply(self, state: CrapState, move: Move, rng: random.Random) -> CrapState:
         action = self._action(state, move)

@@ -18,7 +18,6 @@ from games.errors import IllegalMove
 from games.farkle import engine, policy
 from games.farkle.engine import Action, ActionKind, FarklePlayer, FarkleState
 from games.farkle.rules import FarkleRules
-from games.lobby import Lobby
 from games.numbers import number
 from games.text import M
 
@@ -44,13 +43,14 @@ class FarklePlay(GameRules[FarkleState]):
     build_tables = False
     quick_bot_actions = frozenset({"toggle"})
     state_model = FarkleState
+    rules_model = FarkleRules
 
-    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
+    def rules_of(self, settings: GuildSettings) -> FarkleRules:
+        """The server's preset with its house rules (UserError when they do not make a game)."""
         try:
-            rules = settings.farkle_rules()
+            return settings.farkle_rules()
         except SettingsError as exc:
             raise UserError(str(exc)) from None
-        return {"rules": rules.model_dump(mode="json")}
 
     def bot_preparation(self, state: FarkleState) -> Callable[[], object] | None:
         """A game with a bot seat: start building the rules' win table in the background
@@ -62,11 +62,6 @@ class FarklePlay(GameRules[FarkleState]):
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
         return int(FarkleRules.model_validate(options["rules"]).max_players)
-
-    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> FarkleState:
-        rules = FarkleRules.model_validate(lobby.options["rules"])
-        state, _ = engine.new_game(lobby.players, rules, rng)
-        return state
 
     def stamp(self, state: FarkleState | None, action: str, arg: str | None) -> int:
         return 0 if state is None else engine.decision(state)

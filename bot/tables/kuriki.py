@@ -355,13 +355,7 @@ class KurikiTable(KurikiPlay, KurikiMessages):
     def rules_embed(
         self, settings: GuildSettings, session: Session | None, preset: str | None
     ) -> discord.Embed:
-        rules = self.rules_of(settings)
-        if session is not None and session.kind == self.kind:
-            rules = (
-                session.state.rules
-                if session.started
-                else KurikiRules.model_validate(session.lobby.options["rules"])
-            )
+        rules = self.rules_here(settings, session, KurikiRules)
         embed = discord.Embed(
             title=f"🥤 {_('Kuriki')}",
             description=_n("{n} life.", "{n} lives.", rules.lives) + " " + _variants(rules),

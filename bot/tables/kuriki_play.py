@@ -5,7 +5,6 @@ on is bot/tables/kuriki.py."""
 from __future__ import annotations
 
 import random
-from typing import Any
 
 from bot.i18n import _
 from bot.settings import GuildSettings
@@ -14,7 +13,6 @@ from games.autoplay import Chooser
 from games.errors import IllegalMove
 from games.kuriki import engine, policy
 from games.kuriki.engine import Action, ActionKind, KurikiRules, KurikiState
-from games.lobby import Lobby
 from games.numbers import is_number
 from games.numbers import number as parsed
 from games.text import M, Mn
@@ -40,6 +38,7 @@ class KurikiPlay(GameRules[KurikiState]):
     engine = engine
     policy = policy
     state_model = KurikiState
+    rules_model = KurikiRules
     #: Good all game: a vote names itself in its arg; a peek only shows what you saw.
     _unstamped = frozenset({"vote", "peek"})
 
@@ -56,15 +55,6 @@ class KurikiPlay(GameRules[KurikiState]):
             stake=settings.kuriki_stake,
             foul_price=settings.kuriki_foul_price,
         )
-
-    def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
-        return {"rules": self.rules_of(settings).model_dump(mode="json")}
-
-    def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> KurikiState:
-        state, _ = engine.new_game(
-            lobby.players, KurikiRules.model_validate(lobby.options["rules"]), rng
-        )
-        return state
 
     def apply(self, state: KurikiState, move: Move, rng: random.Random) -> KurikiState:
         if move.action in ("propose", "rusk"):

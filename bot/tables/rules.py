@@ -17,7 +17,7 @@ from bot.i18n import _
 from bot.settings import GuildSettings
 from games.autoplay import Chooser
 from games.bots import bot_seats, only_bots
-from games.lobby import Lobby
+from games.lobby import Lobby, Seat
 from games.places import Order, places
 from games.text import Line, M, Msg
 
@@ -47,6 +47,10 @@ class Engine(Protocol[_S, _A_contra]):
     ) -> tuple[_S, list[Any]]: ...
 
     def abandon(self, state: _S, why: Line, /) -> tuple[_S, list[Any]]: ...
+
+    def new_game(
+        self, seats: list[Seat], rules: Any, rng: random.Random, /
+    ) -> tuple[_S, list[Any]]: ...
 
 
 class Policy(Protocol[_S_contra]):
@@ -119,6 +123,9 @@ class GameRules(ABC, Generic[StateT]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 8
     state_model: type[StateT]
+    #: The engine's rules model (FarkleRules, KurikiRules, CrapRules): a lobby keeps the
+    #: rules its game will be played by as this model's JSON (`lobby_options`).
+    rules_model: type[BaseModel]
     #: The pure engine and the bot player's policy (`choose(state, seat, rng, now)`). The
     #: engine's move type differs per game (each engine's `Action`): the policy's moves go
     #: to the engine as they come, so it is left open here.
@@ -159,18 +166,23 @@ class GameRules(ABC, Generic[StateT]):
     # ------------------------------------------------------------------ lobby
 
     @abstractmethod
+    def rules_of(self, settings: GuildSettings) -> BaseModel:
+        """The rules a lobby's game will be played by, from its settings (the server's, or
+        the host's start options over the bot's defaults: bot/lobby_settings.py). Raises
+        UserError when they do not make a game."""
+
     def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
-        """The lobby's options from its settings (the server's, or the host's start options
-        over the bot's defaults: bot/lobby_settings.py): the rules its game will be played
-        by. Raises UserError when they do not make a game."""
+        """The lobby's options from its settings: the rules of `rules_of`, as JSON."""
+        return {"rules": self.rules_of(settings).model_dump(mode="json")}
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """The most players a lobby with these (validated) options takes."""
         return self.max_players
 
-    @abstractmethod
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> StateT:
-        """The started game's state."""
+        """The started game's state, by the rules the lobby kept (`lobby_options`)."""
+        rules = self.rules_model.model_validate(lobby.options["rules"])
+        return self.engine.new_game(lobby.players, rules, rng)[0]
 
     # ------------------------------------------------------------------ moves
 
