@@ -167,7 +167,7 @@ class Reminders:
             return None  # taken by another process meanwhile
         return delivery
 
-    async def nudge(self, actor_id: int, channel_id: int) -> Delivery:
+    async def nudge(self, actor_id: int, channel_id: int, game: int | None = None) -> Delivery:
         """A seated player pressed Remind: remind whoever the game waits for, at most once a
         turn and once every `NUDGE_EVERY` seconds in the channel. Raises UserError, with
         nothing stored, when it may not."""
@@ -175,6 +175,8 @@ class Reminders:
         adapter = None if session is None else self.adapters.get(session.kind)
         if session is None or adapter is None or not session.started:
             raise UserError(_("There is no game running here."))
+        if game is not None and game != session.game_id:
+            raise UserError(_("This table's game is over: use the buttons on the latest table."))
         state = session.state
         if adapter.is_finished(state) or session.turn_deadline is None:
             raise UserError(_("This game has no turn timer: there is nobody to remind."))
