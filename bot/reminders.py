@@ -262,12 +262,21 @@ def _awake(
     return awake, min(ends, default=None)
 
 
-def with_remind_button(rendered: Rendered, session: Session, now: float) -> Rendered:
+def with_remind_button(
+    rendered: Rendered, session: Session, now: float, *, far: bool = False
+) -> Rendered:
     """The table with a Remind button while more than `NUDGE_LEFT` of a timed turn is left
-    and its rows have room (a full table goes without: /remind is not needed for it)."""
+    and its rows have room (a full table goes without it). `far`: the bot is no member of
+    the channel, and the table says what reminders can do there."""
     end = session.turn_deadline
     if end is None or end - now <= NUDGE_LEFT or session.ended is not None:
         return rendered
+    if far:
+        note = _(
+            "-# The bot is not a member here: its reminders reach players only as direct "
+            "messages (/remind me on). Remind mentions them here, as it is pressed."
+        )
+        rendered = replace(rendered, content="\n".join(filter(None, [rendered.content, note])))
     nudge = button(NUDGE_KIND, NUDGE_ACTION, session.channel_id, session.game_id, 0, _("Remind"))
     row = _free_row(rendered.items)
     if row is None:

@@ -331,7 +331,8 @@ class TableUpdates:
         adapter = self.adapters[session.kind]
         with self.speaking_to(session):
             table = sealed(adapter.render(session), session, adapter)
-            return with_remind_button(table, session, self.clock())
+            far = self.sessions.reach(session.channel_id) is not None
+            return with_remind_button(table, session, self.clock(), far=far)
 
     def on_table(
         self,

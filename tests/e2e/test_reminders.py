@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
 from bot.settings import GuildSettings
 from tests.e2e.bot_play import until
-from tests.e2e.fake_discord import FakeMessage, FakeUser
+from tests.e2e.fake_discord import TOKEN_LIFETIME, FakeDiscord, FakeMessage, FakeUser
 from tests.e2e.farkle_play import next_press, open_game, read_table
-from tests.e2e.harness import ALICE, BOB, GUILD, TABLE, Driver
+from tests.e2e.harness import ALICE, BOB, GUILD, TABLE, Driver, running_bot
+from tests.e2e.test_play_anywhere import no_channel_requests, place_in
 
 DAY = 86400.0
 HOUR = 3600.0
@@ -185,3 +187,40 @@ async def test_a_player_whose_dms_are_closed_is_reminded_in_the_channel(d: Drive
     assert "Discord refused the last one" in shown.text
     assert d.fake.direct_messages(waiting.id) == []
     assert not [p for p in d.problems if "50007" in p and "WARNING" in p]
+
+
+@pytest.mark.slow
+async def test_where_the_bot_is_no_member_reminders_are_dms_and_remind_posts_as_pressed(
+    tmp_path: Path,
+) -> None:
+    """A server that never added the bot: no reminder can go to the channel (every token
+    expired), so the player's DM carries it; the table says so. Remind is a press, whose
+    interaction may post: the mention appears in the channel through it."""
+    fake = FakeDiscord(token_lifetime=TOKEN_LIFETIME)
+    await fake.start()
+    try:
+        channel, _ = place_in(fake, "server without the bot")
+        settings = GuildSettings(turn_timer=int(DAY))
+        async with running_bot(tmp_path / "e2e.sqlite3", fake=fake, defaults=settings) as d:
+            for user in (ALICE, BOB):
+                await d.slash(user, channel, "remind me", dms="on")
+            table = await open_game(d, channel, [ALICE, BOB], rules="classic")
+            assert "reach players only as direct messages" in table.text()
+            assert "Remind" in table.labels()
+            waiting, other = (ALICE, BOB) if read_table(table).current == ALICE.id else (BOB, ALICE)
+            assert d.bot is not None
+            session = await d.bot.tables.sessions.get(channel)
+            assert session is not None and session.turn_deadline is not None
+            skip_to(d, session.turn_deadline - DAY / 2)  # every token has expired by then
+            await until(d, "the DM", lambda: len(fake.direct_messages(waiting.id)) == 1)
+            assert f"/{channel}/" in fake.direct_messages(waiting.id)[0].content
+            no_channel_requests(d, channel)
+            pressed = await d.click(other, channel, label="Remind", message=d.table(channel))
+            assert pressed.ephemeral
+            await until(d, "the DM", lambda: len(fake.direct_messages(waiting.id)) == 2)
+            await d.settle()
+            (nudge,) = [m for m in fake.notifications(waiting.id) if m.channel_id == channel]
+            assert f"<@{other.id}> reminds you" in nudge.content and not nudge.ephemeral
+            no_channel_requests(d, channel)  # it went through the press's interaction
+    finally:
+        await fake.stop()
