@@ -18,6 +18,7 @@ import discord
 from discord.http import handle_message_parameters
 
 from bot.i18n import _, speaking
+from bot.mentions import mention
 from bot.reach import webhook
 from bot.reminders import Delivery
 
@@ -86,7 +87,8 @@ def _channel_text(delivery: Delivery, game: str) -> str:
 def _dm_text(delivery: Delivery, game: str) -> str:
     return _(
         "Your turn in {game} is waiting; the turn timer runs out {when}. {link}\n"
-        "-# /remind me off stops these messages.",
+        "-# To stop these messages: {command}.",
+        command=mention("remind me"),
         game=game,
         when=_when(delivery),
         link=delivery.link(),

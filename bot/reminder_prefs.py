@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from bot.errors import UserError
 from bot.i18n import _
+from bot.mentions import mention
 from bot.reminder_times import Quiet, parse_hours, parse_zone
 from bot.store.reminders import RemindPrefs
 
@@ -47,8 +48,8 @@ def with_quiet(prefs: RemindPrefs, hours: str, zone: str | None) -> RemindPrefs:
     if stored is None:
         raise UserError(
             _(
-                "In which time zone? Add zone: a name such as Europe/Berlin, or an offset "
-                "from UTC such as +2 or -5."
+                "In which time zone? Give it with the hours: a name such as Europe/Berlin, "
+                "or an offset from UTC such as +2 or -5."
             )
         )
     return replace(prefs, quiet_from=span[0], quiet_to=span[1], zone=stored)
@@ -67,7 +68,9 @@ def describe(prefs: RemindPrefs) -> str:
     elif prefs.dm_refused:
         dms = _(
             "Direct messages: on, but Discord refused the last one (your privacy settings, "
-            "or no server in common with the bot). Allow them, then use /remind me on again."
+            "or no server in common with the bot). Allow them, then turn them on again with "
+            "{command}.",
+            command=mention("remind me"),
         )
     else:
         dms = _("Direct messages: on. Reminders also come to you as a direct message.")

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from bot.components import TableItem, button
 from bot.errors import UserError
 from bot.i18n import _
+from bot.mentions import mention
 from bot.players import people
 from bot.reminder_times import NUDGE_EVERY, NUDGE_LEFT, Quiet, schedule
 from bot.sessions import Session, Sessions
@@ -274,7 +275,8 @@ def with_remind_button(
     if far:
         note = _(
             "-# The bot is not a member here: its reminders reach players only as direct "
-            "messages (/remind me on). Remind mentions them here, as it is pressed."
+            "messages (turned on with {command}). Remind mentions them here, as it is pressed.",
+            command=mention("remind me"),
         )
         rendered = replace(rendered, content="\n".join(filter(None, [rendered.content, note])))
     nudge = button(NUDGE_KIND, NUDGE_ACTION, session.channel_id, session.game_id, 0, _("Remind"))
