@@ -90,14 +90,14 @@ PREFS_SQL = (
 )
 
 
-def prefs_of(row: tuple[object, ...]) -> RemindPrefs:
+def prefs_of(row: Sequence[Any]) -> RemindPrefs:
     user_id, dm, refused, start, end, zone = row
     return RemindPrefs(
-        int(user_id),  # type: ignore[call-overload]  # a stored integer
+        int(user_id),
         bool(dm),
         bool(refused),
-        None if start is None else int(start),  # type: ignore[call-overload]
-        None if end is None else int(end),  # type: ignore[call-overload]
+        None if start is None else int(start),
+        None if end is None else int(end),
         None if zone is None else str(zone),
     )
 
@@ -224,7 +224,7 @@ class ReminderStore:
             f"SELECT {PREFS_COLUMNS} FROM remind_prefs WHERE user_id IN ({marks})",
             tuple(user_ids),
         )
-        return {p.user_id: p for p in map(prefs_of, map(tuple, found))}
+        return {p.user_id: p for p in map(prefs_of, found)}
 
     async def save_remind_prefs(self, prefs: RemindPrefs, now: float) -> None:
         await self._write_if(
