@@ -22,6 +22,7 @@ from bot.i18n import _
 from bot.mentions import mention
 from bot.players import people
 from bot.reminder_times import NUDGE_EVERY, NUDGE_LEFT, Quiet, schedule
+from bot.server_settings import ServerSettings
 from bot.sessions import Session, Sessions
 from bot.store import Store
 from bot.store.reminders import OutboxRow, ReminderRow, RemindPrefs
@@ -93,6 +94,7 @@ class Reminders:
         sessions: Sessions,
         adapters: dict[str, TableAdapter],
         language: Callable[[Session], str],
+        settings: ServerSettings,
         clock: Callable[[], float],
         on_deadline: Callable[[float], None],
     ) -> None:
@@ -100,6 +102,7 @@ class Reminders:
         self.sessions = sessions
         self.adapters = adapters
         self.language = language
+        self.settings = settings
         self.clock = clock
         self.on_deadline = on_deadline
 
@@ -117,6 +120,16 @@ class Reminders:
         )
         if stored and first is not None:
             self.on_deadline(first)
+
+    async def caught_up(self, channel_id: int) -> None:
+        """Keep the running turn's reminders if they are not kept yet: the process may have
+        died between the game's commit and `new_turn` (the same turn kept already changes
+        nothing)."""
+        session = await self.sessions.get(channel_id)
+        if session is None or not session.started or session.turn_deadline is None:
+            return
+        settings = await self.settings.of(session)
+        await self.new_turn(session, settings.turn_timer)
 
     async def due(self) -> list[Delivery]:
         """Take every reminder due now and return what to post (already in the outbox)."""

@@ -87,6 +87,7 @@ class Tables:
             sessions=self.sessions,
             adapters=adapters,
             language=self.display.language,
+            settings=self.server_settings,
             clock=clock,
             on_deadline=on_deadline,
         )
@@ -148,7 +149,6 @@ class Tables:
         self.side_posted = self.display.side_posted
         self.shown = self.display.shown
         self.repost = self.display.repost
-        self.catch_up = self.display.catch_up
         self.display_lock = self.display.display_lock
         self.overtaken = self.display.overtaken
         self.aimed = self.display.aimed
@@ -162,6 +162,15 @@ class Tables:
         """A game left the memory cache: the parts forget what they keep per channel."""
         self.display.forget(channel_id)
         self.moves.forget(channel_id)
+
+    async def catch_up(self, channel_id: int) -> TableUpdate | None:
+        """After a restart: the table brought up to date (`TableUpdates.catch_up`), and the
+        turn's reminders kept if the process died before it kept them (a table left behind
+        is the sign of a death between a commit and what follows it)."""
+        update = await self.display.catch_up(channel_id)
+        if update is not None:
+            await self.reminders.caught_up(channel_id)
+        return update
 
     @property
     def clock(self) -> Callable[[], float]:

@@ -16,7 +16,7 @@ from bot.reminder_times import HOUR, NUDGE_EVERY
 from bot.reminders import NUDGE_KIND, Delivery
 from bot.service import Reply, Tables
 from bot.store.reminders import RemindPrefs
-from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, find, make_tables
+from tests.bot.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Clock, find, make_tables, run_sql
 
 DAY = 86400
 
@@ -203,3 +203,23 @@ async def test_a_turn_that_ended_is_forgotten_when_its_reminder_falls_due(
     clock.now = end - DAY / 2
     assert await day_tables.reminders.due() == []
     assert await day_tables.store.reminder(CHANNEL) is None
+
+
+async def test_a_restart_keeps_the_reminders_of_a_turn_the_dead_process_did_not(
+    day_tables: Tables, clock: Clock
+) -> None:
+    """Died between the game's commit and keeping its turn's reminders: the table is left
+    behind too, and the restart's catch-up keeps them; a turn kept already is unchanged."""
+    await start(day_tables)
+    end = await turn_end(day_tables)
+    await run_sql(day_tables.store, "DELETE FROM reminders")
+    await run_sql(day_tables.store, "UPDATE sessions SET shown_revision = 0")
+    assert await day_tables.catch_up(CHANNEL) is not None
+    row = await day_tables.store.reminder(CHANNEL)
+    assert row is not None and (row.turn_end, row.sent, row.remind_at) == (end, 0, end - DAY / 2)
+    clock.now = end - DAY / 2
+    assert len(await day_tables.reminders.due()) == 1
+    await run_sql(day_tables.store, "UPDATE sessions SET shown_revision = 0")
+    assert await day_tables.catch_up(CHANNEL) is not None
+    row = await day_tables.store.reminder(CHANNEL)
+    assert row is not None and (row.sent, row.remind_at) == (1, end - HOUR)
