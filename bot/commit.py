@@ -11,6 +11,7 @@ from typing import Any
 from bot.endings import Endings
 from bot.i18n import N_
 from bot.players import people
+from bot.reminders import Reminders
 from bot.sessions import Session, Sessions
 from bot.settings import GuildSettings
 from bot.table_updates import TableUpdates
@@ -35,12 +36,14 @@ class Commit:
         display: TableUpdates,
         clock: Callable[[], float],
         on_deadline: Callable[[float], None],
+        reminders: Reminders | None = None,
     ) -> None:
         self.sessions = sessions
         self.endings = endings
         self.display = display
         self.clock = clock
         self.on_deadline = on_deadline
+        self.reminders = reminders
 
     async def __call__(
         self,
@@ -87,6 +90,7 @@ class Commit:
             return await self.endings.final_table(work, adapter, game_id)
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
+        turn_was = work.turn_deadline
         if not timer or on_clock is None:
             work.turn_deadline = None
         else:
@@ -113,6 +117,8 @@ class Commit:
         await self.sessions.save(work)
         if work.deadline is not None:
             self.on_deadline(work.deadline)
+        if self.reminders is not None and work.turn_deadline not in (None, turn_was):
+            await self.reminders.new_turn(work, timer)  # a long turn's reminders (migration 14)
         return self.display.table(work)
 
 

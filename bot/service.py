@@ -32,6 +32,7 @@ from bot.endings import Endings
 from bot.errors import CorruptSession
 from bot.lobbies import Lobbies
 from bot.moves import Moves
+from bot.reminders import Reminders
 from bot.replies import Actor, Rematch, Reply, TableUpdate, only_mentioning
 from bot.server_settings import ServerSettings
 from bot.sessions import Sessions
@@ -81,7 +82,18 @@ class Tables:
             self.sessions, adapters, self.server_settings, clock, repost_after
         )
         self.endings = Endings(self.sessions, adapters, self.display)
-        self.commit = Commit(self.sessions, self.endings, self.display, clock, on_deadline)
+        self.reminders = Reminders(
+            store=store,
+            sessions=self.sessions,
+            adapters=adapters,
+            language=self.display.language,
+            settings=self.server_settings,
+            clock=clock,
+            on_deadline=on_deadline,
+        )
+        self.commit = Commit(
+            self.sessions, self.endings, self.display, clock, on_deadline, self.reminders
+        )
         self.background = Background()
         self.lobbies = Lobbies(
             store=store,
@@ -137,7 +149,6 @@ class Tables:
         self.side_posted = self.display.side_posted
         self.shown = self.display.shown
         self.repost = self.display.repost
-        self.catch_up = self.display.catch_up
         self.display_lock = self.display.display_lock
         self.overtaken = self.display.overtaken
         self.aimed = self.display.aimed
@@ -152,6 +163,15 @@ class Tables:
         self.display.forget(channel_id)
         self.moves.forget(channel_id)
 
+    async def catch_up(self, channel_id: int) -> TableUpdate | None:
+        """After a restart: the table brought up to date (`TableUpdates.catch_up`), and the
+        turn's reminders kept if the process died before it kept them (a table left behind
+        is the sign of a death between a commit and what follows it)."""
+        update = await self.display.catch_up(channel_id)
+        if update is not None:
+            await self.reminders.caught_up(channel_id)
+        return update
+
     @property
     def clock(self) -> Callable[[], float]:
         return self._clock
@@ -160,7 +180,9 @@ class Tables:
     def clock(self, clock: Callable[[], float]) -> None:
         """Tests move time: every part that reads the clock is given the new one."""
         self._clock = clock
-        for part in (self.display, self.commit, self.lobbies, self.moves, self.deadlines):
+        for part in (
+            self.display, self.commit, self.lobbies, self.moves, self.deadlines, self.reminders
+        ):
             part.clock = clock
 
     @property
@@ -171,7 +193,7 @@ class Tables:
     def on_deadline(self, poke: Callable[[float], None]) -> None:
         """Tests listen for the timer loop's pokes: the parts that set deadlines poke it."""
         self._on_deadline = poke
-        self.commit.on_deadline = self.lobbies.on_deadline = poke
+        self.commit.on_deadline = self.lobbies.on_deadline = self.reminders.on_deadline = poke
 
     @property
     def rng(self) -> random.Random:

@@ -25,6 +25,7 @@ from bot.lobby_settings import OWN_SETTINGS
 from bot.mentions import mention
 from bot.open_replies import OpenReplies, OpenReply
 from bot.reach import Reach
+from bot.reminders import with_remind_button
 from bot.replies import Reply, TableUpdate
 from bot.sealed import sealed
 from bot.server_settings import ServerSettings
@@ -329,7 +330,9 @@ class TableUpdates:
         in the channel's language."""
         adapter = self.adapters[session.kind]
         with self.speaking_to(session):
-            return sealed(adapter.render(session), session, adapter)
+            table = sealed(adapter.render(session), session, adapter)
+            far = self.sessions.reach(session.channel_id) is not None
+            return with_remind_button(table, session, self.clock(), far=far)
 
     def on_table(
         self,

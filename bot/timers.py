@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from bot.display import show_table
 from bot.errors import MovedMeanwhile
+from bot.reminder_delivery import next_reminder, post_reminders
 
 if TYPE_CHECKING:
     from bot.app import GameBot
@@ -27,6 +28,8 @@ class TurnTimers:
         #: When the loop wakes by itself (the table service's clock) while it sleeps;
         #: None while it is awake, reading the store.
         self._sleeping_until: float | None = None
+        #: Whether the loop ran once: the reminders' outbox is posted in full at start-up.
+        self._started = False
 
     def start(self) -> None:
         if self._task is None:
@@ -70,6 +73,11 @@ class TurnTimers:
                 log.exception("Turn timer failed for channel %s", channel_id)
             finally:
                 await store.release(channel_id)
+        # What a crash left in the outbox goes first (all of it at start-up, later what
+        # waited a minute), then the reminders due now.
+        unposted = await tables.reminders.undelivered(retry=self._started)
+        self._started = True
+        await post_reminders(self.bot, [*unposted, *await tables.reminders.due()])
         return moved
 
     async def _run(self) -> None:
@@ -78,7 +86,10 @@ class TurnTimers:
             try:
                 self._wake.clear()
                 await self.run_due()
-                nxt = await tables.store.next_deadline()
+                nxt = min(
+                    filter(None, [await tables.store.next_deadline(), await next_reminder(tables)]),
+                    default=None,
+                )
                 longest = min(MAX_SLEEP, tables.store.max_sleep)
                 delay = longest if nxt is None else min(longest, max(0.05, nxt - tables.clock()))
                 # asyncio.timeout, not wait_for: on Python 3.11, wait_for swallows a cancel

@@ -13,6 +13,7 @@ from typing import Any
 
 import bot.store.ratings as ratings
 from bot.store.ratings import Rebuilt
+from bot.store.reminders import ReminderStore
 from bot.store.rows import (
     FinishedGame,
     PlayedGame,
@@ -42,7 +43,7 @@ class Shards:
 
 
 
-class Store(ABC):
+class Store(ReminderStore, ABC):
     """What the bot needs of its database. Open one with `await Store.open(database)`: a
     `postgresql://` URL gives the shared PostgreSQL store, anything else is a SQLite file."""
 
@@ -174,7 +175,7 @@ class Store(ABC):
         process per database needs no claim."""
         return True
 
-    async def release(self, channel_id: int) -> None:  # noqa: B027 (nothing to give back)
+    async def release(self, channel_id: int) -> None:  # nothing to give back
         """Give back a claim taken with `claim`."""
 
     @abstractmethod

@@ -261,6 +261,43 @@ MIGRATIONS: list[Migration] = [
     """
     ALTER TABLE game_log ADD COLUMN beside TEXT;
     """,
+    # 14: reminders over long turns (bot/reminders.py). Per channel, the turn they are for
+    # (its start and deadline), how many of its scheduled reminders went out or were
+    # skipped, when the next is due (the timer loop wakes for it: `reminders_due`), and the
+    # turn whose nudge was used and when (the channel's rate limit). The outbox holds the
+    # reminders claimed and not yet known to be posted, written in the claim's commit: a
+    # restart posts them again with the same nonce, which Discord sends at most once. Each
+    # player's reminder settings: direct messages on or off (and whether Discord refused
+    # one), quiet hours in minutes of the day and their time zone.
+    """
+    CREATE TABLE reminders (
+        channel_id  INTEGER PRIMARY KEY,
+        guild_id    INTEGER,
+        turn_start  REAL    NOT NULL,
+        turn_end    REAL    NOT NULL,
+        sent        INTEGER NOT NULL DEFAULT 0,
+        remind_at   REAL,
+        nudged_turn REAL,
+        nudged_at   REAL
+    );
+    CREATE INDEX reminders_due ON reminders(remind_at) WHERE remind_at IS NOT NULL;
+    CREATE TABLE reminder_outbox (
+        nonce       TEXT    PRIMARY KEY,
+        channel_id  INTEGER NOT NULL,
+        guild_id    INTEGER,
+        data        TEXT    NOT NULL,
+        created_at  REAL    NOT NULL
+    );
+    CREATE TABLE remind_prefs (
+        user_id     INTEGER PRIMARY KEY,
+        dm          INTEGER NOT NULL DEFAULT 0,
+        dm_refused  INTEGER NOT NULL DEFAULT 0,
+        quiet_from  INTEGER,
+        quiet_to    INTEGER,
+        zone        TEXT,
+        updated_at  REAL    NOT NULL
+    );
+    """,
 ]
 
 

@@ -113,6 +113,7 @@ class PostgresStore(Store):
         # A foreign deadline is noticed by looking: never sleep longer than the takeover.
         self.max_sleep = min(Store.max_sleep, takeover_after)
         self._owned = owned_filter(shards)
+        self._owned_rows = self._owned
         self._claims: asyncpg.Connection | None = None
 
     def serves(self, guild_id: int | None) -> bool:
@@ -478,6 +479,18 @@ class PostgresStore(Store):
     async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
         return [tuple(r) for r in await self.pool.fetch(postgres_params(sql), *args)]
 
+    async def _write_if(self, steps: Sequence[tuple[str, Sequence[object]]]) -> bool:
+        async with self.pool.acquire() as conn:
+            try:
+                async with conn.transaction():
+                    for sql, args in steps:
+                        status = await conn.execute(postgres_params(sql), *args)
+                        if status.rsplit(" ", 1)[-1] == "0":
+                            raise _Unchanged
+            except _Unchanged:
+                return False
+        return True
+
     async def player_ratings(
         self, place: int, player_id: int, kinds: Iterable[str], season: int
     ) -> list[PlayerRating]:
@@ -556,3 +569,7 @@ async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
         " wins = player_totals.wins + excluded.wins",
         leaderboard_rows(rows, channels),
     )
+
+
+class _Unchanged(Exception):
+    """A step of `_write_if` changed no row: its transaction is rolled back."""

@@ -440,6 +440,18 @@ class SqliteStore(Store):
     async def _read(self, sql: str, args: Sequence[object]) -> list[Sequence[object]]:
         return list(await self.db.read(sql, tuple(args)))
 
+    async def _write_if(self, steps: Sequence[tuple[str, Sequence[object]]]) -> bool:
+        def write(conn: sqlite3.Connection) -> None:
+            for sql, args in steps:
+                if conn.execute(sql, tuple(args)).rowcount < 1:
+                    raise _Unchanged
+
+        try:
+            self.db.transaction(write)
+        except _Unchanged:
+            return False
+        return True
+
     async def player_ratings(
         self, place: int, player_id: int, kinds: Iterable[str], season: int
     ) -> list[PlayerRating]:
@@ -569,3 +581,6 @@ _SHOWN_UPDATE = (
     " WHERE channel_id = ? AND created_at = ? AND shown_revision <= ?"
 )
 
+
+class _Unchanged(Exception):
+    """A step of `_write_if` changed no row: its transaction is rolled back."""

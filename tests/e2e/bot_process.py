@@ -13,7 +13,8 @@ repository root, so that `bot` and `tests` import as packages.
 
 `--die-at` kills the process itself with SIGKILL at a game's end: `rating`, inside the
 transaction that records the game, just before its ratings are written; `recorded`, right
-after that transaction committed, before anyone is told.
+after that transaction committed, before anyone is told; or `reminder`, when the first
+reminder was taken (committed with its outbox entry) and is about to be posted.
 
 `--clock-file` lets the test move the bot's clock (its table service's injected clock) as
 `Driver.skip_ahead` does in process: on SIGUSR1 the clock becomes the real one plus the
@@ -69,7 +70,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--shard-count", type=int, default=1)
     p.add_argument("--shard-ids", default=None, help="comma-separated, e.g. 0,2")
     p.add_argument("--takeover-after", type=float, default=10.0)
-    p.add_argument("--die-at", choices=["rating", "recorded"], default=None)
+    p.add_argument("--die-at", choices=["rating", "recorded", "reminder"], default=None)
     p.add_argument("--clock-file", default=None, help="seconds ahead, read on SIGUSR1")
     args = p.parse_args(argv)
     missing = [k for k in ("api", "gateway", "database") if not getattr(args, k)]
@@ -92,6 +93,14 @@ def die() -> None:
 
 def die_at(moment: str) -> None:
     """Make the process kill itself at `moment` of the next game's end (see --die-at)."""
+    if moment == "reminder":
+        import bot.reminder_delivery as delivery
+
+        async def post_in_channel(*args: object) -> None:
+            die()
+
+        delivery._post_in_channel = post_in_channel  # type: ignore[assignment]
+        return
     if moment == "rating":
 
         def updated_ratings(*args: object) -> list[tuple[object, ...]]:

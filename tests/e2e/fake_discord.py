@@ -124,6 +124,9 @@ WEBHOOK_MESSAGE = "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}"
 GLOBAL_COMMANDS = "/applications/{application_id}/commands"
 GUILD_COMMANDS = "/applications/{application_id}/guilds/{guild_id}/commands"
 CHANNEL_MESSAGES = "/channels/{channel_id}/messages"
+#: How long Discord remembers a message's nonce for `enforce_nonce` ("the past few
+#: minutes"; the fake takes five).
+NONCE_WINDOW = 300.0
 CHANNEL_MESSAGE_PATH = "/channels/{channel_id}/messages/{message_id}"
 APP_EMOJIS = "/applications/{application_id}/emojis"
 MULTIPART = "multipart/form-data"
@@ -1164,6 +1167,12 @@ class FakeDiscord:
         #: Refuse every body with a file, as a channel without Attach Files does.
         self.refuse_files = False
         self.identifies: list[JSON] = []
+        #: Users who do not let the bot write to them (privacy settings, no server in
+        #: common): the DM channel opens, a message in it is refused with 50007.
+        self.closed_dms: set[int] = set()
+        #: The messages posted with `enforce_nonce`, by (author, nonce), with when: the same
+        #: nonce within `NONCE_WINDOW` seconds returns that message and creates none.
+        self.nonces: dict[tuple[int, str], tuple[FakeMessage, float]] = {}
         self.in_flight = 0
         self._gateways: list[_Gateway] = []
         self._runner: web.AppRunner | None = None
@@ -1294,6 +1303,7 @@ class FakeDiscord:
             "DELETE", p + "/applications/{application_id}/emojis/{emoji_id}", self._one_emoji
         )
         r.add_post(p + "/channels/{channel_id}/messages", self._create_channel_message)
+        r.add_post(p + "/users/@me/channels", self._create_dm)
         r.add_get(p + "/channels/{channel_id}/messages", self._channel_history)
         r.add_route("*", "/{tail:.*}", self._unknown)
         self._runner = web.AppRunner(app, access_log=None)
@@ -2262,16 +2272,54 @@ class FakeDiscord:
             raise _Refused(403, 50001, "Missing Access")
         return ch
 
+    async def _create_dm(self, request: web.Request) -> web.Response:
+        """POST /users/@me/channels: the bot's DM channel with a user (the same one every
+        time). Opening it always works; whether a message may go there is another matter
+        (`closed_dms`)."""
+        body = await self._body(request, ("post", "/users/@me/channels"))
+        user_id = int(body.get("recipient_id") or 0)
+        if user_id not in self.users:
+            raise _Refused(400, 50033, "Invalid Recipient(s)")
+        ch = self.dm_of(user_id) or self.add_dm(self.bot, self.users[user_id])
+        return json_response(ch.payload())
+
+    def dm_of(self, user_id: int) -> FakeChannel | None:
+        """The bot's DM channel with `user_id`, if one was opened."""
+        for ch in self.channels.values():
+            ids = {u.id for u in ch.recipients}
+            if ch.type == DM_CHANNEL and ids == {self.bot.id, user_id}:
+                return ch
+        return None
+
+    def direct_messages(self, user_id: int) -> list[FakeMessage]:
+        """What the bot wrote to `user_id` in their DM, oldest first (a DM notifies its
+        reader whatever it mentions)."""
+        ch = self.dm_of(user_id)
+        if ch is None:
+            return []
+        return [m for m in self.messages.get(ch.id, []) if m.author_id == self.bot.id]
+
     async def _create_channel_message(self, request: web.Request) -> web.Response:
         ch = self._channel(request)
         body = await self._body(request, ("post", CHANNEL_MESSAGES), new_message_limits)
         if (body.get("flags") or 0) & EPHEMERAL:
             self.violation(f"POST {request.path}: channel messages cannot be ephemeral")
+        if ch.type == DM_CHANNEL and self.closed_dms & {u.id for u in ch.recipients}:
+            raise _Refused(403, 50007, "Cannot send messages to this user")
+        nonce = body.get("nonce")
+        if body.get("enforce_nonce") and nonce is not None:
+            # Discord: the same author's message with this nonce in the past few minutes
+            # is returned, and no new message is created.
+            seen = self.nonces.get((self.bot.id, str(nonce)))
+            if seen is not None and self.now() - seen[1] < NONCE_WINDOW:
+                return json_response(seen[0].payload())
         msg = self._new_message(
             ch.id,
             {**body, "flags": (body.get("flags") or 0) & ~EPHEMERAL},
             uploads=request[_FILES],
         )
+        if body.get("enforce_nonce") and nonce is not None:
+            self.nonces[(self.bot.id, str(nonce))] = (msg, self.now())
         await self._message_event("MESSAGE_CREATE", msg)
         self._sent(request, ch.id, msg, body)
         return json_response(msg.payload())

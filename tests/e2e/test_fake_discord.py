@@ -498,3 +498,45 @@ async def test_the_channel_as_everyone_sees_it(d: Driver) -> None:
     assert d.last_message(TABLE) is chat
     assert d.messages_with_buttons(TABLE) == [lobby]
     assert old.live_components() == [] and lobby.live_components()
+
+
+# ---------------------------------------------------------------------- DMs and nonces
+
+
+async def test_a_dm_channel_opens_once_and_a_closed_dm_refuses_with_50007(
+    fake: FakeDiscord,
+) -> None:
+    fake.add_user(ALICE)
+    fake.add_user(BOB)
+    fake.closed_dms.add(BOB.id)
+    async with rest(fake) as api:
+        status, first = await api("POST", "/users/@me/channels", {"recipient_id": str(ALICE.id)})
+        assert status == 200 and first["type"] == 1
+        status, again = await api("POST", "/users/@me/channels", {"recipient_id": str(ALICE.id)})
+        assert again["id"] == first["id"]  # the same channel every time
+        sent = await api.post(int(first["id"]), {"content": "your turn"})
+        assert fake.direct_messages(ALICE.id) == [sent]
+        status, bobs = await api("POST", "/users/@me/channels", {"recipient_id": str(BOB.id)})
+        assert status == 200  # opening works; writing does not
+        status, refused = await api("POST", f"/channels/{bobs['id']}/messages", {"content": "x"})
+        assert (status, refused["code"]) == (403, 50007)
+        assert fake.direct_messages(BOB.id) == []
+        status, _ = await api("POST", "/users/@me/channels", {"recipient_id": "12345"})
+        assert status == 400
+
+
+async def test_an_enforced_nonce_creates_one_message_within_minutes(fake: FakeDiscord) -> None:
+    async with rest(fake) as api:
+        body = {"content": "<@1> reminder", "nonce": "r123", "enforce_nonce": True}
+        first = await api.post(TABLE, body)
+        again = await api.post(TABLE, body)
+        assert again is first and len(fake.public(TABLE)) == 1
+        loose = await api.post(TABLE, {"content": "x", "nonce": "r123"})  # not enforced
+        assert loose is not first
+        fake.advance_clock(301)  # Discord forgets nonces after a few minutes
+        later = await api.post(TABLE, body)
+        assert later is not first and len(fake.public(TABLE)) == 3
+        status, _ = await api("POST", f"/channels/{TABLE}/messages", {**body, "nonce": "x" * 26})
+        assert status == 400  # a nonce is at most 25 characters: a bug of the bot's
+        assert len(fake.violations) == 1 and "at nonce" in fake.violations[0]
+        fake.violations.clear()
