@@ -46,17 +46,19 @@ def default_adapters() -> dict[str, TableAdapter]:
 
 
 async def add_cogs(bot: GameBot) -> None:
-    """One cog per game, then the admin, stats, verify, history and help commands."""
+    """One cog per game, then the admin, stats, verify, history, games and help commands."""
     from bot.cogs.admin import AdminCog
     from bot.cogs.crap import CrapCog
     from bot.cogs.farkle import FarkleCog
+    from bot.cogs.games import GamesCog
     from bot.cogs.help import HelpCog
     from bot.cogs.history import HistoryCog
     from bot.cogs.kuriki import KurikiCog
     from bot.cogs.stats import StatsCog
     from bot.cogs.verify import VerifyCog
 
-    for cog in (FarkleCog, KurikiCog, CrapCog, AdminCog, StatsCog, VerifyCog, HistoryCog, HelpCog):
+    cogs = (FarkleCog, KurikiCog, CrapCog, AdminCog, StatsCog, VerifyCog, HistoryCog, GamesCog)
+    for cog in (*cogs, HelpCog):
         await bot.add_cog(cog(bot))
 
 

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
-from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from bot.seating import seats_of
+from bot.store import FinishedGame, RevisionConflict, Seat, SessionRow, Store
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
@@ -75,6 +76,9 @@ class Session:
     #: The players whose step the last commit changed without their press (not saved):
     #: their open private reply is edited with the table (`TableAdapter.steps_changed`).
     refresh: list[int] = field(default_factory=list, repr=False, compare=False)
+    #: Who sits at it as the store's index of seats last had them from this process
+    #: (bot/seating.py): a save writes them again only when they changed.
+    seated: list[Seat] | None = field(default=None, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -315,8 +319,10 @@ class Sessions:
         *,
         limit: int = 2000,
         on_evict: Callable[[int], None] = lambda channel_id: None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
+        self.clock = clock  # when a seat's waiting changed (bot/store/seats.py)
         self.adapters = adapters
         self.limit = limit  # sessions kept in memory; the least recently used idle go first
         self.on_evict = on_evict
@@ -490,6 +496,8 @@ class Sessions:
         The cache changes only once the write succeeded."""
         take_lines(session)
         moves, entries, beside = beside_json(session)
+        adapter = self.adapters.get(session.kind)
+        seats = None if adapter is None else seats_of(session, adapter)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
@@ -501,11 +509,14 @@ class Sessions:
             created_at=session.created_at,
             log=session.new_lines,
             beside=[] if beside is None else [beside],
+            seats=None if seats == session.seated else seats,
+            seats_at=self.clock(),
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
         session.new_lines = []
+        session.seated = seats
         session.draws_kept += len(moves)
         session.history_kept += len(entries)
         session.revision = row.revision
