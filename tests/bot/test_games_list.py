@@ -123,7 +123,7 @@ async def test_the_list_puts_the_games_waiting_on_the_player_first_with_links(
         if channel in others:
             assert "waiting for Bob" in lines[n]
     assert "CRAP" in lines[2] and "lobby" in lines[2] and f"/{GUILD}/{OTHER})" in lines[2]
-    assert "direct messages" in (lines[0] if DM == [*mine, *others][0] else lines[1])
+    assert "direct messages" in (lines[0] if [*mine, *others][0] == DM else lines[1])
 
 
 async def test_many_games_are_counted_past_the_list(tables: Tables) -> None:

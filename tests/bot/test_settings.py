@@ -270,5 +270,5 @@ def test_a_config_file_may_write_lengths_as_people_do(tmp_path: Path) -> None:
     assert (defaults.turn_timer, defaults.lobby_timeout) == (86400, 3 * 86400)
     bad = tmp_path / "bad.toml"
     bad.write_text('[defaults]\nturn_timer = "a while"\n')
-    with pytest.raises(ConfigError, match="defaults.turn_timer"):
+    with pytest.raises(ConfigError, match=r"defaults\.turn_timer"):
         load_config(bad, required=True)
