@@ -309,6 +309,10 @@ def _reach(channel_id: int, data: Any) -> Reach | None:
         return Reach()
 
 
+#: How long a cached game may go unused before it leaves memory (`Sessions.drop_idle`).
+IDLE_AFTER = 3600.0
+
+
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
@@ -328,6 +332,7 @@ class Sessions:
         self.on_evict = on_evict
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Session] = {}  # in order of use, the most recent last
+        self._used: dict[int, float] = {}  # when each cached game was last used (`drop_idle`)
         #: The windows of the channels the bot is no member of (bot/reach.py), also while
         #: no session is cached there (a press before the game is read, a finished game).
         self.reaches: dict[int, Reach] = {}
@@ -365,6 +370,7 @@ class Sessions:
         cached = self._cache.pop(channel_id, None)
         if cached is not None:
             self._cache[channel_id] = cached  # now the most recently used
+            self._used[channel_id] = self.clock()
         if cached is not None and not fresh:
             return cached
         row = await self.store.load_session(channel_id)
@@ -390,20 +396,46 @@ class Sessions:
         share_rules(session.lobby.options)
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
+        self._used[session.channel_id] = self.clock()
+        self.drop_idle()
         excess = len(self._cache) - self.limit
         if excess <= 0:
             return
         for channel_id in list(self._cache):
-            lock = self._locks.get(channel_id)
-            if lock is not None and lock.locked():
-                continue  # a move is being made there
-            del self._cache[channel_id]
-            self._locks.pop(channel_id, None)
-            self.reaches.pop(channel_id, None)
-            self.on_evict(channel_id)
+            if self._busy(channel_id):
+                continue
+            self._drop(channel_id)
             excess -= 1
             if excess == 0:
                 return
+
+    def drop_idle(self) -> int:
+        """Drop the cached games nobody used for `IDLE_AFTER` seconds, and say how many: a
+        game played over days holds no memory while it waits (its next move, or its timer,
+        reads it again). Called with every game kept and by the timer loop as it wakes; it
+        looks at the least recently used games only, up to the first one still in use."""
+        edge = self.clock() - IDLE_AFTER
+        dropped = 0
+        for channel_id in list(self._cache):
+            if self._used.get(channel_id, edge) > edge:
+                break  # in order of use: the rest were used later
+            if not self._busy(channel_id):
+                self._drop(channel_id)
+                dropped += 1
+        return dropped
+
+    def _busy(self, channel_id: int) -> bool:
+        """Whether a move is being made in the channel (its game stays cached)."""
+        lock = self._locks.get(channel_id)
+        return lock is not None and lock.locked()
+
+    def _drop(self, channel_id: int) -> None:
+        """The channel's game leaves memory, with what is kept of it per channel."""
+        del self._cache[channel_id]
+        self._used.pop(channel_id, None)
+        self._locks.pop(channel_id, None)
+        self.reaches.pop(channel_id, None)
+        self.on_evict(channel_id)
 
     def _decode(self, row: SessionRow) -> Session:
         adapter = self.adapters.get(row.kind)
@@ -617,3 +649,4 @@ class Sessions:
 
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)
+        self._used.pop(channel_id, None)

@@ -78,6 +78,7 @@ class TurnTimers:
             try:
                 self._wake.clear()
                 await self.run_due()
+                tables.sessions.drop_idle()  # games that wait for days wait on disk
                 nxt = await tables.store.next_deadline()
                 longest = min(MAX_SLEEP, tables.store.max_sleep)
                 delay = longest if nxt is None else min(longest, max(0.05, nxt - tables.clock()))
