@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.errors import CorruptSession
-from bot.i18n import _
+from bot.i18n import _, _n
 from bot.records import game_title
 from bot.replies import Reply
 from bot.store import SeatedGame
@@ -101,7 +101,7 @@ async def my_games(tables: Tables, player_id: int) -> Reply:
         size += len(text) + 1
     more = total - len(lines)
     if more > 0:
-        lines.append(_("…and {n} more.", n=more))
+        lines.append(_n("…and {n} more game.", "…and {n} more games.", more))
     embed = discord.Embed(
         title=_("🎲 Your games"), description="\n".join(lines), colour=EMBED_COLOUR
     )

@@ -132,7 +132,7 @@ async def test_many_games_are_counted_past_the_list(tables: Tables) -> None:
     reply = await my_games(tables, ALICE.id)
     assert reply.embed is not None
     lines = str(reply.embed.description).splitlines()
-    assert len(lines) == SHOWN + 1 and lines[-1] == "…and 3 more."
+    assert len(lines) == SHOWN + 1 and lines[-1] == "…and 3 more games."
     assert len(str(reply.embed.description)) <= 4096
     nothing = await my_games(tables, CAROL.id)
     assert nothing.ephemeral and "no running game" in str(nothing.content)
