@@ -2,15 +2,16 @@
 
     python -m bench.over_days --games 10000 100000 --player-games 50
 
-For each size in `--games`, in a fresh process: a SQLite file holds that many running Farkle
-games (copies of one real game's stored row, started through the table service with a
+For each size in `--games`, a SQLite file (filled by this process) holds that many running
+Farkle games (copies of one real game's stored row, started through the table service with a
 7-day turn timer, each with its two seats in /games' index), their turn deadlines spread
 evenly from one hour to seven days ahead. The bot's timer loop (bot/timers.py `TurnTimers`,
 over a real table service) then runs through an hour on an injected clock: each time it
 wakes, as it does every `MAX_SLEEP` (30) seconds, the clock moves on those 30 seconds, so an
-hour is 120 wakes, in which no deadline falls. Printed: the process's CPU for that hour, the
-store's reads, the games read and kept in memory (none), the memory it allocated meanwhile
-(tracemalloc) and its RSS. Then `/games` (bot/games_list.py `my_games`: the store's index
+hour is 120 wakes, in which no deadline falls; all of it in a fresh process that opens
+the file as the bot does. Printed: that process's CPU for the hour (with tracemalloc
+tracing, which slows it), the store's reads, the games read and kept in memory (none), the
+memory Python holds for the bot since before the store was opened (tracemalloc) and RSS. Then `/games` (bot/games_list.py `my_games`: the store's index
 read and the answer written) for a player who sits at `--player-games` of those games,
 `--runs` times after a warm-up: p50 and p99. Asserts nothing."""
 
@@ -55,6 +56,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--player-games", type=int, default=50)
     p.add_argument("--runs", type=int, default=500, help="/games answers timed")
     p.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--database", default=None, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -171,16 +173,15 @@ async def idle_hour(path: Path, args: argparse.Namespace) -> Tables:
     timers.MAX_SLEEP, real_sleep = 0.0005, timers.MAX_SLEEP  # wake at once, not in 30 s
     gc.collect()
     rss_before = rss_kib()
-    tracemalloc.start()
+    held_before = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
     cpu = time.process_time()
     loop.start()
     await hour.wait()
     spent = time.process_time() - cpu
     await loop.stop()
     current, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
     timers.MAX_SLEEP = real_sleep
-    gc.collect()
     print(
         f"  an idle hour ({reads['next_deadline']} wakes, {reads['next_deadline'] * real_sleep / 3600:.0f} h"
         f" on the clock): CPU {spent * 1000:.1f} ms, store reads: {reads['next_deadline']}"
@@ -189,9 +190,9 @@ async def idle_hour(path: Path, args: argparse.Namespace) -> Tables:
         flush=True,
     )
     print(
-        f"  memory: allocated meanwhile {current / 1024:.1f} KiB still held, peak"
-        f" {peak / 1024:.1f} KiB (tracemalloc); RSS {rss_kib() / 1024:.1f} MiB"
-        f" ({(rss_kib() - rss_before) / 1024:+.1f} MiB over the hour)",
+        f"  memory over the hour: {(current - held_before) / 1024:+.1f} KiB held, peak"
+        f" {(peak - held_before) / 1024:.1f} KiB above the start (tracemalloc); RSS"
+        f" {(rss_kib() - rss_before) / 1024:+.1f} MiB",
         flush=True,
     )
     return tables
@@ -221,36 +222,55 @@ async def games_list(tables: Tables, args: argparse.Namespace) -> None:
     )
 
 
-async def child(args: argparse.Namespace, games: int) -> None:
+async def prepare(path: Path, games: int, args: argparse.Namespace) -> None:
+    """The database of `games` running games (in the parent: its memory is not measured)."""
+    row, logged = await real_row(path)
+    began = time.perf_counter()
+    fill(path, games, row, logged, args.player_games)
+    size = path.stat().st_size / 1024 / 1024
+    print(
+        f"{games:,} running games, deadlines 1 h to 7 days ahead ({size:.0f} MiB file, filled"
+        f" in {time.perf_counter() - began:.1f} s):",
+        flush=True,
+    )
+
+
+async def child(args: argparse.Namespace, path: Path) -> None:
     tune_gc()
-    with tempfile.TemporaryDirectory(prefix="tablebot-days-") as tmp:
-        path = Path(tmp) / "bench.sqlite3"
-        row, logged = await real_row(path)
-        began = time.perf_counter()
-        fill(path, games, row, logged, args.player_games)
-        size = path.stat().st_size / 1024 / 1024
-        print(
-            f"{games:,} running games, deadlines 1 h to 7 days ahead ({size:.0f} MiB file, filled"
-            f" in {time.perf_counter() - began:.1f} s); RSS at start {rss_kib() / 1024:.1f} MiB:",
-            flush=True,
-        )
-        tables = await idle_hour(path, args)
-        assert isinstance(tables.store, SqliteStore)
-        await games_list(tables, args)
-        await tables.store.close()
+    gc.collect()
+    rss_start = rss_kib()
+    tracemalloc.start()
+    tables = await idle_hour(path, args)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    print(
+        f"  the bot's memory after the hour: {held / 1024 / 1024:.2f} MiB held by Python since"
+        f" before the store was opened (tracemalloc); RSS {rss_start / 1024:.1f} MiB before,"
+        f" {rss_kib() / 1024:.1f} MiB after",
+        flush=True,
+    )
+    assert isinstance(tables.store, SqliteStore)
+    await games_list(tables, args)
+    await tables.store.close()
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.child is not None:
-        asyncio.run(child(args, args.child))
+        asyncio.run(child(args, Path(args.database)))
         return 0
     header("bench.over_days", "the timer loop and /games over a real table service; SQLite")
     given = list(argv if argv is not None else sys.argv[1:])
     for games in args.games:
-        subprocess.run(
-            [sys.executable, "-m", "bench.over_days", *given, "--child", str(games)], check=True
-        )
+        with tempfile.TemporaryDirectory(prefix="tablebot-days-") as tmp:
+            path = Path(tmp) / "bench.sqlite3"
+            asyncio.run(prepare(path, games, args))
+            subprocess.run(
+                [sys.executable, "-m", "bench.over_days", *given, "--child", str(games),
+                 "--database", str(path)],
+                check=True,
+            )  # fmt: skip
     return 0
 
 
