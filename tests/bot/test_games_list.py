@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.games_list import SHOWN, my_games
 from bot.service import Tables
 from bot.store import SeatedGame
+from games.lobby import Seat as LobbySeat
 from tests.bot.conftest import (
     ALICE,
     BOB,
@@ -178,3 +181,19 @@ async def test_the_migration_fills_the_index_from_the_games_stored_before(
         assert "lobby" in text and len(text.splitlines()) == 2
     finally:
         await tables.store.close()
+
+
+async def test_a_move_and_its_seats_are_committed_together(tables: Tables) -> None:
+    """Seats are written in the move's own transaction: when they cannot be written, the
+    move is not stored either (so a crash never leaves the index and the game apart)."""
+    await tables.open_lobby(ALICE, GUILD, CHANNEL, "farkle", {})
+    session = await tables.sessions.get(CHANNEL)
+    assert session is not None
+    await run_sql(tables.store, "DROP TABLE seats")
+    work = session.working(lobby=session.lobby.model_copy(deep=True))
+    work.lobby.join(LobbySeat(id=BOB.id, name="Bob"))
+    with pytest.raises(Exception):  # noqa: B017 (the database's own error, either backend)
+        await tables.sessions.save(work)
+    stored = await tables.store.load_session(CHANNEL)
+    assert stored is not None and stored.revision == session.revision
+    assert '"Bob"' not in stored.data
