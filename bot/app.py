@@ -46,10 +46,11 @@ def default_adapters() -> dict[str, TableAdapter]:
 
 
 async def add_cogs(bot: GameBot) -> None:
-    """One cog per game, then the admin, stats, verify, history, remind and help commands."""
+    """One cog per game, then the admin, stats, verify, history, remind, games and help commands."""
     from bot.cogs.admin import AdminCog
     from bot.cogs.crap import CrapCog
     from bot.cogs.farkle import FarkleCog
+    from bot.cogs.games import GamesCog
     from bot.cogs.help import HelpCog
     from bot.cogs.history import HistoryCog
     from bot.cogs.kuriki import KurikiCog
@@ -57,7 +58,9 @@ async def add_cogs(bot: GameBot) -> None:
     from bot.cogs.stats import StatsCog
     from bot.cogs.verify import VerifyCog
 
-    cogs = (FarkleCog, KurikiCog, CrapCog, AdminCog, StatsCog, VerifyCog, HistoryCog, RemindCog)
+    cogs = (
+        FarkleCog, KurikiCog, CrapCog, AdminCog, StatsCog, VerifyCog, HistoryCog, RemindCog, GamesCog
+    )
     for cog in (*cogs, HelpCog):
         await bot.add_cog(cog(bot))
 

@@ -334,8 +334,11 @@ def listed(items: Iterable[str], style: ListStyle = "standard") -> str:
 
 def one_unit(seconds: int) -> str:
     """A setting's length in the one unit it reads best in: '15 minutes', '1 minute',
-    '2 hours', '90 seconds' (`duration` breaks an elapsed time into units instead)."""
-    if seconds >= 7200 and seconds % 3600 == 0:
+    '1 hour', '36 hours', '3 days', '90 seconds' (`duration` breaks an elapsed time into
+    units instead)."""
+    if seconds >= 86400 and seconds % 86400 == 0:
+        return _n("{n} day", "{n} days", seconds // 86400)
+    if seconds >= 3600 and seconds % 3600 == 0:
         return _n("{n} hour", "{n} hours", seconds // 3600)
     if seconds % 60 == 0:
         return _n("{n} minute", "{n} minutes", seconds // 60)

@@ -76,7 +76,9 @@ class Tables:
         self.store = store
         self.adapters = adapters
         self._rng = random.SystemRandom() if rng is None else rng
-        self.sessions = Sessions(store, adapters, limit=cached_games, on_evict=self._evicted)
+        self.sessions = Sessions(
+            store, adapters, limit=cached_games, on_evict=self._evicted, clock=clock
+        )
         self.server_settings = ServerSettings(store, defaults or GuildSettings())
         self.display = TableUpdates(
             self.sessions, adapters, self.server_settings, clock, repost_after
@@ -180,9 +182,11 @@ class Tables:
     def clock(self, clock: Callable[[], float]) -> None:
         """Tests move time: every part that reads the clock is given the new one."""
         self._clock = clock
-        for part in (
-            self.display, self.commit, self.lobbies, self.moves, self.deadlines, self.reminders
-        ):
+        parts = (
+            self.sessions, self.display, self.commit, self.lobbies, self.moves, self.deadlines,
+            self.reminders,
+        )
+        for part in parts:
             part.clock = clock
 
     @property

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
-from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from bot.seating import seats_of
+from bot.store import FinishedGame, RevisionConflict, Seat, SessionRow, Store
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
@@ -75,6 +76,9 @@ class Session:
     #: The players whose step the last commit changed without their press (not saved):
     #: their open private reply is edited with the table (`TableAdapter.steps_changed`).
     refresh: list[int] = field(default_factory=list, repr=False, compare=False)
+    #: Who sits at it as the store's index of seats last had them from this process
+    #: (bot/seating.py): a save writes them again only when they changed.
+    seated: list[Seat] | None = field(default=None, repr=False, compare=False)
 
     @property
     def started(self) -> bool:
@@ -305,6 +309,10 @@ def _reach(channel_id: int, data: Any) -> Reach | None:
         return Reach()
 
 
+#: How long a cached game may go unused before it leaves memory (`Sessions.drop_idle`).
+IDLE_AFTER = 3600.0
+
+
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
@@ -315,13 +323,16 @@ class Sessions:
         *,
         limit: int = 2000,
         on_evict: Callable[[int], None] = lambda channel_id: None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
+        self.clock = clock  # when a seat's waiting changed (bot/store/seats.py)
         self.adapters = adapters
         self.limit = limit  # sessions kept in memory; the least recently used idle go first
         self.on_evict = on_evict
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Session] = {}  # in order of use, the most recent last
+        self._used: dict[int, float] = {}  # when each cached game was last used (`drop_idle`)
         #: The windows of the channels the bot is no member of (bot/reach.py), also while
         #: no session is cached there (a press before the game is read, a finished game).
         self.reaches: dict[int, Reach] = {}
@@ -359,6 +370,7 @@ class Sessions:
         cached = self._cache.pop(channel_id, None)
         if cached is not None:
             self._cache[channel_id] = cached  # now the most recently used
+            self._used[channel_id] = self.clock()
         if cached is not None and not fresh:
             return cached
         row = await self.store.load_session(channel_id)
@@ -384,20 +396,46 @@ class Sessions:
         share_rules(session.lobby.options)
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
+        self._used[session.channel_id] = self.clock()
+        self.drop_idle()
         excess = len(self._cache) - self.limit
         if excess <= 0:
             return
         for channel_id in list(self._cache):
-            lock = self._locks.get(channel_id)
-            if lock is not None and lock.locked():
-                continue  # a move is being made there
-            del self._cache[channel_id]
-            self._locks.pop(channel_id, None)
-            self.reaches.pop(channel_id, None)
-            self.on_evict(channel_id)
+            if self._busy(channel_id):
+                continue
+            self._drop(channel_id)
             excess -= 1
             if excess == 0:
                 return
+
+    def drop_idle(self) -> int:
+        """Drop the cached games nobody used for `IDLE_AFTER` seconds, and say how many: a
+        game played over days holds no memory while it waits (its next move, or its timer,
+        reads it again). Called with every game kept and by the timer loop as it wakes; it
+        looks at the least recently used games only, up to the first one still in use."""
+        edge = self.clock() - IDLE_AFTER
+        dropped = 0
+        for channel_id in list(self._cache):
+            if self._used.get(channel_id, edge) > edge:
+                break  # in order of use: the rest were used later
+            if not self._busy(channel_id):
+                self._drop(channel_id)
+                dropped += 1
+        return dropped
+
+    def _busy(self, channel_id: int) -> bool:
+        """Whether a move is being made in the channel (its game stays cached)."""
+        lock = self._locks.get(channel_id)
+        return lock is not None and lock.locked()
+
+    def _drop(self, channel_id: int) -> None:
+        """The channel's game leaves memory, with what is kept of it per channel."""
+        del self._cache[channel_id]
+        self._used.pop(channel_id, None)
+        self._locks.pop(channel_id, None)
+        self.reaches.pop(channel_id, None)
+        self.on_evict(channel_id)
 
     def _decode(self, row: SessionRow) -> Session:
         adapter = self.adapters.get(row.kind)
@@ -490,6 +528,8 @@ class Sessions:
         The cache changes only once the write succeeded."""
         take_lines(session)
         moves, entries, beside = beside_json(session)
+        adapter = self.adapters.get(session.kind)
+        seats = None if adapter is None else seats_of(session, adapter)
         row = SessionRow(
             channel_id=session.channel_id,
             guild_id=session.guild_id,
@@ -501,11 +541,14 @@ class Sessions:
             created_at=session.created_at,
             log=session.new_lines,
             beside=[] if beside is None else [beside],
+            seats=None if seats == session.seated else seats,
+            seats_at=self.clock(),
         )
         if not await self.store.save_session(row):
             self._forget(session.channel_id)  # the next read takes the stored game
             raise MovedMeanwhile()
         session.new_lines = []
+        session.seated = seats
         session.draws_kept += len(moves)
         session.history_kept += len(entries)
         session.revision = row.revision
@@ -606,3 +649,4 @@ class Sessions:
 
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)
+        self._used.pop(channel_id, None)

@@ -14,8 +14,9 @@ from pydantic import (
 )
 
 from bot.config_errors import located, problems
+from bot.durations import WEEK, BadLength, seconds
 from bot.errors import UserError
-from bot.i18n import LANGUAGES, N_, SOURCE, _, listed, number, speaking
+from bot.i18n import LANGUAGES, N_, SOURCE, _, listed, number, one_unit, speaking
 from games.farkle.rules import PRESETS, FarkleRules, rule_fields
 from games.numbers import is_number
 
@@ -42,9 +43,11 @@ class GuildSettings(BaseModel):
     farkle_house_rules: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per preset, the rule fields this server changed."
     )
-    turn_timer: int = Field(120, ge=0, le=604800, description="Seconds per move; 0 turns it off.")
+    turn_timer: int = Field(
+        120, ge=0, le=WEEK, description="Seconds per move (or a length: 12h, 1d); 0 turns it off."
+    )
     lobby_timeout: int = Field(
-        900, ge=60, le=86400, description="Seconds an unstarted lobby stays open."
+        900, ge=60, le=WEEK, description="Seconds an unstarted lobby stays open (or 1h, 3d)."
     )
     bot_delay: float = Field(
         1.5,
@@ -71,6 +74,17 @@ class GuildSettings(BaseModel):
         description="Language of the public tables and logs (bot/i18n.py LANGUAGES); "
         "None: the server's preferred locale.",
     )
+
+    @field_validator("turn_timer", "lobby_timeout", mode="before")
+    @classmethod
+    def _length(cls, value: object) -> object:
+        """A length written as people write it ("90s", "12h", "1d12h"; bot/durations.py)."""
+        if isinstance(value, str):
+            try:
+                return seconds(value)
+            except BadLength as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
     @field_validator("turn_timer")
     @classmethod
@@ -374,10 +388,13 @@ def explain(exc: ValidationError) -> str:
         else field.replace("_", " ").capitalize()
     )
     ctx, kind = problem.ctx, problem.kind
+    length = field in LENGTHS
     if kind in ("greater_than_equal", "greater_than") and what:
-        return _("{setting} must be at least {low}.", setting=what, low=_bound(ctx, "ge", "gt"))
+        low = _bound(ctx, "ge", "gt", length=length)
+        return _("{setting} must be at least {low}.", setting=what, low=low)
     if kind in ("less_than_equal", "less_than") and what:
-        return _("{setting} must be at most {high}.", setting=what, high=_bound(ctx, "le", "lt"))
+        high = _bound(ctx, "le", "lt", length=length)
+        return _("{setting} must be at most {high}.", setting=what, high=high)
     if kind == "literal_error" and what:
         choices = _literal_choices(problem.model, field)
         if choices:
@@ -393,9 +410,16 @@ def explain(exc: ValidationError) -> str:
     return msg
 
 
-def _bound(ctx: dict[str, Any], inclusive: str, exclusive: str) -> str:
-    """A range's bound from a validation error, as the language writes numbers."""
+#: The settings that are lengths of time: their bounds are said in units ("7 days").
+LENGTHS = ("turn_timer", "lobby_timeout")
+
+
+def _bound(ctx: dict[str, Any], inclusive: str, exclusive: str, *, length: bool = False) -> str:
+    """A range's bound from a validation error, as the language writes numbers (a length
+    of time in its unit: "7 days")."""
     value = ctx.get(inclusive, ctx.get(exclusive))
+    if length and isinstance(value, int):
+        return one_unit(value)
     return number(value) if isinstance(value, (int, float)) else str(value)
 
 

@@ -86,6 +86,7 @@ class TurnTimers:
             try:
                 self._wake.clear()
                 await self.run_due()
+                tables.sessions.drop_idle()  # games that wait for days wait on disk
                 nxt = min(
                     filter(None, [await tables.store.next_deadline(), await next_reminder(tables)]),
                     default=None,

@@ -154,7 +154,7 @@ OPERATOR_ONLY_TOO = {"bot/config_errors.py"}
 #: Literals with words that reach no player, each looked at: why it is not a message.
 REVIEWED = {
     # the command tree's descriptions (translated by bot/translator.py)
-    ("bot/cogs/common.py", "Seconds for each move, 0 for none (outside servers; in a server: /config timer)"),
+    ("bot/cogs/common.py", "Time for each move: 90s, 10m, 12h, 1d, 3d (up to 7d), off for none (outside servers)"),
     ("bot/cogs/common.py", "The new value: pick one from the list, or type a number"),
     # the command a start option's setting is changed with (a path `mention` shows)
     *(("bot/lobby_settings.py", f"config {c}") for c in ("farkle", "kuriki", "crap", "timer", "farkle-rule")),

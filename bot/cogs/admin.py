@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs import common
+from bot.durations import length_words
 from bot.i18n import LANGUAGES, _, _n, number, one_unit
 from bot.interactions import send_reply
 from bot.records import place_of
@@ -64,7 +65,7 @@ def farkle_changes(settings: GuildSettings, preset: str) -> list[str]:
 def settings_embed(settings: GuildSettings) -> discord.Embed:
     """The server's settings in the current language, each field within Discord's limit."""
     embed = discord.Embed(title=_("Server settings"), colour=EMBED_COLOUR)
-    timer = _("{seconds} s", seconds=settings.turn_timer) if settings.turn_timer else _("off")
+    timer = length_words(settings.turn_timer)
     general = [
         _("Turn timer: **{timer}**", timer=timer),
         _(
@@ -212,22 +213,33 @@ class AdminCog(
         await self._update(interaction, language=language.value if language else None)
 
     @app_commands.command(name="timer")
-    @app_commands.describe(seconds="Seconds a player has for each move; 0 turns the timer off")
+    @app_commands.describe(
+        time="Time a player has for each move: 90s, 10m, 1h, 12h, 1d, 3d (up to 7d); off turns "
+        "the timer off"
+    )
+    @app_commands.autocomplete(time=common.timer_lengths)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def timer(
-        self, interaction: discord.Interaction[GameBot], seconds: app_commands.Range[int, 0, 3600]
+        self,
+        interaction: discord.Interaction[GameBot],
+        time: app_commands.Range[str, 1, common.LENGTH_TEXT],
     ) -> None:
-        """Set the turn timer for every game."""
-        await self._update(interaction, turn_timer=seconds)
+        """Set the turn timer for every game (a game may last days: 1d, 3d)."""
+        await self._update(interaction, turn_timer=time)
 
     @app_commands.command(name="lobby")
-    @app_commands.describe(minutes="Minutes a lobby waits for someone to start it (1-1440)")
+    @app_commands.describe(
+        time="How long a lobby waits for someone to start it: 15m, 1h, 1d (1 minute to 7 days)"
+    )
+    @app_commands.autocomplete(time=common.lobby_lengths)
     @app_commands.checks.has_permissions(manage_guild=True)
     async def lobby(
-        self, interaction: discord.Interaction[GameBot], minutes: app_commands.Range[int, 1, 1440]
+        self,
+        interaction: discord.Interaction[GameBot],
+        time: app_commands.Range[str, 1, common.LENGTH_TEXT],
     ) -> None:
         """Set how long an unstarted lobby stays open before it closes by itself."""
-        await self._update(interaction, lobby_timeout=minutes * 60)
+        await self._update(interaction, lobby_timeout=time)
 
     @app_commands.command(name="bots")
     @app_commands.describe(delay="Seconds a bot waits before each move (0-10, e.g. 1.5)")

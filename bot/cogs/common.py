@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.durations import LOBBY_CHOICES, TIMER_CHOICES, length_choices
 from bot.errors import UserError
 from bot.i18n import N_, _, speak
 from bot.interactions import actor_of, send_reply
@@ -23,7 +24,11 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 #: The `timer` start option's description (every game has it).
-TIMER_HELP = "Seconds for each move, 0 for none (outside servers; in a server: /config timer)"
+TIMER_HELP = (
+    "Time for each move: 90s, 10m, 12h, 1d, 3d (up to 7d), off for none (outside servers)"
+)
+#: The longest text a length option takes ("2 days 12 hours").
+LENGTH_TEXT = 30
 
 #: Farkle's rule sets and rules as /farkle start and /config offer them.
 PRESET_CHOICES = [app_commands.Choice(name=r.name, value=key) for key, r in PRESETS.items()]
@@ -54,6 +59,30 @@ async def rule_values(
     if typed and not options:
         options = [app_commands.Choice(name=typed[:100], value=typed[:40])]
     return options[:25]
+
+
+async def timer_lengths(
+    interaction: discord.Interaction[GameBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """A turn timer's list: what was typed, read back ("1d12h": 36 hours), then the common
+    lengths from 1 minute to 7 days, in the reader's language."""
+    speak(interaction.locale)
+    return _length_list(current, TIMER_CHOICES)
+
+
+async def lobby_lengths(
+    interaction: discord.Interaction[GameBot], current: str
+) -> list[app_commands.Choice[str]]:
+    """How long a lobby waits: as `timer_lengths`, from 5 minutes to 7 days."""
+    speak(interaction.locale)
+    return _length_list(current, LOBBY_CHOICES)
+
+
+def _length_list(current: str, offered: tuple[int, ...]) -> list[app_commands.Choice[str]]:
+    return [
+        app_commands.Choice(name=words[:100], value=value[:LENGTH_TEXT])
+        for words, value in length_choices(current[:LENGTH_TEXT], offered)
+    ]
 
 
 def anywhere(command: T) -> T:

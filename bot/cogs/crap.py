@@ -31,13 +31,14 @@ class CrapCog(
         force_recycle="Allow the optional Force Recycle action (outside servers; in a server: /config)",
         bluff_window="Seconds the others have to call an Acquire bluff, 5-300 (outside servers)",
     )
+    @app_commands.autocomplete(timer=common.timer_lengths)
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         threshold: app_commands.Range[int, 100, 100000] | None = None,
         jokers: bool | None = None,
         bots: app_commands.Range[int, 0, 5] = 0,
-        timer: app_commands.Range[int, 0, 3600] | None = None,
+        timer: app_commands.Range[str, 1, common.LENGTH_TEXT] | None = None,
         force_recycle: bool | None = None,
         bluff_window: app_commands.Range[int, 5, 300] | None = None,
     ) -> None:

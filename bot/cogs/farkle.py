@@ -32,14 +32,14 @@ class FarkleCog(
         value=common.VALUE_HELP,
     )
     @app_commands.choices(rules=PRESET_CHOICES, house_rule=RULE_CHOICES)
-    @app_commands.autocomplete(value=common.rule_values)
+    @app_commands.autocomplete(value=common.rule_values, timer=common.timer_lengths)
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         rules: app_commands.Choice[str] | None = None,
         target: app_commands.Range[int, 500, 1_000_000] | None = None,
         bots: app_commands.Range[int, 0, 24] = 0,
-        timer: app_commands.Range[int, 0, 3600] | None = None,
+        timer: app_commands.Range[str, 1, common.LENGTH_TEXT] | None = None,
         house_rule: app_commands.Choice[str] | None = None,
         value: app_commands.Range[str, 1, 40] | None = None,
     ) -> None:

@@ -81,7 +81,12 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
         crap=m("crap start"),
     )
     embed = discord.Embed(title=_("Table games"), description=games, colour=EMBED_COLOUR)
-    embed.add_field(name=_("How to play"), value=play[:1024], inline=False)
+    mine = _(
+        "{games} your running games everywhere, only to you: whose turn, when it runs out, "
+        "a link to each table.",
+        games=m("games"),
+    )
+    embed.add_field(name=_("How to play"), value=f"{play}\n{mine}"[:1024], inline=False)
     stats = _(
         "{stats} a player's games, wins, records and rating (only to you, unless you share) · "
         "{leaderboard} the top players of this server or group chat, this week, this month or "

@@ -33,12 +33,13 @@ class KurikiCog(
         stake="Buy-in per player, 0 for no stakes (outside servers)",
         foul_price="What each foul puts in the pot when playing for stakes (outside servers)",
     )
+    @app_commands.autocomplete(timer=common.timer_lengths)
     async def start(
         self,
         interaction: discord.Interaction[GameBot],
         lives: app_commands.Range[int, 1, 9] | None = None,
         bots: app_commands.Range[int, 0, 11] = 0,
-        timer: app_commands.Range[int, 0, 3600] | None = None,
+        timer: app_commands.Range[str, 1, common.LENGTH_TEXT] | None = None,
         two_digit: bool | None = None,
         reverse_after_kuriki: bool | None = None,
         stake: app_commands.Range[int, 0, 1_000_000] | None = None,

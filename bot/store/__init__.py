@@ -7,7 +7,7 @@ shards share one database. The backends import the interface, never each other.
 
 The schema is versioned with one history of numbered migrations (`migrations.py`) that both
 backends apply; `stats.py` holds the stats SQL and arithmetic both share, `ratings.py` the
-skill ratings'. Every write
+skill ratings', `seats.py` the index of who sits at which running game. Every write
 commits before it returns, so a move the bot has acknowledged survives a crash of the
 process."""
 
@@ -25,6 +25,7 @@ from bot.store.rows import (
     Standing,
     UnseenEnding,
 )
+from bot.store.seats import Seat, SeatedGame
 from bot.store.sqlite import SHOWN_DELAY, SqliteStore
 from bot.store.stats import REBUILD_SQL
 
@@ -42,6 +43,8 @@ __all__ = [
     "Rating",
     "Rebuilt",
     "RevisionConflict",
+    "Seat",
+    "SeatedGame",
     "SessionRow",
     "Shards",
     "SqliteStore",

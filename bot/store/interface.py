@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import bot.store.ratings as ratings
+import bot.store.seats as seats
 from bot.store.ratings import Rebuilt
 from bot.store.reminders import ReminderStore
 from bot.store.rows import (
@@ -24,6 +25,7 @@ from bot.store.rows import (
     Standing,
     UnseenEnding,
 )
+from bot.store.seats import SeatedGame
 
 
 def is_postgres_url(database: str | Path) -> bool:
@@ -180,6 +182,14 @@ class Store(ReminderStore, ABC):
 
     @abstractmethod
     async def count_sessions(self) -> int: ...
+
+    async def player_seats(self, player_id: int, limit: int) -> tuple[int, list[SeatedGame]]:
+        """How many running games and lobbies the player sits at, in every place, and `limit`
+        of them, each with whom it waits on (bot/store/seats.py): those waiting on the
+        player first, then the started games, each group the longest waiting first."""
+        counted = await self._read(seats.COUNT_SEATS_SQL, (player_id,))
+        rows = await self._read(seats.PLAYER_SEATS_SQL, (player_id, limit))
+        return int(counted[0][0]) if counted else 0, seats.seated_games(rows)
 
     @abstractmethod
     async def load_settings(self, guild_id: int) -> str | None: ...

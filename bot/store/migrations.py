@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from bot.store.seats import SEATS_BACKFILL_POSTGRES, SEATS_BACKFILL_SQLITE, SEATS_TABLE
 from bot.store.stats import REBUILD_SQL
 
 #: SQLite type names and what PostgreSQL stores the same values in: Discord ids need 64 bits
@@ -25,6 +26,11 @@ def postgres_types(sql: str) -> str:
     for pattern, replacement in _POSTGRES_TYPES:
         sql = re.sub(pattern, replacement, sql, flags=re.IGNORECASE)
     return sql
+
+
+def migration_statements(sql: str) -> list[str]:
+    """SQL without a semicolon inside a statement, one statement at a time."""
+    return [s.strip() for s in sql.split(";") if s.strip()]
 
 
 #: Migration 6's tables, in SQLite's words (PostgreSQL gets them through `postgres_types`).
@@ -84,8 +90,9 @@ GAME_LOG = """
 
 #: A migration: SQL written once in SQLite's dialect, restricted to what both databases
 #: understand (see `migration_sql` for the column types PostgreSQL is given instead), or,
-#: when the two must differ, {"sqlite": ..., "postgresql": ...}.
-Migration = str | dict[str, str]
+#: when the two must differ, {"sqlite": ..., "postgresql": ...}; a list there holds its
+#: statements one by one (a statement with semicolons of its own: a PL/pgSQL block).
+Migration = str | dict[str, str | list[str]]
 
 MIGRATIONS: list[Migration] = [
     # 1: the first schema
@@ -298,6 +305,17 @@ MIGRATIONS: list[Migration] = [
         updated_at  REAL    NOT NULL
     );
     """,
+    # 15 (after 14, the reminders'): who sits at which running game and lobby, whether the
+    # game waits on them and since when (bot/store/seats.py), so /games lists a player's
+    # games in every place from an index; filled for the sessions stored before it from
+    # their lobbies' players (whether they are waited on is told by reading the game).
+    {
+        "sqlite": SEATS_TABLE + SEATS_BACKFILL_SQLITE,
+        "postgresql": [
+            *migration_statements(postgres_types(SEATS_TABLE)),
+            SEATS_BACKFILL_POSTGRES.strip(),
+        ],
+    },
 ]
 
 
@@ -312,7 +330,10 @@ def migration_sql(migration: Migration, dialect: str) -> list[str]:
     """The statements of one migration for "sqlite" or "postgresql"."""
     if isinstance(migration, dict):
         sql = migration[dialect]
+        if isinstance(sql, list):
+            return sql
     else:
         sql = postgres_types(migration) if dialect == "postgresql" else migration
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    return migration_statements(sql)
+
 

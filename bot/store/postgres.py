@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 import asyncpg
 
 import bot.store.ratings as ratings
+import bot.store.seats as seats
 from bot.records import place_of, rating_points
 from bot.store.interface import RevisionConflict, Shards, Store
 from bot.store.migrations import MIGRATIONS, migration_sql, postgres_params
@@ -84,6 +85,9 @@ _UPSERT_SESSION_LOGGED = (
     " SELECT channel_id, revision, $9, $10 FROM saved"
 )
 _LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = $1 ORDER BY revision"
+_SEATS_OF = postgres_params(seats.SEATS_OF_SQL)
+_DROP_SEATS = postgres_params(seats.DROP_SEATS_SQL)
+_INSERT_SEAT = postgres_params(seats.INSERT_SEAT_SQL)
 #: A session and what it keeps beside its row, oldest first (`SessionRow.beside`).
 _LOAD_SESSION = (
     f"SELECT {_SESSION_COLUMNS}, ARRAY(SELECT g.beside FROM game_log g"
@@ -187,6 +191,22 @@ class PostgresStore(Store):
                         json.dumps(row.log),
                         log_beside(row),
                     )
+                await _write_seats(conn, row)
+                return True
+        if row.seats is not None:  # the move and who sits where, in one transaction
+            async with self.pool.acquire() as conn, conn.transaction():
+                if row.log or row.beside:
+                    status = await conn.execute(
+                        _UPSERT_SESSION_LOGGED,
+                        *session_values(row),
+                        json.dumps(row.log),
+                        log_beside(row),
+                    )
+                else:
+                    status = await conn.execute(_UPSERT_SESSION, *session_values(row))
+                if not status.endswith(" 1"):
+                    return False
+                await _write_seats(conn, row)
                 return True
         if row.log or row.beside:
             status = await self.pool.execute(
@@ -296,6 +316,7 @@ class PostgresStore(Store):
             )
             await self._record_players(conn, game, game_id, finished_at)
             await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
+            await conn.execute(_DROP_SEATS, channel_id)
             return game_id
 
     async def _record_players(
@@ -520,9 +541,23 @@ class PostgresStore(Store):
 
 
 async def _drop_session(conn: asyncpg.Connection, channel_id: int) -> None:
-    """Delete a session and its log (inside the caller's transaction)."""
+    """Delete a session, its log and its seats (inside the caller's transaction)."""
     await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
     await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
+    await conn.execute(_DROP_SEATS, channel_id)
+
+
+async def _write_seats(conn: asyncpg.Connection, row: SessionRow) -> None:
+    """Who sits at the saved session, when that changed (bot/store/seats.py), inside the
+    caller's transaction."""
+    if row.seats is None:
+        return
+    stored = await conn.fetch(_SEATS_OF, row.channel_id)
+    await conn.execute(_DROP_SEATS, row.channel_id)
+    await conn.executemany(
+        _INSERT_SEAT,
+        seats.seat_values(row.channel_id, row.seats, [tuple(r) for r in stored], row.seats_at),
+    )
 
 
 async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:

@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 
 from bot.records import LUCK
 from bot.store.packed import pack, stored_value
+from bot.store.seats import Seat
 
 #: A log line as it is stored (JSON): a message's dict (games/text.py `line_json`), or text.
 LogLine = dict[str, object] | str
@@ -37,6 +38,11 @@ class SessionRow:
     #: written, the one this revision adds (`save_session` appends it with the log lines);
     #: read (`load_session`), every one stored so far, oldest first.
     beside: list[str] = field(default_factory=list, kw_only=True)
+    #: Written: who sits at the session now, when that changed since it was last written
+    #: (`save_session` writes them in the same commit, a seat's waiting changed at
+    #: `seats_at`); None: as stored (see bot/store/seats.py). Never read back.
+    seats: list[Seat] | None = field(default=None, kw_only=True)
+    seats_at: float = field(default=0.0, kw_only=True)
 
 
 @dataclass

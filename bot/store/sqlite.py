@@ -41,6 +41,7 @@ from bot.store.rows import (
     played_sql,
     session_values,
 )
+from bot.store.seats import DROP_SEATS_SQL, INSERT_SEAT_SQL, SEATS_OF_SQL, seat_values
 from bot.store.sqlite_connection import Database
 from bot.store.stats import added_record, leaderboard_rows
 
@@ -141,7 +142,10 @@ class SqliteStore(Store):
                 now = time.time()
                 values = [v for row, _ in batch for v in (*session_values(row), now)]
                 try:
-                    if any(row.log or row.beside or row.revision == 1 for row, _ in batch):
+                    if any(
+                        row.log or row.beside or row.revision == 1 or row.seats is not None
+                        for row, _ in batch
+                    ):
                         written = self.db.transaction(
                             functools.partial(_save_with_logs, [row for row, _ in batch], values)
                         )
@@ -531,13 +535,15 @@ def _drop_session(conn: sqlite3.Connection, channel_id: int) -> None:
     """Delete a session and its log (inside the caller's transaction)."""
     conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
     conn.execute("DELETE FROM game_log WHERE channel_id = ?", (channel_id,))
+    conn.execute(DROP_SEATS_SQL, (channel_id,))
 
 
 def _save_with_logs(
     rows: list[SessionRow], values: list[object], conn: sqlite3.Connection
 ) -> set[tuple[int, int]]:
     """Save `rows` (their `values` for `_upsert_sessions`) and append the log lines and
-    what those written keep beside them, inside the caller's transaction. A new session (revision 1) starts with no log:
+    what those written keep beside them, and write their seats when they changed
+    (bot/store/seats.py), inside the caller's transaction. A new session (revision 1) starts with no log:
     lines left by a game of that channel that was never finished are dropped."""
     written = {(c, r) for c, r in conn.execute(_upsert_sessions(len(rows)), values).fetchall()}
     for row in rows:
@@ -549,6 +555,12 @@ def _save_with_logs(
             conn.execute(
                 "INSERT INTO game_log (channel_id, revision, lines, beside) VALUES (?, ?, ?, ?)",
                 (row.channel_id, row.revision, json.dumps(row.log), log_beside(row)),
+            )
+        if row.seats is not None:
+            stored = conn.execute(SEATS_OF_SQL, (row.channel_id,)).fetchall()
+            conn.execute(DROP_SEATS_SQL, (row.channel_id,))
+            conn.executemany(
+                INSERT_SEAT_SQL, seat_values(row.channel_id, row.seats, stored, row.seats_at)
             )
     return written
 

@@ -108,6 +108,8 @@ async def test_farkle_rule_set_target_and_a_house_rule_outside_servers(tables: T
     ("kind", "options", "same_as"),
     [
         ("farkle", {"timer": 604801}, lambda s: s.updated(turn_timer=604801)),
+        ("farkle", {"timer": "8d"}, lambda s: s.updated(turn_timer="8d")),
+        ("farkle", {"timer": "a week or so"}, lambda s: s.updated(turn_timer="a week or so")),
         ("farkle", {"timer": 5}, lambda s: s.updated(turn_timer=5)),
         ("kuriki", {"lives": 12}, lambda s: s.updated(kuriki_lives=12)),
         ("kuriki", {"stake": -1}, lambda s: s.updated(kuriki_stake=-1)),

@@ -61,8 +61,10 @@ def test_bad_house_rules_are_refused(field: str, value: str, message: str) -> No
     [
         {"turn_timer": -1},
         {"turn_timer": 604801},
+        {"turn_timer": "8d"},
+        {"turn_timer": "soon"},
         {"lobby_timeout": 59},
-        {"lobby_timeout": 86401},
+        {"lobby_timeout": 604801},
         {"kuriki_lives": 0},
         {"kuriki_lives": 10},
         {"crap_threshold": 5},
@@ -257,3 +259,16 @@ def test_config_show_and_the_lobby_agree_on_the_house_rules(
     assert ("House rules" in shown) == ("house rules" in lobby_text) == (house is not None)
     if house is not None:
         assert house in shown and house in lobby_text
+
+
+def test_a_config_file_may_write_lengths_as_people_do(tmp_path: Path) -> None:
+    """A family's server plays over days: `turn_timer = "1d"` is a day, and a length the
+    settings cannot read is one clear line naming the key."""
+    good = tmp_path / "days.toml"
+    good.write_text('[defaults]\nturn_timer = "1d"\nlobby_timeout = "3d"\n')
+    defaults = load_config(good, required=True).defaults
+    assert (defaults.turn_timer, defaults.lobby_timeout) == (86400, 3 * 86400)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[defaults]\nturn_timer = "a while"\n')
+    with pytest.raises(ConfigError, match=r"defaults\.turn_timer"):
+        load_config(bad, required=True)

@@ -3,11 +3,12 @@ settings stored and used by the next game; a bad option never reaches the bot.""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
-from tests.e2e.harness import ADMIN, ALICE, BOB, TABLE, ClientRefused, Driver
+from tests.e2e.harness import ADMIN, ALICE, BOB, TABLE, Driver
 
 
 async def test_config_needs_manage_server_at_run_time(d: Driver) -> None:
@@ -15,17 +16,17 @@ async def test_config_needs_manage_server_at_run_time(d: Driver) -> None:
     # the bot checks again when the command runs.
     (config,) = [c for c in d.commands() if c["name"] == "config"]
     assert config["default_member_permissions"] in ("32", 32)
-    refused = await d.slash(ALICE, TABLE, "config timer", seconds=30)
+    refused = await d.slash(ALICE, TABLE, "config timer", time="30s")
     assert refused.ephemeral and "Manage Server" in refused.text
     shown = await d.slash(ADMIN, TABLE, "config show")
-    assert shown.ephemeral and "Turn timer: **120 s**" in shown.message.text()
+    assert shown.ephemeral and "Turn timer: **2 minutes**" in shown.message.text()
 
 
 async def test_settings_are_stored_and_used_by_the_next_game(d: Driver) -> None:
     saved = await d.slash(ADMIN, TABLE, "config farkle", preset="classic", target=4000)
     assert saved.ephemeral and "Classic Farkle" in saved.message.text()
     await d.slash(ADMIN, TABLE, "config farkle-rule", rule="min_bank", value="400")
-    await d.slash(ADMIN, TABLE, "config timer", seconds=0)
+    await d.slash(ADMIN, TABLE, "config timer", time="off")
     await d.slash(ADMIN, TABLE, "config kuriki", lives=7, two_digit=True)
     shown = await d.slash(ADMIN, TABLE, "config show")
     text = shown.message.text()
@@ -38,14 +39,15 @@ async def test_settings_are_stored_and_used_by_the_next_game(d: Driver) -> None:
     assert "Time for this move" not in d.table(TABLE).text()  # the timer is off
 
 
-async def test_the_lobby_timeout_is_set_in_minutes_and_used_by_the_next_lobby(d: Driver) -> None:
+async def test_the_lobby_timeout_is_set_as_a_length_and_used_by_the_next_lobby(d: Driver) -> None:
     shown = await d.slash(ADMIN, TABLE, "config show")
     assert "An unstarted lobby closes after **15 minutes**" in shown.message.text()
-    saved = await d.slash(ADMIN, TABLE, "config lobby", minutes=5)
+    saved = await d.slash(ADMIN, TABLE, "config lobby", time="5m")
     assert saved.ephemeral and "closes after **5 minutes**" in saved.message.text()
-    with pytest.raises(ClientRefused):
-        await d.slash(ADMIN, TABLE, "config lobby", minutes=0)
-    refused = await d.slash(ALICE, TABLE, "config lobby", minutes=60)
+    for bad, why in (("30s", "at least 1 minute"), ("8d", "at most 7 days"), ("soon", "90s, 10m")):
+        refused = await d.slash(ADMIN, TABLE, "config lobby", time=bad)
+        assert refused.ephemeral and why in refused.text, refused.text
+    refused = await d.slash(ALICE, TABLE, "config lobby", time="1h")
     assert refused.ephemeral and "Manage Server" in refused.text
     await d.slash(ALICE, TABLE, "crap start")
     stored = d.stored(TABLE)
@@ -59,9 +61,28 @@ async def test_bad_values_get_a_clear_answer_and_change_nothing(d: Driver) -> No
     assert bad.ephemeral and "whole number" in bad.text
     shown = await d.slash(ADMIN, TABLE, "config show")
     assert "House rules" not in shown.message.text()
-    # Out-of-range numbers never leave the Discord client.
-    with pytest.raises(ClientRefused):
-        await d.slash(ADMIN, TABLE, "config timer", seconds=99999)
+    # A length out of range, or none at all, is refused in words.
+    for bad, why in (("8d", "at most 7 days"), ("10s", "at least 15 seconds"), ("x", "1d12h")):
+        refused = await d.slash(ADMIN, TABLE, "config timer", time=bad)
+        assert refused.ephemeral and why in refused.text, refused.text
+    shown = await d.slash(ADMIN, TABLE, "config show")
+    assert "Turn timer: **2 minutes**" in shown.message.text()
+
+
+async def test_a_turn_timer_of_days_is_set_and_shown_in_days(d: Driver) -> None:
+    """A family plays a few turns a day: `/config timer 3d` gives each move three days,
+    said in days everywhere, and the turn's deadline is three days on."""
+    saved = await d.slash(ADMIN, TABLE, "config timer", time="3d")
+    assert saved.ephemeral and "Turn timer: **3 days**" in saved.message.text()
+    await d.slash(ALICE, TABLE, "farkle start")
+    assert "**3 days** for each move" in d.table(TABLE).text()
+    await d.click(BOB, TABLE, label="Join")
+    await d.click(ALICE, TABLE, label="Start")
+    stored = d.stored(TABLE)
+    assert stored is not None
+    turn = json.loads(stored["data"])["turn_deadline"]
+    assert d.bot is not None
+    assert turn == pytest.approx(d.bot.tables.clock() + 3 * 86400, abs=5)
 
 
 async def test_the_lobby_describes_the_rules_that_will_be_played(d: Driver) -> None:

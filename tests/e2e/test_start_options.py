@@ -5,6 +5,10 @@ opened); in the server that added the bot an option that is its setting points t
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from tests.e2e.harness import ALICE, BOB, CAROL, TABLE, Driver
 
 
@@ -18,6 +22,8 @@ async def test_a_refused_start_option_in_a_group_dm_and_a_dm(d: Driver) -> None:
         (group, {"house_rule": "target", "value": "100"}, "Target must be at least 500."),
         (own, {"house_rule": "min_bank", "value": "lots"}, "Bank minimum takes a whole number"),
         (pair, {"house_rule": "one_die_throws", "value": "9"}, "must be at most 6"),
+        (group, {"timer": "8d"}, "The turn timer must be at most 7 days."),
+        (pair, {"timer": "tomorrow"}, "write it like 90s, 10m, 12h, 1d or 1d12h"),
         (group, {"house_rule": "piggyback"}, "A house rule takes both options"),
     ):
         refused = await d.slash(ALICE, place, "farkle start", **options)
@@ -29,7 +35,7 @@ async def test_a_refused_start_option_in_a_group_dm_and_a_dm(d: Driver) -> None:
 
 async def test_in_the_server_its_settings_rule(d: Driver) -> None:
     assert d.bot is not None
-    refused = await d.slash(ALICE, TABLE, "farkle start", timer=30)
+    refused = await d.slash(ALICE, TABLE, "farkle start", timer="30s")
     assert refused.ephemeral and "This server's settings rule here" in refused.text
     assert "the turn timer with </config timer:" in refused.text  # a clickable /config timer
     refused = await d.slash(ALICE, TABLE, "crap start", bluff_window=60)
@@ -46,3 +52,19 @@ async def test_help_outside_servers_names_the_start_options(d: Driver) -> None:
     assert "config" not in outside
     inside = (await d.slash(ALICE, TABLE, "help")).message.text()
     assert "Server managers (Manage Server)" in inside and "start options" not in inside
+
+
+async def test_a_start_with_a_timer_of_a_day_gives_each_move_a_day(d: Driver) -> None:
+    """Outside servers the host's `timer:1d` is the game's: the lobby says a day, the
+    turn's deadline is a day on, and its Rematch keeps it."""
+    assert d.bot is not None
+    d.fake.install(ALICE)
+    group = d.fake.add_group_dm([ALICE, BOB, CAROL]).id
+    await d.slash(ALICE, group, "farkle start", timer="1d")
+    assert "**1 day** for each move" in d.table(group).text()
+    await d.click(BOB, group, label="Join")
+    await d.click(ALICE, group, label="Start")
+    stored = d.stored(group)
+    assert stored is not None
+    turn = json.loads(stored["data"])["turn_deadline"]
+    assert turn == pytest.approx(d.bot.tables.clock() + 86400, abs=5)
