@@ -3,7 +3,8 @@ Farkle game with a one-day turn timer in a server channel, played over three day
 player the game waits for is reminded at half time and an hour before the deadline, by a new
 message that mentions them with a link to the table, and by a direct message where they
 asked for one; quiet hours hold a reminder; the timer plays a turn nobody played; Remind
-works once a turn. (The kill -9 between two reminders is in test_reminder_restart.py.)"""
+works once a turn; `/games` lists the game with whose turn and the link. (The kill -9
+between two reminders is in test_reminder_restart.py.)"""
 
 from __future__ import annotations
 
@@ -106,6 +107,14 @@ async def test_a_game_over_three_days_reminds_on_schedule(d: Driver) -> None:
     skip_to(d, end)
     await until(d, "the timeout", lambda: read_table(d.table(TABLE)).current == other.id)
     assert "ran out of time" in d.table(TABLE).text()
+
+    # /games follows: the other player's turn, its deadline and the live table's link.
+    link = f"https://discord.com/channels/{GUILD}/{TABLE}/{d.table(TABLE).id})"
+    deadline = int(await turn_end(d))
+    mine = (await d.slash(other, TABLE, "games")).text
+    assert "**your turn**" in mine and link in mine and f"<t:{deadline}:R>" in mine, mine
+    theirs = await d.slash(waiting, TABLE, "games")
+    assert theirs.ephemeral and "waiting for " in theirs.text and link in theirs.text
 
     # Day 2: the first player presses Remind; once a turn.
     nudged = await d.click(waiting, TABLE, label="Remind", message=d.table(TABLE))
