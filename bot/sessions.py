@@ -19,6 +19,14 @@ from pydantic import ValidationError
 
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
+from bot.session_json import (
+    beside,
+    beside_json,
+    ending_json,
+    session_json,
+    state_json,
+    with_history,
+)
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
@@ -102,46 +110,6 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
-#: The state field that moves only append to, a score after each turn (Farkle's chart):
-#: stored beside the row with the moves that add to it, so the row does not grow with it.
-HISTORY = "history"
-
-
-def _history(state: Any) -> list[Any] | None:
-    """The state's `HISTORY`, or None (a lobby, a game without one)."""
-    return getattr(state, HISTORY, None) if state is not None else None
-
-
-def beside_json(session: Session) -> tuple[list[Any], list[Any], str | None]:
-    """What the session's next save appends beside its row: the records of the draws and
-    the history entries made since the last save, and the JSON object that holds them
-    ({"draws": [...], "history": [...]}, either left out when empty; None: nothing)."""
-    moves = session.draws.moves[session.draws_kept :] if session.draws is not None else []
-    history = _history(session.state)
-    entries = history[session.history_kept :] if history is not None else []
-    parts: dict[str, Any] = {}
-    if moves:
-        parts["draws"] = moves
-    if entries:
-        parts["history"] = entries
-    text = json.dumps(parts, separators=(",", ":"), ensure_ascii=False) if parts else None
-    return moves, entries, text
-
-
-def state_json(session: Session) -> str:
-    """The state's JSON, written once per state: a move compares it with the state before
-    (nothing to commit when they are the same) and then saves it. States are never changed in
-    place (an engine moves on a copy), so the text of the same object stays true. Its
-    `HISTORY` is not in it: the store keeps that beside the row (see `beside_json`)."""
-    written = session.written
-    if written is None or written[0] is not session.state:
-        state = session.state
-        beside = {HISTORY} if _history(state) is not None else None
-        text = "null" if state is None else state.model_dump_json(exclude=beside)
-        written = session.written = (session.state, text)
-    return written[1]
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
@@ -178,58 +146,6 @@ def take_lines(session: Session) -> None:
             session.new_lines = [*session.new_lines, *map(line_json, lines)]
 
 
-def draws_json(draws: Sealed, *, whole: bool) -> str:
-    """The stored form of a game's draws: `whole`, with the record of every draw inline
-    (`Draws.json_text`); otherwise only what the row keeps, its seed, version and position,
-    and how many moves' records the store keeps beside it ("kept": `Sessions.save`
-    appends them with their moves, and loading reads them back)."""
-    if whole:
-        return draws.json_text()
-    head = {k: v for k, v in draws.to_json().items() if k != "moves"}
-    return json.dumps({**head, "kept": len(draws.moves)}, separators=(",", ":"))
-
-
-def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
-    """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
-    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed,
-    see games/draws.py, and its record when `whole`, see `draws_json`; sealed: whether a
-    started game has draws, see `_draws`). The models
-    write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
-    several times cheaper than model_dump() followed by json.dumps()."""
-    fields: dict[str, Any] = {
-        "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
-        "ping": session.ping,
-    }  # fmt: skip
-    history = _history(session.state)
-    if history is not None and not whole:
-        fields["history_kept"] = len(history)
-    if via is not None:
-        fields["via"] = via.as_json()
-    if session.side:
-        fields["side"] = session.side
-    if session.state is not None:
-        fields["sealed"] = session.draws is not None
-    tail = json.dumps(fields, separators=(",", ":"))
-    draws = "null" if session.draws is None else draws_json(session.draws, whole=whole)
-    state = state_json(session)
-    if whole and history is not None:
-        state = session.state.model_dump_json()
-    return (
-        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
-        f'{tail[1:-1]},"draws":{draws}}}'
-    )
-
-
-def ending_json(session: Session) -> str:
-    """What a finished game keeps until its final table is shown where the bot is no member
-    (`FinishedGame.unseen`): its stored form, with its table message and revision (read
-    back by `Sessions.unseen`)."""
-    data = json.loads(session_json(session, whole=True))
-    data.update(message_id=session.message_id, revision=session.revision)
-    return json.dumps(data, separators=(",", ":"))
-
-
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
 MAX_ID = 2**63
 MAX_REVISION = 2**31
@@ -252,19 +168,6 @@ def _absurd(row: SessionRow) -> str | None:
         if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
             return name
     return None
-
-
-def _beside(row: SessionRow) -> tuple[list[Any], list[Any]]:
-    """The records of draws and the history entries stored beside a row, oldest first."""
-    moves: list[Any] = []
-    history: list[Any] = []
-    for text in row.beside:
-        parts = json.loads(text)
-        if not isinstance(parts, dict):
-            raise TypeError("beside")
-        moves += parts.get("draws", [])
-        history += parts.get("history", [])
-    return moves, history
 
 
 def _draws(data: dict[str, Any], started: bool, kept: list[Any]) -> Draws | None:
@@ -432,15 +335,14 @@ class Sessions:
             ):
                 raise TypeError("side")
             via = _reach(row.channel_id, data.get("via"))
-            moves, history = _beside(row)
+            moves, history = beside(row)
             state = None
             if data.get("state") is not None:
                 stored = data["state"]
                 if "history_kept" in data:  # its history beside the row (`beside_json`)
-                    if not isinstance(stored, dict) or len(history) != data["history_kept"]:
-                        reason = "unreadable"
-                        raise ValueError("history")
-                    stored = {**stored, HISTORY: history}
+                    reason = "unreadable"
+                    stored = with_history(stored, data["history_kept"], history)
+                    reason = "incompatible"
                 state = adapter.state_model.model_validate(stored)
             reason = "draws"
             draws = _draws(data, state is not None, moves)
