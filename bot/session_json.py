@@ -62,8 +62,7 @@ def draws_json(draws: Sealed, *, whole: bool) -> str:
     appends them with their moves, and loading reads them back)."""
     if whole:
         return draws.json_text()
-    head = {k: v for k, v in draws.to_json().items() if k != "moves"}
-    return json.dumps({**head, "kept": len(draws.moves)}, separators=(",", ":"))
+    return draws.head_text(kept=len(draws.moves))
 
 
 def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
