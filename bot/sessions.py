@@ -208,6 +208,20 @@ def _reach(channel_id: int, data: Any) -> Reach | None:
         return Reach()
 
 
+#: How many of the latest saved or loaded games wait before what they hold alike with other
+#: games is shared (games/shared.py, about 20 us a Farkle game): a game that moves again
+#: meanwhile replaces its state and is never walked, so a busy bot spends nothing on it, and
+#: at most these many cached games keep their own copies (about 5 KB each).
+SHARE_AFTER = 128
+
+
+def _share(session: Session) -> None:
+    """Let `session` share what it holds alike with other cached games (games/shared.py)."""
+    share_fields_sets(session.state)
+    share_fields_sets(session.lobby)
+    share_rules(session.lobby.options)
+
+
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
 
@@ -225,6 +239,8 @@ class Sessions:
         self.on_evict = on_evict
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Session] = {}  # in order of use, the most recent last
+        #: The cached sessions whose fields sets are not shared yet, oldest first (`_keep`).
+        self._unshared: dict[int, Session] = {}
         #: The windows of the channels the bot is no member of (bot/reach.py), also while
         #: no session is cached there (a press before the game is read, a finished game).
         self.reaches: dict[int, Reach] = {}
@@ -278,13 +294,15 @@ class Sessions:
         """Cache `session` as the most recently used, and drop the least recently used idle
         sessions beyond the limit (a dropped game is read again on its next click), so the
         memory of a process that sees many games over time stays bounded. What games hold
-        alike is shared between them (games/shared.py)."""
+        alike is shared between them (games/shared.py), once `SHARE_AFTER` later games were
+        kept."""
         if isinstance(session.draws, Draws):  # the cached game keeps no Random state
             session.draws = session.draws.sealed()
         forget_text(session)
-        share_fields_sets(session.state)
-        share_fields_sets(session.lobby)
-        share_rules(session.lobby.options)
+        self._unshared.pop(session.channel_id, None)  # (its state before: replaced)
+        self._unshared[session.channel_id] = session
+        if len(self._unshared) > SHARE_AFTER:
+            _share(self._unshared.pop(next(iter(self._unshared))))
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
         excess = len(self._cache) - self.limit
@@ -295,6 +313,7 @@ class Sessions:
             if lock is not None and lock.locked():
                 continue  # a move is being made there
             del self._cache[channel_id]
+            self._unshared.pop(channel_id, None)
             self._locks.pop(channel_id, None)
             self.reaches.pop(channel_id, None)
             self.on_evict(channel_id)
@@ -508,3 +527,4 @@ class Sessions:
 
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)
+        self._unshared.pop(channel_id, None)
