@@ -121,15 +121,17 @@ def same_state(work: Session, session: Session) -> bool:
     written, digest = session.written, session.digest
     current = written is not None and written[0] is session.state
     if not current and digest is not None and digest[0] is session.state:
-        return _digest(mine) == digest[1]
+        work.digest = (work.state, _digest(mine))  # (what `forget_text` keeps, if saved)
+        return work.digest[1] == digest[1]
     return mine == state_json(session)
 
 
 def forget_text(session: Session) -> None:
     """Keep the digest of the state's JSON instead of the text (about 2 KB of a Farkle
     game): between moves a cached game only needs to tell whether a move changed it."""
-    written = session.written
-    if written is not None and written[0] is session.state:
+    written, digest = session.written, session.digest
+    kept = digest is not None and digest[0] is session.state  # (by `same_state`)
+    if written is not None and written[0] is session.state and not kept:
         session.digest = (session.state, _digest(written[1]))
     session.written = None
 
