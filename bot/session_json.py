@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from pydantic_core import to_json
+
 from bot.reach import Reach
 from bot.store import SessionRow
 from games.draws import Sealed
@@ -49,10 +51,40 @@ def state_json(session: Session) -> str:
     written = session.written
     if written is None or written[0] is not session.state:
         state = session.state
-        beside = {HISTORY} if _history(state) is not None else None
-        text = "null" if state is None else state.model_dump_json(exclude=beside)
+        text = "null" if state is None else _state_text(state)
         written = session.written = (session.state, text)
     return written[1]
+
+
+#: The field of a game's log window (games/gamelog.py): frozen lines (`games.text.Line`),
+#: which a game's working copies share (games/copies.py).
+LOG = "log"
+#: The JSON of log lines already written, by id, each with its line (so an id reused is no
+#: hit): a Farkle table's 12-line window is three quarters of its state's JSON, and each
+#: line is written once instead of at every move it stays in the window.
+_LINES: dict[int, tuple[Any, str]] = {}
+_LINES_KEPT = 4096
+
+
+def _state_text(state: Any) -> str:
+    """`state.model_dump_json()` without its `HISTORY`, and its `LOG` written from
+    `_LINES` (last: the same JSON object, its keys in another order)."""
+    beside = {HISTORY} if _history(state) is not None else set()
+    if LOG not in type(state).model_fields:
+        return state.model_dump_json(exclude=beside or None)
+    head = state.model_dump_json(exclude=beside | {LOG})
+    lines = getattr(state, LOG)
+    log = "null" if lines is None else f"[{','.join(map(_line_json, lines))}]"
+    return f'{head[:-1]}{"," if len(head) > 2 else ""}"{LOG}":{log}}}'
+
+
+def _line_json(line: Any) -> str:
+    hit = _LINES.get(id(line))
+    if hit is None or hit[0] is not line:
+        if len(_LINES) >= _LINES_KEPT:
+            _LINES.clear()
+        hit = _LINES[id(line)] = (line, to_json(line).decode())
+    return hit[1]
 
 
 def draws_json(draws: Sealed, *, whole: bool) -> str:
