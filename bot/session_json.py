@@ -63,7 +63,7 @@ LOG = "log"
 #: hit): a Farkle table's 12-line window is three quarters of its state's JSON, and each
 #: line is written once instead of at every move it stays in the window.
 _LINES: dict[int, tuple[Any, str]] = {}
-_LINES_KEPT = 4096
+_LINES_KEPT = 2048  # (about 0.5 MB at most: the windows of some 170 busy tables)
 
 
 def _state_text(state: Any) -> str:
