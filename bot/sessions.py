@@ -20,6 +20,14 @@ from pydantic import ValidationError
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.seating import seats_of
+from bot.session_json import (
+    beside,
+    beside_json,
+    ending_json,
+    session_json,
+    state_json,
+    with_history,
+)
 from bot.store import FinishedGame, RevisionConflict, Seat, SessionRow, Store
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
@@ -106,46 +114,6 @@ class Session:
         return int(self.created_at * 1000) % 1_000_000_000
 
 
-#: The state field that moves only append to, a score after each turn (Farkle's chart):
-#: stored beside the row with the moves that add to it, so the row does not grow with it.
-HISTORY = "history"
-
-
-def _history(state: Any) -> list[Any] | None:
-    """The state's `HISTORY`, or None (a lobby, a game without one)."""
-    return getattr(state, HISTORY, None) if state is not None else None
-
-
-def beside_json(session: Session) -> tuple[list[Any], list[Any], str | None]:
-    """What the session's next save appends beside its row: the records of the draws and
-    the history entries made since the last save, and the JSON object that holds them
-    ({"draws": [...], "history": [...]}, either left out when empty; None: nothing)."""
-    moves = session.draws.moves[session.draws_kept :] if session.draws is not None else []
-    history = _history(session.state)
-    entries = history[session.history_kept :] if history is not None else []
-    parts: dict[str, Any] = {}
-    if moves:
-        parts["draws"] = moves
-    if entries:
-        parts["history"] = entries
-    text = json.dumps(parts, separators=(",", ":"), ensure_ascii=False) if parts else None
-    return moves, entries, text
-
-
-def state_json(session: Session) -> str:
-    """The state's JSON, written once per state: a move compares it with the state before
-    (nothing to commit when they are the same) and then saves it. States are never changed in
-    place (an engine moves on a copy), so the text of the same object stays true. Its
-    `HISTORY` is not in it: the store keeps that beside the row (see `beside_json`)."""
-    written = session.written
-    if written is None or written[0] is not session.state:
-        state = session.state
-        beside = {HISTORY} if _history(state) is not None else None
-        text = "null" if state is None else state.model_dump_json(exclude=beside)
-        written = session.written = (session.state, text)
-    return written[1]
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
@@ -157,15 +125,17 @@ def same_state(work: Session, session: Session) -> bool:
     written, digest = session.written, session.digest
     current = written is not None and written[0] is session.state
     if not current and digest is not None and digest[0] is session.state:
-        return _digest(mine) == digest[1]
+        work.digest = (work.state, _digest(mine))  # (what `forget_text` keeps, if saved)
+        return work.digest[1] == digest[1]
     return mine == state_json(session)
 
 
 def forget_text(session: Session) -> None:
     """Keep the digest of the state's JSON instead of the text (about 2 KB of a Farkle
     game): between moves a cached game only needs to tell whether a move changed it."""
-    written = session.written
-    if written is not None and written[0] is session.state:
+    written, digest = session.written, session.digest
+    kept = digest is not None and digest[0] is session.state  # (by `same_state`)
+    if written is not None and written[0] is session.state and not kept:
         session.digest = (session.state, _digest(written[1]))
     session.written = None
 
@@ -180,58 +150,6 @@ def take_lines(session: Session) -> None:
         if lines:
             session.state = state
             session.new_lines = [*session.new_lines, *map(line_json, lines)]
-
-
-def draws_json(draws: Sealed, *, whole: bool) -> str:
-    """The stored form of a game's draws: `whole`, with the record of every draw inline
-    (`Draws.json_text`); otherwise only what the row keeps, its seed, version and position,
-    and how many moves' records the store keeps beside it ("kept": `Sessions.save`
-    appends them with their moves, and loading reads them back)."""
-    if whole:
-        return draws.json_text()
-    head = {k: v for k, v in draws.to_json().items() if k != "moves"}
-    return json.dumps({**head, "kept": len(draws.moves)}, separators=(",", ":"))
-
-
-def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
-    """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
-    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed,
-    see games/draws.py, and its record when `whole`, see `draws_json`; sealed: whether a
-    started game has draws, see `_draws`). The models
-    write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
-    several times cheaper than model_dump() followed by json.dumps()."""
-    fields: dict[str, Any] = {
-        "turn_deadline": session.turn_deadline, "bot_deadline": session.bot_deadline,
-        "ping": session.ping,
-    }  # fmt: skip
-    history = _history(session.state)
-    if history is not None and not whole:
-        fields["history_kept"] = len(history)
-    if via is not None:
-        fields["via"] = via.as_json()
-    if session.side:
-        fields["side"] = session.side
-    if session.state is not None:
-        fields["sealed"] = session.draws is not None
-    tail = json.dumps(fields, separators=(",", ":"))
-    draws = "null" if session.draws is None else draws_json(session.draws, whole=whole)
-    state = state_json(session)
-    if whole and history is not None:
-        state = session.state.model_dump_json()
-    return (
-        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
-        f'{tail[1:-1]},"draws":{draws}}}'
-    )
-
-
-def ending_json(session: Session) -> str:
-    """What a finished game keeps until its final table is shown where the bot is no member
-    (`FinishedGame.unseen`): its stored form, with its table message and revision (read
-    back by `Sessions.unseen`)."""
-    data = json.loads(session_json(session, whole=True))
-    data.update(message_id=session.message_id, revision=session.revision)
-    return json.dumps(data, separators=(",", ":"))
 
 
 #: Bounds of a sane row: Discord ids (snowflakes) fit in 64 bits, a revision counts moves.
@@ -256,19 +174,6 @@ def _absurd(row: SessionRow) -> str | None:
         if type(value) not in (int, float) or not math.isfinite(value) or value < 0:
             return name
     return None
-
-
-def _beside(row: SessionRow) -> tuple[list[Any], list[Any]]:
-    """The records of draws and the history entries stored beside a row, oldest first."""
-    moves: list[Any] = []
-    history: list[Any] = []
-    for text in row.beside:
-        parts = json.loads(text)
-        if not isinstance(parts, dict):
-            raise TypeError("beside")
-        moves += parts.get("draws", [])
-        history += parts.get("history", [])
-    return moves, history
 
 
 def _draws(data: dict[str, Any], started: bool, kept: list[Any]) -> Draws | None:
@@ -312,6 +217,19 @@ def _reach(channel_id: int, data: Any) -> Reach | None:
 #: How long a cached game may go unused before it leaves memory (`Sessions.drop_idle`).
 IDLE_AFTER = 3600.0
 
+#: How many of the latest saved or loaded games wait before what they hold alike with other
+#: games is shared (games/shared.py, about 20 us a Farkle game): a game that moves again
+#: meanwhile replaces its state and is never walked, so a busy bot spends nothing on it, and
+#: at most these many cached games keep their own copies (about 5 KB each).
+SHARE_AFTER = 128
+
+
+def _share(session: Session) -> None:
+    """Let `session` share what it holds alike with other cached games (games/shared.py)."""
+    share_fields_sets(session.state)
+    share_fields_sets(session.lobby)
+    share_rules(session.lobby.options)
+
 
 class Sessions:
     """Loads, caches and saves sessions; `lock(channel)` serialises every change to one channel."""
@@ -333,6 +251,8 @@ class Sessions:
         self._locks: dict[int, asyncio.Lock] = {}
         self._cache: dict[int, Session] = {}  # in order of use, the most recent last
         self._used: dict[int, float] = {}  # when each cached game was last used (`drop_idle`)
+        #: The cached sessions whose fields sets are not shared yet, oldest first (`_keep`).
+        self._unshared: dict[int, Session] = {}
         #: The windows of the channels the bot is no member of (bot/reach.py), also while
         #: no session is cached there (a press before the game is read, a finished game).
         self.reaches: dict[int, Reach] = {}
@@ -387,13 +307,15 @@ class Sessions:
         """Cache `session` as the most recently used, and drop the least recently used idle
         sessions beyond the limit (a dropped game is read again on its next click), so the
         memory of a process that sees many games over time stays bounded. What games hold
-        alike is shared between them (games/shared.py)."""
+        alike is shared between them (games/shared.py), once `SHARE_AFTER` later games were
+        kept."""
         if isinstance(session.draws, Draws):  # the cached game keeps no Random state
             session.draws = session.draws.sealed()
         forget_text(session)
-        share_fields_sets(session.state)
-        share_fields_sets(session.lobby)
-        share_rules(session.lobby.options)
+        self._unshared.pop(session.channel_id, None)  # (its state before: replaced)
+        self._unshared[session.channel_id] = session
+        if len(self._unshared) > SHARE_AFTER:
+            _share(self._unshared.pop(next(iter(self._unshared))))
         self._cache.pop(session.channel_id, None)
         self._cache[session.channel_id] = session
         self._used[session.channel_id] = self.clock()
@@ -433,6 +355,7 @@ class Sessions:
         """The channel's game leaves memory, with what is kept of it per channel."""
         del self._cache[channel_id]
         self._used.pop(channel_id, None)
+        self._unshared.pop(channel_id, None)
         self._locks.pop(channel_id, None)
         self.reaches.pop(channel_id, None)
         self.on_evict(channel_id)
@@ -470,15 +393,14 @@ class Sessions:
             ):
                 raise TypeError("side")
             via = _reach(row.channel_id, data.get("via"))
-            moves, history = _beside(row)
+            moves, history = beside(row)
             state = None
             if data.get("state") is not None:
                 stored = data["state"]
                 if "history_kept" in data:  # its history beside the row (`beside_json`)
-                    if not isinstance(stored, dict) or len(history) != data["history_kept"]:
-                        reason = "unreadable"
-                        raise ValueError("history")
-                    stored = {**stored, HISTORY: history}
+                    reason = "unreadable"
+                    stored = with_history(stored, data["history_kept"], history)
+                    reason = "incompatible"
                 state = adapter.state_model.model_validate(stored)
             reason = "draws"
             draws = _draws(data, state is not None, moves)
@@ -650,3 +572,4 @@ class Sessions:
     def _forget(self, channel_id: int) -> None:
         self._cache.pop(channel_id, None)
         self._used.pop(channel_id, None)
+        self._unshared.pop(channel_id, None)

@@ -217,6 +217,14 @@ class Sealed:
         return {"v": self.version, "seed": self._secret.hex(), "at": self.position,
                 "moves": self.moves}  # fmt: skip
 
+    def head_text(self, **more: int) -> str:
+        """`to_json()` without the moves, and with `more`, as JSON text (a session row that
+        keeps the moves beside it, bot/session_json.py)."""
+        extra = "".join(f',"{k}":{int(v)}' for k, v in more.items())
+        return (
+            f'{{"v":{self.version},"seed":"{self._secret.hex()}","at":{self.position}{extra}}}'
+        )
+
     def json_text(self) -> str:
         """`to_json()` as JSON text, the moves already written not encoded again."""
         done = len(self.moves) - (self._open is not None)

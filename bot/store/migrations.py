@@ -264,7 +264,7 @@ MIGRATIONS: list[Migration] = [
     # beside its log lines (`beside`, JSON: the records of the draws it made, the score
     # history it added; NULL: nothing), so its session row keeps only the seed and the
     # stream's position and stays the same size however long the game (see
-    # `bot.sessions.beside_json`; rows saved before keep theirs inline until their next move).
+    # `bot.session_json.beside_json`; rows saved before keep theirs inline until their next move).
     """
     ALTER TABLE game_log ADD COLUMN beside TEXT;
     """,

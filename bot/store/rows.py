@@ -34,7 +34,7 @@ class SessionRow:
     #: them in the same commit; nothing is read back into this field).
     log: list[LogLine] = field(default_factory=list, kw_only=True)
     #: What the game keeps beside the row, growing with every move (the records of its
-    #: sealed draws, a score history: see `bot.sessions.beside_json`), as JSON objects:
+    #: sealed draws, a score history: see `bot.session_json.beside_json`), as JSON objects:
     #: written, the one this revision adds (`save_session` appends it with the log lines);
     #: read (`load_session`), every one stored so far, oldest first.
     beside: list[str] = field(default_factory=list, kw_only=True)
@@ -78,7 +78,7 @@ class FinishedGame:
     #: What its story picture draws (`bot.pictures.story`), to draw it again later.
     story: dict[str, object] | None = None
     #: Where the bot is no member of the channel: the finished session as stored (see
-    #: `bot.sessions.ending_json`), kept until its final table is shown
+    #: `bot.session_json.ending_json`), kept until its final table is shown
     #: (`Store.unseen_ending`, `Store.ending_shown`). None elsewhere.
     unseen: str | None = None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import sessions
 from bot.errors import UserError
 from bot.service import Tables
 from bot.sessions import same_state
@@ -85,4 +86,23 @@ async def test_a_cached_game_keeps_a_digest_of_its_json_and_still_tells_a_move(
     session.digest = None  # without a digest: the text again
     assert not same_state(session.working(state=moved), session)
     assert same_state(session.working(), session)
+    await tables.store.close()
+
+
+async def test_idle_cached_games_share_what_they_hold_alike(
+    db_path: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What cached games hold alike (games/shared.py) is shared once later games were kept
+    (`SHARE_AFTER`): the games kept last still hold their own, and an idle one ends up
+    holding the same fields sets as another game's equal models."""
+    monkeypatch.setattr(sessions, "SHARE_AFTER", 2)
+    tables = await make_tables(db_path, clock)
+    for channel in CHANNELS[:4]:
+        await lobby_in(tables, channel)
+    first, second, last = (tables.sessions.cached(c) for c in (*CHANNELS[:2], CHANNELS[3]))
+    assert first is not None and second is not None and last is not None
+    seat_set = first.lobby.players[0].__pydantic_fields_set__
+    assert seat_set is second.lobby.players[0].__pydantic_fields_set__
+    assert last.lobby.players[0].__pydantic_fields_set__ is not seat_set
+    assert last.lobby.players[0].__pydantic_fields_set__ == seat_set  # equal, its own yet
     await tables.store.close()

@@ -11,6 +11,7 @@ import pytest
 from bot.components import Click
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
 from bot.service import Actor, Reply, Tables
+from bot.session_json import state_json
 from games.errors import IllegalMove, LobbyError, NotInGame, NotYourTurn
 from games.farkle.engine import FarkleState
 from games.farkle.scoring import best_selection
@@ -307,6 +308,24 @@ async def test_state_json_in_store_round_trips(tables: Tables) -> None:
     row = await tables.store.load_session(CHANNEL)
     data = json.loads(row.data)
     assert FarkleState.model_validate(data["state"]) == await current(tables)
+
+
+async def test_the_saved_state_is_the_states_own_json_with_its_log_lines_written_once(
+    tables: Tables,
+) -> None:
+    """The row's state is pydantic's JSON of the state (its history aside): the log lines,
+    written once each and reused while they stay in the window, included, whatever they
+    hold (a name beyond ASCII, a line of plain text from a game saved before messages)."""
+    await open_game(tables, Actor(id=ALICE.id, name="Zoë \"Ω\" <x>"), BOB)
+    await tables.click(ALICE, await live(tables, "roll"), 555)
+    session = tables.sessions.cached(CHANNEL)
+    assert session is not None and session.state.log
+    state = session.state.model_copy(update={"log": [*session.state.log, "plain \u00e9 line"]})
+    expected = json.loads(state.model_dump_json(exclude={"history"}))
+    for _ in range(2):  # written, then from the lines already written
+        work = session.working(state=state)
+        assert json.loads(state_json(work)) == expected
+    assert FarkleState.model_validate({**expected, "history": []}).log == state.log
 
 
 async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> None:

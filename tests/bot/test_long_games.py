@@ -1,6 +1,6 @@
 """A long game's session row does not grow with it, on both stores: what a game gains with
 every move (the records of its sealed draws, Farkle's score history) is appended beside
-the row with the move that made it (bot/sessions.py `beside_json`), read back with the row
+the row with the move that made it (bot/session_json.py `beside_json`), read back with the row
 after a restart, and a row saved before, its record and history inline, plays on and
 moves them beside at its next move."""
 
