@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from bot.errors import CorruptSession, MovedMeanwhile
 from bot.reach import Reach, Window
 from bot.store import FinishedGame, RevisionConflict, SessionRow, Store
+from games.away import AwayBook
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
@@ -70,6 +71,9 @@ class Session:
     #: The public messages besides the table that show a decision still open (a foul vote),
     #: by the adapter's key (`TableAdapter.side_messages`): their ids, saved with the game.
     side: dict[str, int] = field(default_factory=dict)
+    #: Who said they are away, whom a bot played for, and the game's pause (games/away.py),
+    #: saved with the game.
+    away: AwayBook = field(default_factory=AwayBook)
     #: Those the last commit changed or closed, (message id, key): edited with its table.
     retouch: list[tuple[int, str]] = field(default_factory=list, repr=False, compare=False)
     #: The players whose step the last commit changed without their press (not saved):
@@ -191,8 +195,8 @@ def draws_json(draws: Sealed, *, whole: bool) -> str:
 
 def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
-    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed,
+    "ping"[, "via"][, "side"][, "away"][, "sealed"], "draws"} (via: the channel's windows where
+    the bot is no member, see bot/reach.py; side: `Session.side`; away: `Session.away`; draws: the game's secret seed,
     see games/draws.py, and its record when `whole`, see `draws_json`; sealed: whether a
     started game has draws, see `_draws`). The models
     write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
@@ -208,6 +212,8 @@ def session_json(session: Session, via: Reach | None = None, *, whole: bool = Fa
         fields["via"] = via.as_json()
     if session.side:
         fields["side"] = session.side
+    if session.away:
+        fields["away"] = session.away.model_dump(mode="json")
     if session.state is not None:
         fields["sealed"] = session.draws is not None
     tail = json.dumps(fields, separators=(",", ":"))
@@ -431,6 +437,7 @@ class Sessions:
                 type(m) is int and 0 < m < MAX_ID for m in side.values()
             ):
                 raise TypeError("side")
+            away = AwayBook.model_validate(data.get("away") or {})
             via = _reach(row.channel_id, data.get("via"))
             moves, history = _beside(row)
             state = None
@@ -472,6 +479,7 @@ class Sessions:
             draws_kept=0 if draws is None or "kept" not in data["draws"] else len(draws.moves),
             history_kept=len(history) if "history_kept" in data else 0,
             side=side,
+            away=away,
         )
 
     def _merge(self, channel_id: int, stored: Reach | None) -> None:

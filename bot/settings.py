@@ -42,7 +42,7 @@ class GuildSettings(BaseModel):
     farkle_house_rules: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="Per preset, the rule fields this server changed."
     )
-    turn_timer: int = Field(120, ge=0, le=3600, description="Seconds per move; 0 turns it off.")
+    turn_timer: int = Field(120, ge=0, le=604800, description="Seconds per move; 0 turns it off.")
     lobby_timeout: int = Field(
         900, ge=60, le=86400, description="Seconds an unstarted lobby stays open."
     )
