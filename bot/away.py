@@ -158,20 +158,16 @@ class Absences:
         if seconds:
             until = now + seconds
             book = book.go(me, _seat_name(session, actor), until)
-            items = [
-                button(AWAY_KIND, BACK, session.channel_id, session.game_id, 0, _("I'm back"),
-                       style=discord.ButtonStyle.primary),
-            ]  # fmt: skip
+            items = [_button(session, BACK, _("I'm back"), discord.ButtonStyle.primary)]
             if action != PAUSE:
-                items.append(
-                    button(AWAY_KIND, PAUSE, session.channel_id, session.game_id, 0,
-                           _("Ask for a pause instead"))
-                )  # fmt: skip
+                items.append(_button(session, PAUSE, _("Ask for a pause instead")))
                 return book, _(
-                    "You are away until {when}. A bot plays your turns meanwhile, and this "
-                    "game will not be rated. Press “I'm back” when you are.",
+                    "You are away until {when}. Meanwhile a bot plays your turns, and a game "
+                    "it played in is not rated. Press “I'm back” when you are.",
                     when=when(until),
                 ), items
+            book, note, _none = self._book(book, actor, session, standing, PAUSE, 0, now)
+            return book, note, items
         if action == BACK:
             if not book.is_away(me, now):
                 raise UserError(_("You are not away in this game."))
@@ -197,6 +193,15 @@ class Absences:
                 raise UserError(_("The game is not paused."))
             return book.resume(), _("The game goes on: the turn clock runs again."), None
         raise UserError(_("This button is not one I recognise any more."))
+
+
+def _button(
+    session: Session,
+    action: str,
+    label: str,
+    style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+) -> TableItem:
+    return button(AWAY_KIND, action, session.channel_id, session.game_id, 0, label, style=style)
 
 
 def _seat_name(session: Session, actor: Actor) -> str:

@@ -25,6 +25,7 @@ from tests.bot.conftest import (
     fetch_sql,
     make_tables,
     open_game,
+    outcome,
 )
 
 DAY = 86400
@@ -232,7 +233,26 @@ async def test_when_everyone_is_away_the_game_waits_and_after_it_idle_turns_end_
         await run_due(tables, clock, start + 30 * DAY)
         assert await tables.sessions.get(CHANNEL) is None
         rows = await fetch_sql(tables.store, "SELECT winner_id, outcome FROM finished_games")
-        assert rows[0][0] is None and "nobody played" in str(rows[0][1])
+        assert rows[0][0] is None and "nobody played for" in outcome({"outcome": rows[0][1]})
+    finally:
+        await tables.store.close()
+
+
+async def test_a_game_nobody_touches_ends_with_no_winner_after_its_timer_series_of_weeks(
+    db_path: Path | str, clock: Clock
+) -> None:
+    """A seven-day timer: each turn runs out a week later; after every person let two run
+    out, the game is over with no winner, as with a two-minute timer."""
+    tables = await make_tables(db_path, clock, turn_timer=7 * DAY)
+    try:
+        await open_game(tables, ALICE, BOB)
+        start = clock.now
+        assert (await now_session(tables)).deadline == pytest.approx(start + 7 * DAY)
+        assert await run_due(tables, clock, start + 7 * DAY * 4) == 4
+        assert await tables.sessions.get(CHANNEL) is None
+        rows = await fetch_sql(tables.store, "SELECT winner_id, outcome FROM finished_games")
+        assert rows[0][0] is None
+        assert outcome({"outcome": rows[0][1]}) == "Nobody wins: nobody played for 4 turns."
     finally:
         await tables.store.close()
 
