@@ -60,7 +60,7 @@ def test_bad_house_rules_are_refused(field: str, value: str, message: str) -> No
     "changes",
     [
         {"turn_timer": -1},
-        {"turn_timer": 5000},
+        {"turn_timer": 604801},
         {"lobby_timeout": 59},
         {"lobby_timeout": 86401},
         {"kuriki_lives": 0},
@@ -160,7 +160,7 @@ def test_missing_token_is_one_clear_line() -> None:
 
 def test_invalid_config_is_one_clear_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text("[defaults]\nturn_timer = 99999\n")
+    bad.write_text("[defaults]\nturn_timer = 999999\n")
     result = run_bot("--config", str(bad), token="x")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()

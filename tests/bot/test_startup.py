@@ -236,8 +236,8 @@ def test_unexpected_errors_are_not_dressed_up_as_database_problems() -> None:
         ),
         ("colour = 'blue'\n", "colour: unknown key"),
         (
-            "[defaults]\nturn_timer = 99999\n",
-            "defaults.turn_timer: must be from 0 to 3600, not 99999",
+            "[defaults]\nturn_timer = 999999\n",
+            "defaults.turn_timer: must be from 0 to 604800, not 999999",
         ),
         (
             "cached_games = 'many'\n",
