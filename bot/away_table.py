@@ -6,7 +6,7 @@ from __future__ import annotations
 import discord
 
 from bot.components import TableItem, action_rows, button
-from bot.i18n import _
+from bot.i18n import _, listed
 from bot.sessions import Session
 from bot.tables.base import Rendered
 
@@ -38,13 +38,13 @@ def mark_table(rendered: Rendered, session: Session, now: float) -> Rendered:
         lines.append(_("⏸️ The game is paused until {when}.", when=when(pause.until)))
         buttons.append((RESUME, _("Resume"), discord.ButtonStyle.secondary))
     elif pause is not None:
-        asker = book.away.get(pause.asked_by)
+        seats = {p.id: p.name for p in session.lobby.players}
         lines.append(
             _(
-                "{name} asks to pause the game until {when}; {agreed} agreed so far.",
-                name=asker.name if asker else "?",
+                "{name} asks to pause the game until {when}. Agreed so far: {names}.",
+                name=seats.get(pause.asked_by, "?"),
                 when=when(pause.until),
-                agreed=len(pause.agreed),
+                names=listed(seats.get(p, "?") for p in pause.agreed),
             )
         )
         buttons.append((AGREE, _("Agree to pause"), discord.ButtonStyle.success))

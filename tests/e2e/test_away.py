@@ -107,12 +107,14 @@ async def test_a_pause_everyone_agrees_to_and_coming_back_with_one_press(d: Driv
     assert asked.ephemeral and "asked the others to pause" in asked.text
     table = d.table(TABLE)
     assert "Alice asks to pause the game until <t:" in away_field(table)
+    assert "Agreed so far: Alice." in away_field(table)
     # A stranger's press is refused privately, and changes nothing.
     refused = await d.click(MALLORY, TABLE, label="Agree to pause", message=table)
     assert refused.ephemeral and "You are not in this game" in refused.text
     assert stored_away(d)["pause"]["agreed"] == [ALICE.id]  # type: ignore[index]
     await d.click(BOB, TABLE, label="Agree to pause", message=d.table(TABLE))
-    assert "paused" not in away_field(d.table(TABLE))  # Carol has not agreed yet
+    assert "Agreed so far: Alice and Bob." in away_field(d.table(TABLE))  # not Carol yet
+    assert "paused until" not in away_field(d.table(TABLE))
     await d.click(CAROL, TABLE, label="Agree to pause", message=d.table(TABLE))
     table = d.table(TABLE)
     assert "The game is paused until <t:" in away_field(table), away_field(table)
