@@ -20,9 +20,11 @@ from tests.bot.conftest import (
     BOB,
     CAROL,
     CHANNEL,
+    GUILD,
     MALLORY,
     Clock,
     fetch_sql,
+    find,
     make_tables,
     open_game,
     outcome,
@@ -104,6 +106,31 @@ async def test_a_bot_plays_the_away_players_turns_marked_in_the_log_and_the_game
             tables.store, "SELECT player_id, with_bots, is_bot FROM player_stats ORDER BY player_id"
         )
         assert rows == [(ALICE.id, 1, 0), (BOB.id, 1, 0)]
+    finally:
+        await tables.store.close()
+
+
+@pytest.mark.parametrize("kind", ["kuriki", "crap"])
+async def test_the_bot_plays_for_an_away_player_in_every_game(
+    db_path: Path | str, clock: Clock, kind: str
+) -> None:
+    tables = await make_tables(db_path, clock, turn_timer=DAY)
+    try:
+        reply = await tables.open_lobby(ALICE, GUILD, CHANNEL, kind, {})
+        await tables.table_posted(CHANNEL, 555)
+        for p in (BOB, CAROL):
+            reply = await tables.click(p, find(reply, "join"), 555)
+        await tables.click(ALICE, find(reply, "start"), 555)
+        session = await now_session(tables)
+        adapter = tables.adapters[kind]
+        waited = adapter.on_clock(session.state)
+        away = next(p for p in (ALICE, BOB, CAROL) if p.id == waited)
+        await tables.away(away, CHANNEL, 2 * DAY)
+        await run_due(tables, clock, clock.now + 60)
+        session = await now_session(tables)
+        assert adapter.on_clock(session.state) != away.id
+        assert f"A bot played for {away.name}, who is away." in log_text(session)
+        assert session.away.stood_in == [away.id]
     finally:
         await tables.store.close()
 
