@@ -46,8 +46,10 @@ def default_adapters() -> dict[str, TableAdapter]:
 
 
 async def add_cogs(bot: GameBot) -> None:
-    """One cog per game, then the admin, stats, verify, history, remind, games and help commands."""
+    """One cog per game, then the admin, stats, verify, history, remind, games and help
+    commands, and /away."""
     from bot.cogs.admin import AdminCog
+    from bot.cogs.away import AwayCog
     from bot.cogs.crap import CrapCog
     from bot.cogs.farkle import FarkleCog
     from bot.cogs.games import GamesCog
@@ -63,6 +65,7 @@ async def add_cogs(bot: GameBot) -> None:
     )
     for cog in (*cogs, HelpCog):
         await bot.add_cog(cog(bot))
+    await bot.add_cog(AwayCog(bot))
 
 
 class GameBot(commands.AutoShardedBot):

@@ -91,7 +91,12 @@ class Commit:
         on_clock = adapter.on_clock(work.state)
         timer = settings.turn_timer
         turn_was = work.turn_deadline
-        if not timer or on_clock is None:
+        # Away players (bot/away.py): a bot plays their turns as it does a bot seat's, and a
+        # paused game runs no turn clock.
+        standing = people(adapter.present_ids(work.state))
+        now = self.clock()
+        stand_ins = work.away.stand_ins(standing, now)
+        if not timer or on_clock is None or work.away.paused(standing, now):
             work.turn_deadline = None
         else:
             waited_for = None if before is None else adapter.on_clock(before)
@@ -105,12 +110,17 @@ class Commit:
                 work.turn_deadline = self.clock() + timer
         bots_ready = not bots_idle and any(
             adapter.can_act(work.state, seat)
-            for seat in bot_seats(adapter.player_ids(work.state))
+            for seat in [*bot_seats(adapter.player_ids(work.state)), *stand_ins]
         )
         work.bot_deadline = self.clock() + settings.bot_delay if bots_ready else None
         deadlines = [
             d
-            for d in (work.turn_deadline, adapter.extra_deadline(work.state), work.bot_deadline)
+            for d in (
+                work.turn_deadline,
+                adapter.extra_deadline(work.state),
+                work.bot_deadline,
+                work.away.next_change(),
+            )
             if d is not None
         ]
         work.deadline = min(deadlines, default=None)

@@ -1,8 +1,9 @@
 """What a passed deadline does (a part of `Tables`, bot/service.py): the timer loop (`TurnTimers.run_due`,
 bot/timers.py) calls `expire` for each channel whose stored deadline passed. An unstarted
 lobby closes; otherwise the game's extra deadlines run out (votes), an absent player's move
-is played by the engine's timeout with the bot policy, and every bot that can act moves,
-all under the channel's lock and committed like any move (`Commit`, bot/commit.py)."""
+is played by the engine's timeout with the bot policy, every bot that can act moves, and so
+does the policy for a player who said they are away (bot/away.py), all under the channel's
+lock and committed like any move (`Commit`, bot/commit.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+from bot.away import persons, play_for
 from bot.commit import Commit
 from bot.errors import CorruptSession
 from bot.lobbies import Lobbies
@@ -72,7 +74,8 @@ class Deadlines:
                     return await self.lobbies.close(session)
             adapter = self.adapters[session.kind]
             settings = await self.settings.of(session)
-            work = session.working()  # the lobby is not changed here
+            # The lobby is not changed here; away times and a pause that ended are over.
+            work = session.working(away=session.away.lapsed(now))
             state = adapter.expire_extra(session.state, now, work.dice(self.rng, None, "time"))
             turn_over = session.turn_deadline is not None and session.turn_deadline <= now
             if turn_over and not adapter.is_finished(state):
@@ -112,6 +115,20 @@ class Deadlines:
         engine's timeout move, so the game never waits on a bot for ever. The bots decide
         with the service's Random; their dice and cards are `work`'s draws, like anyone's."""
         moved = []
+        for seat in work.away.stand_ins(persons(adapter, state), now):
+            # An away player's part, played by the policy on the game's sealed draws, as a
+            # timeout would be, but without counting as one (games/away.py).
+            if adapter.is_finished(state) or not adapter.can_act(state, seat):
+                continue
+            trial = work.working()
+            name = work.away.away[seat].name
+            after = play_for(adapter, state, seat, name, trial.dice(self.rng, seat, "away"), now)
+            if after is None:
+                continue
+            work.draws = trial.draws
+            work.away = work.away.played_for(seat)
+            moved.append(seat)
+            state = after
         for seat in bot_seats(adapter.player_ids(state)):
             if adapter.is_finished(state) or not adapter.can_act(state, seat):
                 continue

@@ -215,6 +215,7 @@ class Endings:
             stats=stats,
             winners=[] if ended_by else result.winners,
             bots=result.bots,
+            stand_ins=list(session.away.stood_in),
             places=result.places,
             dice=dice,
             story=story_of(session.kind, session.state),

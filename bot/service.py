@@ -15,7 +15,8 @@ parts it uses (built in this order, so none needs one built after it):
     background  Background        bot/background.py      tasks nobody waits for
     lobbies     Lobbies           bot/lobbies.py         lobbies, rematches, the start
     moves       Moves             bot/moves.py           click, command, leave
-    deadlines   Deadlines         bot/deadlines.py       timeouts, votes, bots
+    deadlines   Deadlines         bot/deadlines.py       timeouts, votes, bots, away turns
+    absences    Absences          bot/away.py            /away, the away and pause buttons
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import random
 import time
 from collections.abc import Callable
 
+from bot.away import Absences
 from bot.background import Background
 from bot.commit import Commit
 from bot.config import REPOST_AFTER
@@ -132,6 +134,14 @@ class Tables:
             rng=self._rng,
             clock=clock,
         )
+        self.absences = Absences(
+            sessions=self.sessions,
+            adapters=adapters,
+            settings=self.server_settings,
+            display=self.display,
+            commit=self.commit,
+            clock=clock,
+        )
         self._clock = clock
         self._on_deadline = on_deadline
 
@@ -147,6 +157,8 @@ class Tables:
         self.end = self.endings.end
         self.status = self.endings.status
         self.expire = self.deadlines.expire
+        self.away = self.absences.away
+        self.away_press = self.absences.press
         self.table_posted = self.display.table_posted
         self.side_posted = self.display.side_posted
         self.shown = self.display.shown
@@ -184,7 +196,7 @@ class Tables:
         self._clock = clock
         parts = (
             self.sessions, self.display, self.commit, self.lobbies, self.moves, self.deadlines,
-            self.reminders,
+            self.reminders, self.absences,
         )
         for part in parts:
             part.clock = clock

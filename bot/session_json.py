@@ -99,8 +99,9 @@ def draws_json(draws: Sealed, *, whole: bool) -> str:
 
 def session_json(session: Session, via: Reach | None = None, *, whole: bool = False) -> str:
     """The stored form of a session: {"lobby", "state", "turn_deadline", "bot_deadline",
-    "ping"[, "via"][, "side"][, "sealed"], "draws"} (via: the channel's windows where the bot
-    is no member, see bot/reach.py; side: `Session.side`; draws: the game's secret seed,
+    "ping"[, "via"][, "side"][, "away"][, "sealed"], "draws"} (via: the channel's windows
+    where the bot is no member, see bot/reach.py; side: `Session.side`; away: `Session.away`,
+    who is away and the pause, see games/away.py; draws: the game's secret seed,
     see games/draws.py, and its record when `whole`, see `draws_json`; sealed: whether a
     started game has draws, see `_draws`). The models
     write their own JSON (pydantic's serializer, in Rust): the hot path of every move,
@@ -116,6 +117,8 @@ def session_json(session: Session, via: Reach | None = None, *, whole: bool = Fa
         fields["via"] = via.as_json()
     if session.side:
         fields["side"] = session.side
+    if session.away:
+        fields["away"] = session.away.model_dump(mode="json")
     if session.state is not None:
         fields["sealed"] = session.draws is not None
     tail = json.dumps(fields, separators=(",", ":"))

@@ -29,6 +29,7 @@ from bot.session_json import (
     with_history,
 )
 from bot.store import FinishedGame, RevisionConflict, Seat, SessionRow, Store
+from games.away import AwayBook
 from games.draws import Draws, Sealed
 from games.gamelog import take_log
 from games.lobby import Lobby
@@ -79,6 +80,9 @@ class Session:
     #: The public messages besides the table that show a decision still open (a foul vote),
     #: by the adapter's key (`TableAdapter.side_messages`): their ids, saved with the game.
     side: dict[str, int] = field(default_factory=dict)
+    #: Who said they are away, whom a bot played for, and the game's pause (games/away.py),
+    #: saved with the game.
+    away: AwayBook = field(default_factory=AwayBook)
     #: Those the last commit changed or closed, (message id, key): edited with its table.
     retouch: list[tuple[int, str]] = field(default_factory=list, repr=False, compare=False)
     #: The players whose step the last commit changed without their press (not saved):
@@ -392,6 +396,7 @@ class Sessions:
                 type(m) is int and 0 < m < MAX_ID for m in side.values()
             ):
                 raise TypeError("side")
+            away = AwayBook.model_validate(data.get("away") or {})
             via = _reach(row.channel_id, data.get("via"))
             moves, history = beside(row)
             state = None
@@ -432,6 +437,7 @@ class Sessions:
             draws_kept=0 if draws is None or "kept" not in data["draws"] else len(draws.moves),
             history_kept=len(history) if "history_kept" in data else 0,
             side=side,
+            away=away,
         )
 
     def _merge(self, channel_id: int, stored: Reach | None) -> None:

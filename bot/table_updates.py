@@ -19,6 +19,7 @@ from typing import TypeVar
 
 import discord
 
+from bot.away_table import mark_table
 from bot.errors import CorruptSession
 from bot.i18n import SOURCE, _, speaking
 from bot.lobby_settings import OWN_SETTINGS
@@ -326,13 +327,14 @@ class TableUpdates:
             return adapter.render_lobby(session, settings)
 
     def table(self, session: Session) -> Rendered:
-        """A started game's table: the adapter's, with the commitment of its sealed draws,
-        in the channel's language."""
+        """A started game's table: the adapter's, with the commitment of its sealed draws
+        and who is away (bot/away_table.py), in the channel's language."""
         adapter = self.adapters[session.kind]
         with self.speaking_to(session):
-            table = sealed(adapter.render(session), session, adapter)
+            rendered = sealed(adapter.render(session), session, adapter)
             far = self.sessions.reach(session.channel_id) is not None
-            return with_remind_button(table, session, self.clock(), far=far)
+            marked = mark_table(rendered, session, self.clock())
+            return with_remind_button(marked, session, self.clock(), far=far)
 
     def on_table(
         self,

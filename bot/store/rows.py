@@ -65,6 +65,9 @@ class FinishedGame:
     winners: list[int] = field(default_factory=list)
     #: The seats that were bot players.
     bots: list[int] = field(default_factory=list)
+    #: The persons a bot played for while they were away (bot/away.py): the game is
+    #: counted with the games with bots, unrated.
+    stand_ins: list[int] = field(default_factory=list)
     #: When it ended; None: now (tests and the benchmark give their own).
     finished_at: float | None = None
     #: Each player's finishing place by player id as text (1 first, ties share a place;
@@ -84,7 +87,8 @@ class FinishedGame:
 
     def player_rows(self, game_id: int, finished_at: float) -> list[PlayerRow]:
         """The game's `player_stats` rows. A game with no winner was abandoned (players
-        left, or it was ended early); a game with a bot seat is counted apart."""
+        left, or it was ended early); a game with a bot seat, or where a bot played for an
+        away player, is counted apart."""
         winners = set(self.winners) or ({self.winner_id} if self.winner_id is not None else set())
         abandoned = self.winner_id is None
         return [
@@ -96,7 +100,7 @@ class FinishedGame:
                 won=int(not abandoned and pid in winners),
                 score=self.scores.get(str(pid)),
                 is_bot=int(pid in self.bots),
-                with_bots=int(bool(self.bots)),
+                with_bots=int(bool(self.bots or self.stand_ins)),
                 abandoned=int(abandoned),
                 finished_at=finished_at,
                 stats=json.dumps(self.stats.get(str(pid), {})),
