@@ -4,14 +4,22 @@
 
 For each size in `--games`, a SQLite file (filled by this process) holds that many running
 Farkle games (copies of one real game's stored row, started through the table service with a
-7-day turn timer, each with its two seats in /games' index), their turn deadlines spread
-evenly from one hour to seven days ahead. The bot's timer loop (bot/timers.py `TurnTimers`,
-over a real table service) then runs through an hour on an injected clock: each time it
-wakes, as it does every `MAX_SLEEP` (30) seconds, the clock moves on those 30 seconds, so an
-hour is 120 wakes, in which no deadline falls; all of it in a fresh process that opens
-the file as the bot does. Printed: that process's CPU for the hour (with tracemalloc
-tracing, which slows it), the store's reads, the games read and kept in memory (none), the
-memory Python holds for the bot since before the store was opened (tracemalloc) and RSS. Then `/games` (bot/games_list.py `my_games`: the store's index
+7-day turn timer, each with its two seats in /games' index and its turn's reminders row as
+the game's commit keeps it, bot/reminders.py `Reminders.new_turn`, with the reminders before
+now taken). Their deadlines are spread evenly from two hours to seven days ahead, leaving out
+the hour in which a game's half-time reminder would fall, so that each game's next reminder
+(half time, or an hour before its deadline, bot/reminder_times.py `schedule`) is at least an
+hour ahead too. The bot's timer loop (bot/timers.py `TurnTimers`, over a real table service)
+then runs through an hour on an injected clock: each time it wakes, as it does every
+`MAX_SLEEP` (30) seconds, the clock moves on those 30 seconds, so an hour is 120 wakes. The
+hour is one "while nothing happens" (issue 35): no deadline and no reminder falls due in it,
+so it measures what waiting costs; what a reminder costs when it falls due is one game read
+and one commit, like a move. All of it runs in a fresh process that opens the file as the bot
+does. Printed: that process's CPU for the hour (with tracemalloc tracing, which slows it), the
+store's reads for the sessions and for the reminders (each wake reads the next reminder, the
+reminders due and the outbox) and any reminder written, the games read and kept in memory
+(none), the memory Python holds for the bot since before the store was opened (tracemalloc)
+and RSS. Then `/games` (bot/games_list.py `my_games`: the store's index
 read and the answer written) for a player who sits at `--player-games` of those games,
 `--runs` times after a warm-up: p50 and p99. Asserts nothing."""
 
@@ -36,6 +44,7 @@ from bench.common import header, percentile, proc_memory
 from bot.app import default_adapters
 from bot.components import Click
 from bot.games_list import my_games
+from bot.reminder_times import HOUR, schedule
 from bot.service import Actor, Tables
 from bot.settings import GuildSettings
 from bot.store import SqliteStore, Store
@@ -72,7 +81,8 @@ class Clock:
 
 async def real_row(path: Path) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
     """A started two-player Farkle game as the bot stores it (its session row and what it
-    keeps beside it), with a 7-day turn timer."""
+    keeps beside it), with a 7-day turn timer; its commit kept the turn's reminders row,
+    which `fill` writes for each copy as that commit would (checked here)."""
     store = await Store.open(path)
     tables = Tables(
         store=store,
@@ -99,21 +109,45 @@ async def real_row(path: Path) -> tuple[tuple[Any, ...], list[tuple[Any, ...]]]:
         logged = con.execute(
             "SELECT revision, lines, beside FROM game_log WHERE channel_id = ?", (CHANNELS,)
         ).fetchall()
+        reminder = con.execute(
+            "SELECT turn_start, turn_end, sent, remind_at FROM reminders WHERE channel_id = ?",
+            (CHANNELS,),
+        ).fetchone()
     finally:
         con.close()
+    assert reminder == (START, START + WEEK, 0, schedule(START, START + WEEK)[0]), reminder
     return row, logged
 
 
+#: No game's half time falls in the idle hour: deadlines whose would are moved past it.
+GAP = HOUR + 60
+
+
+def turn(n: int, games: int) -> tuple[float, int, float]:
+    """Game `n`'s turn deadline and its reminders row as the bot keeps it (a turn of 7 days
+    that started a week before its deadline; the reminders before now taken): how many
+    were taken and when the next is due. Deadlines are spread evenly from two hours to
+    seven days ahead, leaving out the hour in which half times would fall, so that every
+    game's next reminder (and deadline) is at least an hour ahead."""
+    deadline = START + 2 * HOUR + 60 + (WEEK - 2 * HOUR - 120 - GAP) * n / games
+    if deadline > START + WEEK / 2:
+        deadline += GAP
+    slots = schedule(deadline - WEEK, deadline)
+    sent = sum(1 for at in slots if at <= START)
+    return deadline, sent, slots[sent]
+
+
 def fill(path: Path, games: int, row: tuple[Any, ...], logged: list[Any], player_games: int) -> None:
-    """`games` copies of the game, one per channel, their deadlines from 1 hour to 7 days
-    ahead; two seats each, the regular player at `player_games` of them."""
+    """`games` copies of the game, one per channel, their deadlines and reminders as
+    `turn` spreads them; two seats each, the regular player at `player_games` of them."""
     data, revision, _message, created = row
     rng = random.Random(2)
     every = max(1, games // max(player_games, 1))
-    sessions, logs, seats = [], [], []
+    sessions, logs, seats, reminders = [], [], [], []
     for n in range(games):
         channel = CHANNELS + n
-        deadline = START + 3600 + 60 + (WEEK - 3600 - 120) * n / games
+        deadline, sent, remind_at = turn(n, games)
+        reminders.append((channel, GUILD + n % 1000, deadline - WEEK, deadline, sent, remind_at))
         text = data.replace(f'"turn_deadline":{START + WEEK}', f'"turn_deadline":{deadline}')
         sessions.append((channel, GUILD + n % 1000, "farkle", text, revision, channel + 1,
                          deadline, created, START - rng.random() * WEEK, revision))  # fmt: skip
@@ -127,6 +161,7 @@ def fill(path: Path, games: int, row: tuple[Any, ...], logged: list[Any], player
             con.execute("DELETE FROM sessions")
             con.execute("DELETE FROM game_log")
             con.execute("DELETE FROM seats")
+            con.execute("DELETE FROM reminders")
             con.executemany(
                 "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
                 " deadline, created_at, updated_at, shown_revision) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -138,10 +173,22 @@ def fill(path: Path, games: int, row: tuple[Any, ...], logged: list[Any], player
                 " VALUES (?,?,?,?,?,?)",
                 seats,
             )
+            con.executemany(
+                "INSERT INTO reminders (channel_id, guild_id, turn_start, turn_end, sent,"
+                " remind_at) VALUES (?,?,?,?,?,?)",
+                reminders,
+            )
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         con.execute("ANALYZE")
     finally:
         con.close()
+
+
+#: The store's calls counted over the idle hour: the sessions' (the timer loop's and a game
+#: read), the reminders' reads each wake, and what taking a reminder would read and write.
+SESSION_CALLS = ("next_deadline", "due_sessions", "load_session")
+REMINDER_READS = ("next_reminder", "due_reminders", "outbox", "remind_prefs", "reminder")
+REMINDER_WRITES = ("claim_reminder", "hold_reminder", "drop_reminders", "schedule_reminders", "posted")
 
 
 def rss_kib() -> int:
@@ -154,7 +201,7 @@ async def idle_hour(path: Path, args: argparse.Namespace) -> Tables:
     store = await Store.open(path)
     clock = Clock()
     tables = Tables(store=store, adapters=default_adapters(), rng=random.Random(3), clock=clock)
-    reads = {"next_deadline": 0, "due_sessions": 0, "load_session": 0}
+    reads = dict.fromkeys([*SESSION_CALLS, *REMINDER_READS, *REMINDER_WRITES], 0)
     wakes = 3600 / timers.MAX_SLEEP
     hour = asyncio.Event()
     for name in reads:
@@ -182,11 +229,14 @@ async def idle_hour(path: Path, args: argparse.Namespace) -> Tables:
     await loop.stop()
     current, peak = tracemalloc.get_traced_memory()
     timers.MAX_SLEEP = real_sleep
+    taken = sum(reads[name] for name in REMINDER_WRITES)
     print(
         f"  an idle hour ({reads['next_deadline']} wakes, {reads['next_deadline'] * real_sleep / 3600:.0f} h"
         f" on the clock): CPU {spent * 1000:.1f} ms, store reads: {reads['next_deadline']}"
-        f" next_deadline + {reads['due_sessions']} due_sessions, {reads['load_session']} games read,"
-        f" {len(tables.sessions._cache)} in memory",
+        f" next_deadline + {reads['due_sessions']} due_sessions; reminders: {reads['next_reminder']}"
+        f" next_reminder + {reads['due_reminders']} due_reminders + {reads['outbox']} outbox,"
+        f" {reads['remind_prefs']} remind_prefs, {taken} written; {reads['load_session']} games"
+        f" read, {len(tables.sessions._cache)} in memory",
         flush=True,
     )
     print(
@@ -229,7 +279,7 @@ async def prepare(path: Path, games: int, args: argparse.Namespace) -> None:
     fill(path, games, row, logged, args.player_games)
     size = path.stat().st_size / 1024 / 1024
     print(
-        f"{games:,} running games, deadlines 1 h to 7 days ahead ({size:.0f} MiB file, filled"
+        f"{games:,} running games, deadlines 2 h to 7 days ahead, reminders 1 h to 7 days ({size:.0f} MiB file, filled"
         f" in {time.perf_counter() - began:.1f} s):",
         flush=True,
     )

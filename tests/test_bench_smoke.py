@@ -149,9 +149,10 @@ SMOKES = (
         "bench.over_days",
         "--games 40 80 --player-games 3 --runs 5",
         (
-            r"^40 running games, deadlines 1 h to 7 days ahead",
+            r"^40 running games, deadlines 2 h to 7 days ahead, reminders 1 h to 7 days",
             rf"^  an idle hour \(120 wakes, 1 h on the clock\): CPU {N} ms, store reads: 120"
-            r" next_deadline \+ 120 due_sessions, 0 games read, 0 in memory",
+            r" next_deadline \+ 120 due_sessions; reminders: 120 next_reminder \+ 120"
+            r" due_reminders \+ 120 outbox, 0 remind_prefs, 0 written; 0 games read, 0 in memory",
             rf"^  memory over the hour: [+-]{N} KiB held, peak {N} KiB above the start",
             rf"^  the bot's memory after the hour: {N} MiB held by Python since before the store",
             rf"^  /games for a player in 3 of them: p50 {N} ms, p99 {N} ms",
