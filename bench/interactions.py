@@ -11,6 +11,12 @@ per phase, whoever's turn it is clicking (toggle dice, roll, bank, read off the 
   waiting: mean latency = channels / throughput).
 - paced (`--rates`): each channel clicks on its own steady clock so that all together offer
   R moves/s (at once when running late): the latency players see at that load.
+- bursts (`--bursts`): every channel clicks once, all at the same moment (the clicks are
+  built first, stamped with one dispatch time, then sent as fast as the fake can): how long
+  the last of N clicks that arrive together waits for its answer (Discord allows 3 s).
+
+The set-up is itself a burst: every channel's /farkle start at once, then every Join, then
+every Start; their ack latencies are printed too.
 
 A move is a click the bot accepted (it updated the table: callback type 7). Ack latency is
 the time from the INTERACTION_CREATE dispatch to the callback reaching the fake. At the end
@@ -59,7 +65,7 @@ from games.farkle.engine import Action
 from games.farkle.rules import PRESETS
 from games.farkle.scoring import best_selection
 from games.lobby import Lobby, Seat
-from tests.e2e.fake_discord import FakeMessage, FakeUser
+from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeMessage, FakeUser
 
 GUILD_BASE = 1_200_000_000_000_000_000
 CHANNEL_BASE = 1_200_000_000_000_100_000
@@ -83,6 +89,8 @@ class Phase:
 
     name: str
     rate: float | None  # offered moves/s over all channels; None: as fast as answered
+    burst: bool = False  # one click per channel, all at once
+    sending: float = 0.0  # a burst: how long the fake took to send its clicks
     latencies: list[float] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
@@ -107,6 +115,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="100,250,500,1000",
         help="paced phases after the flat-out one: offered moves/s over all channels, each "
         "channel clicking at its own steady pace (comma-separated; '' for none)",
+    )
+    p.add_argument(
+        "--bursts",
+        type=int,
+        default=2,
+        help="burst rounds after the other phases: every channel clicks once, all at the "
+        "same moment (0 for none)",
     )
     p.add_argument("--per-guild", type=int, default=25, help="channels per guild")
     p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
@@ -186,16 +201,20 @@ class FarkleTableView:
         self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
 
 
-async def set_up(fake: BenchDiscord, table: Table, rules: str) -> int:
+async def set_up(
+    fake: BenchDiscord, table: Table, rules: str, latencies: dict[str, list[float]]
+) -> int:
     """Open a lobby, join it and start the game; returns how many of the two presses were
     answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
-    by updating the clicked message: the presses follow it there, as a player would."""
+    by updating the clicked message: the presses follow it there, as a player would. Each
+    step's ack latency goes into `latencies` under its name."""
     starter, joiner = table.players
     opened = await slash(
         fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
     )
     if opened.callback_type != 4 or opened.message is None:
         raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
+    latencies.setdefault("/farkle start", []).append(opened.latency or 0.0)
     table.message = opened.message
     reposted = 0
     for user, label in ((joiner, "Join"), (starter, "Start")):
@@ -203,6 +222,7 @@ async def set_up(fake: BenchDiscord, table: Table, rules: str) -> int:
         rec = await press(fake, user, table.message, comp or {})
         if rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
+        latencies.setdefault(label, []).append(rec.latency or 0.0)
         reposted += rec.callback_type == 6
         await follow(table, rec, moved=rec.callback_type == 6)
     return reposted
@@ -281,20 +301,59 @@ async def play(
             phase.refused.append(rec.text)
 
 
+async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: Any) -> None:
+    """Every channel's next click, all stamped with one dispatch time, then sent as fast as
+    the fake's websocket takes them: N clicks that arrived together. The time the fake took
+    to send them is `phase.sending`."""
+    pressed = []
+    for table in tables:
+        assert table.message is not None
+        msg = table.message
+        player = next(p for p in table.players if p.id == whose_turn(msg))
+        kind, comp = next_move(FarkleTableView(msg, rules))
+        data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
+        record = fake.interaction_payload(MESSAGE_COMPONENT, player, msg.channel_id, data, msg)
+        pressed.append((table, kind, record))
+    for _, _, record in pressed:
+        fake.register(record)
+    start = pressed[0][2].dispatched_at
+    for _, _, record in pressed:
+        record.dispatched_at = start
+    for _, _, record in pressed:
+        await fake.dispatch("INTERACTION_CREATE", record.payload, record.guild_id)
+    phase.sending = time.perf_counter() - start
+
+    async def answered(table: Table, kind: str, record: Any) -> None:
+        rec = await asyncio.wait_for(record.acked, 30.0)
+        phase.latencies.append(rec.latency)
+        if rec.callback_type == 7:
+            table.accepted += 1
+            phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
+            await follow(table, rec)
+        else:
+            phase.refused.append(rec.text)
+
+    await asyncio.gather(*(answered(*p) for p in pressed))
+
+
 async def run_phase(
     fake: BenchDiscord, bot: BotProcess, tables: list[Table], phase: Phase, moves: int, rules: Any
 ) -> None:
-    interval = None if phase.rate is None else len(tables) / phase.rate
+    n = len(tables)
+    interval = None if phase.rate is None else n / phase.rate
     await bot.gc_stats()
     requests0 = len(fake.requests)
     bot_cpu0, gen_cpu0, all_cpu0 = proc_cpu(bot.pid), time.process_time(), machine_busy()
     start = time.perf_counter()
-    await asyncio.gather(
-        *(
-            play(fake, tb, phase, moves, rules, start, interval, i * (interval or 0) / len(tables))
-            for i, tb in enumerate(tables)
+    if phase.burst:
+        await burst(fake, tables, phase, rules)
+    else:
+        await asyncio.gather(
+            *(
+                play(fake, tb, phase, moves, rules, start, interval, i * (interval or 0) / n)
+                for i, tb in enumerate(tables)
+            )
         )
-    )
     phase.wall = time.perf_counter() - start
     phase.bot_cpu = proc_cpu(bot.pid) - bot_cpu0
     phase.gen_cpu = time.process_time() - gen_cpu0
@@ -320,7 +379,12 @@ def call_kind(path: str) -> str:
 def report_phase(phase: Phase) -> None:
     lat = phase.latencies
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
-    offered = "flat out" if phase.rate is None else f"offered {phase.rate:,.0f} moves/s"
+    if phase.burst:
+        offered = f"{len(lat)} clicks at once, sent by the fake in {ms(phase.sending)}"
+    elif phase.rate is None:
+        offered = "flat out"
+    else:
+        offered = f"offered {phase.rate:,.0f} moves/s"
     print(
         f"{phase.name} ({offered}): {phase.accepted} moves accepted ({kinds}), "
         f"{len(phase.refused)} refused, in {phase.wall:.2f} s = "
@@ -427,15 +491,21 @@ async def run(args: argparse.Namespace) -> int:
 
         t = time.perf_counter()
         reposted = 0
+        set_up_latencies: dict[str, list[float]] = {}
         if args.null_bot:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            reposted = sum(await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables)))
+            reposted = sum(
+                await asyncio.gather(
+                    *(set_up(fake, tb, args.rules, set_up_latencies) for tb in tables)
+                )
+            )
         setup_s = time.perf_counter() - t
 
         phases = [Phase("flat out", None)]
         phases += [Phase(f"paced {r}", float(r)) for r in args.rates.split(",") if r.strip()]
+        phases += [Phase(f"burst {i + 1}", None, burst=True) for i in range(args.bursts)]
         profile_path = Path(tmp.name) / "bot.prof"
         # The load generator keeps every interaction it sent: keep its collector from
         # pausing it (and so from delaying the ack timestamps) during the measurements.
@@ -478,6 +548,11 @@ async def run(args: argparse.Namespace) -> int:
         f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s; lobby posted "
         f"afresh on {reposted} of {2 * len(tables) if not args.null_bot else 0} presses"
     )
+    for step, lat in set_up_latencies.items():
+        print(
+            f"set-up {step} (one per channel, all at once): ack latency p50 "
+            f"{ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, max {ms(max(lat))}"
+        )
     for phase in phases:
         report_phase(phase)
     if db is not None:
