@@ -81,6 +81,7 @@ class Table:
     players: tuple[FakeUser, FakeUser]
     message: FakeMessage | None = None
     accepted: int = 0
+    unanswered: bool = False  # a click got no answer: its move may be committed or not
 
 
 @dataclass
@@ -158,7 +159,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the bot process (or --null-bot) without the production GC tuning of "
         "bot/tuning.py, to measure what it brings",
     )
-    p.add_argument("--profile", action="store_true", help="cProfile the bot during the moves")
+    p.add_argument(
+        "--profile",
+        nargs="?",
+        const="flat out",
+        help="cProfile the bot during one phase: the flat-out one, or the one named "
+        "(such as 'burst 1')",
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary database")
     p.add_argument(
         "--pin",
@@ -209,9 +216,13 @@ async def set_up(
     by updating the clicked message: the presses follow it there, as a player would. Each
     step's ack latency goes into `latencies` under its name."""
     starter, joiner = table.players
-    opened = await slash(
-        fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
-    )
+    try:
+        opened = await slash(
+            fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
+        )
+    except TimeoutError:
+        latencies.setdefault("/farkle start", []).append(math.inf)
+        raise
     if opened.callback_type != 4 or opened.message is None:
         raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
     latencies.setdefault("/farkle start", []).append(opened.latency or 0.0)
@@ -219,7 +230,11 @@ async def set_up(
     reposted = 0
     for user, label in ((joiner, "Join"), (starter, "Start")):
         comp = table.message.find_component(label=label)
-        rec = await press(fake, user, table.message, comp or {})
+        try:
+            rec = await press(fake, user, table.message, comp or {})
+        except TimeoutError:
+            latencies.setdefault(label, []).append(math.inf)
+            raise
         if rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
         latencies.setdefault(label, []).append(rec.latency or 0.0)
@@ -307,8 +322,9 @@ async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: An
     to send them is `phase.sending`."""
     pressed = []
     for table in tables:
-        assert table.message is not None
         msg = table.message
+        if msg is None:
+            continue  # an earlier burst left it unanswered
         player = next(p for p in table.players if p.id == whose_turn(msg))
         kind, comp = next_move(FarkleTableView(msg, rules))
         data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
@@ -324,7 +340,14 @@ async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: An
     phase.sending = time.perf_counter() - start
 
     async def answered(table: Table, kind: str, record: Any) -> None:
-        rec = await asyncio.wait_for(record.acked, 30.0)
+        try:
+            rec = await asyncio.wait_for(record.acked, 30.0)
+        except TimeoutError:  # never answered (or answered too late: the fake refused it)
+            phase.latencies.append(math.inf)
+            phase.refused.append("no answer within 30 s")
+            table.message = None  # this channel plays no more
+            table.unanswered = True
+            return
         phase.latencies.append(rec.latency)
         if rec.callback_type == 7:
             table.accepted += 1
@@ -376,6 +399,19 @@ def call_kind(path: str) -> str:
     return "other REST calls"
 
 
+def latency_figures(lat: list[float]) -> str:
+    """p50, p99 and max, an interaction never answered counting as the slowest."""
+    unanswered = sum(1 for x in lat if math.isinf(x))
+
+    def shown(x: float) -> str:
+        return ms(x) if math.isfinite(x) else "no answer"
+
+    return (
+        f"p50 {shown(percentile(lat, 50))}, p99 {shown(percentile(lat, 99))}, "
+        f"max {shown(max(lat))}" + (f", {unanswered} never answered" if unanswered else "")
+    )
+
+
 def report_phase(phase: Phase) -> None:
     lat = phase.latencies
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
@@ -390,10 +426,7 @@ def report_phase(phase: Phase) -> None:
         f"{len(phase.refused)} refused, in {phase.wall:.2f} s = "
         f"{phase.accepted / phase.wall:,.0f} moves/s"
     )
-    print(
-        f"  ack latency p50 {ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, "
-        f"max {ms(max(lat))} (n={len(lat)})"
-    )
+    print(f"  ack latency {latency_figures(lat)} (n={len(lat)})")
     print(
         f"  CPU: bot process {phase.bot_cpu / phase.wall:.0%} of a core "
         f"({phase.bot_cpu / max(1, phase.accepted) * 1e3:.2f} ms/move), "
@@ -402,7 +435,12 @@ def report_phase(phase: Phase) -> None:
     )
     calls = ", ".join(
         f"{phase.calls.get(kind, 0) / max(1, phase.accepted):.2f} {kind}"
-        for kind in ("interaction callbacks", "follow-ups", "channel REST calls", "other REST calls")
+        for kind in (
+            "interaction callbacks",
+            "follow-ups",
+            "channel REST calls",
+            "other REST calls",
+        )
     )
     print(f"  Discord calls per move: {calls}")
     g = phase.gc
@@ -427,7 +465,10 @@ def check_database(path: Path, tables: list[Table]) -> dict[str, Any]:
     missing = []
     for t in tables:
         expected = SET_UP_REVISIONS + t.accepted
-        if revisions.get(t.channel) != expected:
+        revision = revisions.get(t.channel)
+        if t.unanswered and revision == expected + 1:
+            continue  # committed, its answer late: the player saw no ack, and may press again
+        if revision != expected:
             missing.append((t.channel, revisions.get(t.channel), expected))
     return {
         "sessions": len(revisions),
@@ -489,18 +530,27 @@ async def run(args: argparse.Namespace) -> int:
         await bot.wait("ready", 60)
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
+        await wait_for_quiet(args.quiet_wait)
         t = time.perf_counter()
         reposted = 0
+        failed: list[BaseException] = []
         set_up_latencies: dict[str, list[float]] = {}
         if args.null_bot:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            reposted = sum(
-                await asyncio.gather(
-                    *(set_up(fake, tb, args.rules, set_up_latencies) for tb in tables)
-                )
+            outcomes = await asyncio.gather(
+                *(set_up(fake, tb, args.rules, set_up_latencies) for tb in tables),
+                return_exceptions=True,
             )
+            reposted = sum(o for o in outcomes if isinstance(o, int))
+            # A channel whose set-up got no answer (the fake refuses one later than 3 s, as
+            # Discord does) plays no more: the others go on, and the report says how many.
+            failed = [o for o in outcomes if isinstance(o, BaseException)]
+            for o in failed:
+                if not isinstance(o, TimeoutError):
+                    raise o
+            tables = [tb for tb, o in zip(tables, outcomes, strict=True) if isinstance(o, int)]
         setup_s = time.perf_counter() - t
 
         phases = [Phase("flat out", None)]
@@ -514,7 +564,7 @@ async def run(args: argparse.Namespace) -> int:
         gc.disable()
         for phase in phases:
             await wait_for_quiet(args.quiet_wait)
-            profiling = args.profile and phase is phases[0]
+            profiling = args.profile == phase.name
             if profiling:
                 await bot.profile(None)
             await run_phase(fake, bot, tables, phase, args.moves, rules)
@@ -548,11 +598,13 @@ async def run(args: argparse.Namespace) -> int:
         f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s; lobby posted "
         f"afresh on {reposted} of {2 * len(tables) if not args.null_bot else 0} presses"
     )
-    for step, lat in set_up_latencies.items():
+    if failed:
         print(
-            f"set-up {step} (one per channel, all at once): ack latency p50 "
-            f"{ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, max {ms(max(lat))}"
+            f"  {len(failed)} channel(s) got no answer to a set-up step within 10 s (the fake "
+            "refuses an answer later than 3 s, as Discord does) and played no more"
         )
+    for step, lat in set_up_latencies.items():
+        print(f"set-up {step} (one per channel, all at once): ack latency {latency_figures(lat)}")
     for phase in phases:
         report_phase(phase)
     if db is not None:
