@@ -330,6 +330,8 @@ async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: An
         data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
         record = fake.interaction_payload(MESSAGE_COMPONENT, player, msg.channel_id, data, msg)
         pressed.append((table, kind, record))
+    if not pressed:
+        return
     for _, _, record in pressed:
         fake.register(record)
     start = pressed[0][2].dispatched_at
@@ -401,6 +403,8 @@ def call_kind(path: str) -> str:
 
 def latency_figures(lat: list[float]) -> str:
     """p50, p99 and max, an interaction never answered counting as the slowest."""
+    if not lat:
+        return "none (no clicks)"
     unanswered = sum(1 for x in lat if math.isinf(x))
 
     def shown(x: float) -> str:
@@ -424,7 +428,7 @@ def report_phase(phase: Phase) -> None:
     print(
         f"{phase.name} ({offered}): {phase.accepted} moves accepted ({kinds}), "
         f"{len(phase.refused)} refused, in {phase.wall:.2f} s = "
-        f"{phase.accepted / phase.wall:,.0f} moves/s"
+        f"{phase.accepted / max(phase.wall, 1e-9):,.0f} moves/s"
     )
     print(f"  ack latency {latency_figures(lat)} (n={len(lat)})")
     print(
@@ -472,7 +476,9 @@ def check_database(path: Path, tables: list[Table]) -> dict[str, Any]:
             missing.append((t.channel, revisions.get(t.channel), expected))
     return {
         "sessions": len(revisions),
-        "committed_moves": sum(r - SET_UP_REVISIONS for r in revisions.values()),
+        "committed_moves": sum(
+            revisions.get(t.channel, SET_UP_REVISIONS) - SET_UP_REVISIONS for t in tables
+        ),
         "mismatches": missing,
         "finished": finished,
         "avg_data": avg_data,
