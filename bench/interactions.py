@@ -38,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bench.common import (
     BenchDiscord,
@@ -101,6 +102,7 @@ class Phase:
     other_cpu: float = 0.0  # every other process on the machine
     gc: dict[str, float] = field(default_factory=dict)  # the bot's collector pauses
     calls: dict[str, int] = field(default_factory=dict)  # the bot's Discord calls, by kind
+    connections: int | None = None  # TCP connections open to the fake at the end (Linux)
 
     @property
     def accepted(self) -> int:
@@ -384,9 +386,22 @@ async def run_phase(
     phase.gen_cpu = time.process_time() - gen_cpu0
     phase.other_cpu = machine_busy() - all_cpu0 - phase.bot_cpu - phase.gen_cpu
     phase.gc = await bot.gc_stats()
+    phase.connections = connections_to(urlsplit(fake.api_url).port or 80)
     for request in fake.requests[requests0:]:
         kind = call_kind(request.path)
         phase.calls[kind] = phase.calls.get(kind, 0) + 1
+
+
+def connections_to(port: int) -> int | None:
+    """How many TCP connections to `port` on this machine are established (the fake's end of
+    each: the bot's HTTP connections and its gateway), from /proc/net/tcp; None elsewhere.
+    aiohttp keeps a connection open for reuse; discord.py sets no limit on how many."""
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    local = f":{port:04X}"
+    return sum(1 for line in lines if line.split()[1].endswith(local) and line.split()[3] == "01")
 
 
 def call_kind(path: str) -> str:
@@ -447,6 +462,8 @@ def report_phase(phase: Phase) -> None:
         )
     )
     print(f"  Discord calls per move: {calls}")
+    if phase.connections is not None:
+        print(f"  TCP connections open to the fake at the end: {phase.connections}")
     g = phase.gc
     print(
         f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "
