@@ -211,13 +211,14 @@ class FarkleTableView:
 
 
 async def set_up(
-    fake: BenchDiscord, table: Table, rules: str, latencies: dict[str, list[float]]
+    fake: BenchDiscord, table: Table, rules: str, latencies: dict[str, list[float]] | None = None
 ) -> int:
     """Open a lobby, join it and start the game; returns how many of the two presses were
     answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
     by updating the clicked message: the presses follow it there, as a player would. Each
     step's ack latency goes into `latencies` under its name."""
     starter, joiner = table.players
+    latencies = {} if latencies is None else latencies
     try:
         opened = await slash(
             fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
