@@ -298,7 +298,8 @@ async def play(
 ) -> None:
     """`moves` clicks by whoever's turn it is: each as soon as the last was answered, or (paced)
     at start + offset + k * interval, at once when running late."""
-    assert table.message is not None
+    if table.message is None:
+        return  # an earlier click of it went unanswered: it plays no more
     by_id = {p.id: p for p in table.players}
     for k in range(moves):
         if interval is not None:
@@ -308,7 +309,14 @@ async def play(
         msg = table.message
         player = by_id[whose_turn(msg) or 0]
         kind, comp = next_move(FarkleTableView(msg, rules))
-        rec = await press(fake, player, msg, comp)
+        try:
+            rec = await press(fake, player, msg, comp)
+        except TimeoutError:  # never answered (or too late: the fake refused it)
+            phase.latencies.append(math.inf)
+            phase.refused.append("no answer within 10 s")
+            table.message = None
+            table.unanswered = True
+            return
         assert rec.latency is not None
         phase.latencies.append(rec.latency)
         if rec.callback_type == 7:
