@@ -11,6 +11,12 @@ per phase, whoever's turn it is clicking (toggle dice, roll, bank, read off the 
   waiting: mean latency = channels / throughput).
 - paced (`--rates`): each channel clicks on its own steady clock so that all together offer
   R moves/s (at once when running late): the latency players see at that load.
+- bursts (`--bursts`): every channel clicks once, all at the same moment (the clicks are
+  built first, stamped with one dispatch time, then sent as fast as the fake can): how long
+  the last of N clicks that arrive together waits for its answer (Discord allows 3 s).
+
+The set-up is itself a burst: every channel's /farkle start at once, then every Join, then
+every Start; their ack latencies are printed too.
 
 A move is a click the bot accepted (it updated the table: callback type 7). Ack latency is
 the time from the INTERACTION_CREATE dispatch to the callback reaching the fake. At the end
@@ -32,6 +38,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from bench.common import (
     BenchDiscord,
@@ -59,7 +66,7 @@ from games.farkle.engine import Action
 from games.farkle.rules import PRESETS
 from games.farkle.scoring import best_selection
 from games.lobby import Lobby, Seat
-from tests.e2e.fake_discord import FakeMessage, FakeUser
+from tests.e2e.fake_discord import MESSAGE_COMPONENT, FakeMessage, FakeUser
 
 GUILD_BASE = 1_200_000_000_000_000_000
 CHANNEL_BASE = 1_200_000_000_000_100_000
@@ -75,6 +82,7 @@ class Table:
     players: tuple[FakeUser, FakeUser]
     message: FakeMessage | None = None
     accepted: int = 0
+    unanswered: bool = False  # a click got no answer: its move may be committed or not
 
 
 @dataclass
@@ -83,6 +91,8 @@ class Phase:
 
     name: str
     rate: float | None  # offered moves/s over all channels; None: as fast as answered
+    burst: bool = False  # one click per channel, all at once
+    sending: float = 0.0  # a burst: how long the fake took to send its clicks
     latencies: list[float] = field(default_factory=list)
     kinds: dict[str, int] = field(default_factory=dict)
     refused: list[str] = field(default_factory=list)
@@ -92,6 +102,7 @@ class Phase:
     other_cpu: float = 0.0  # every other process on the machine
     gc: dict[str, float] = field(default_factory=dict)  # the bot's collector pauses
     calls: dict[str, int] = field(default_factory=dict)  # the bot's Discord calls, by kind
+    connections: int | None = None  # TCP connections open to the fake at the end (Linux)
 
     @property
     def accepted(self) -> int:
@@ -107,6 +118,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="100,250,500,1000",
         help="paced phases after the flat-out one: offered moves/s over all channels, each "
         "channel clicking at its own steady pace (comma-separated; '' for none)",
+    )
+    p.add_argument(
+        "--bursts",
+        type=int,
+        default=2,
+        help="burst rounds after the other phases: every channel clicks once, all at the "
+        "same moment (0 for none)",
     )
     p.add_argument("--per-guild", type=int, default=25, help="channels per guild")
     p.add_argument("--rules", default="classic", choices=sorted(PRESETS))
@@ -143,7 +161,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="the bot process (or --null-bot) without the production GC tuning of "
         "bot/tuning.py, to measure what it brings",
     )
-    p.add_argument("--profile", action="store_true", help="cProfile the bot during the moves")
+    p.add_argument(
+        "--profile",
+        nargs="?",
+        const="flat out",
+        help="cProfile the bot during one phase: the flat-out one, or the one named "
+        "(such as 'burst 1')",
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary database")
     p.add_argument(
         "--pin",
@@ -186,23 +210,37 @@ class FarkleTableView:
         self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
 
 
-async def set_up(fake: BenchDiscord, table: Table, rules: str) -> int:
+async def set_up(
+    fake: BenchDiscord, table: Table, rules: str, latencies: dict[str, list[float]] | None = None
+) -> int:
     """Open a lobby, join it and start the game; returns how many of the two presses were
     answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
-    by updating the clicked message: the presses follow it there, as a player would."""
+    by updating the clicked message: the presses follow it there, as a player would. Each
+    step's ack latency goes into `latencies` under its name."""
     starter, joiner = table.players
-    opened = await slash(
-        fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
-    )
+    latencies = {} if latencies is None else latencies
+    try:
+        opened = await slash(
+            fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
+        )
+    except TimeoutError:
+        latencies.setdefault("/farkle start", []).append(math.inf)
+        raise
     if opened.callback_type != 4 or opened.message is None:
         raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
+    latencies.setdefault("/farkle start", []).append(opened.latency or 0.0)
     table.message = opened.message
     reposted = 0
     for user, label in ((joiner, "Join"), (starter, "Start")):
         comp = table.message.find_component(label=label)
-        rec = await press(fake, user, table.message, comp or {})
+        try:
+            rec = await press(fake, user, table.message, comp or {})
+        except TimeoutError:
+            latencies.setdefault(label, []).append(math.inf)
+            raise
         if rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
+        latencies.setdefault(label, []).append(rec.latency or 0.0)
         reposted += rec.callback_type == 6
         await follow(table, rec, moved=rec.callback_type == 6)
     return reposted
@@ -260,7 +298,8 @@ async def play(
 ) -> None:
     """`moves` clicks by whoever's turn it is: each as soon as the last was answered, or (paced)
     at start + offset + k * interval, at once when running late."""
-    assert table.message is not None
+    if table.message is None:
+        return  # an earlier click of it went unanswered: it plays no more
     by_id = {p.id: p for p in table.players}
     for k in range(moves):
         if interval is not None:
@@ -270,7 +309,14 @@ async def play(
         msg = table.message
         player = by_id[whose_turn(msg) or 0]
         kind, comp = next_move(FarkleTableView(msg, rules))
-        rec = await press(fake, player, msg, comp)
+        try:
+            rec = await press(fake, player, msg, comp)
+        except TimeoutError:  # never answered (or too late: the fake refused it)
+            phase.latencies.append(math.inf)
+            phase.refused.append("no answer within 10 s")
+            table.message = None
+            table.unanswered = True
+            return
         assert rec.latency is not None
         phase.latencies.append(rec.latency)
         if rec.callback_type == 7:
@@ -281,28 +327,90 @@ async def play(
             phase.refused.append(rec.text)
 
 
+async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: Any) -> None:
+    """Every channel's next click, all stamped with one dispatch time, then sent as fast as
+    the fake's websocket takes them: N clicks that arrived together. The time the fake took
+    to send them is `phase.sending`."""
+    pressed = []
+    for table in tables:
+        msg = table.message
+        if msg is None:
+            continue  # an earlier burst left it unanswered
+        player = next(p for p in table.players if p.id == whose_turn(msg))
+        kind, comp = next_move(FarkleTableView(msg, rules))
+        data = {"custom_id": comp["custom_id"], "component_type": 2, "id": comp.get("id", 1)}
+        record = fake.interaction_payload(MESSAGE_COMPONENT, player, msg.channel_id, data, msg)
+        pressed.append((table, kind, record))
+    if not pressed:
+        return
+    for _, _, record in pressed:
+        fake.register(record)
+    start = pressed[0][2].dispatched_at
+    for _, _, record in pressed:
+        record.dispatched_at = start
+    for _, _, record in pressed:
+        await fake.dispatch("INTERACTION_CREATE", record.payload, record.guild_id)
+    phase.sending = time.perf_counter() - start
+
+    async def answered(table: Table, kind: str, record: Any) -> None:
+        try:
+            rec = await asyncio.wait_for(record.acked, 30.0)
+        except TimeoutError:  # never answered (or answered too late: the fake refused it)
+            phase.latencies.append(math.inf)
+            phase.refused.append("no answer within 30 s")
+            table.message = None  # this channel plays no more
+            table.unanswered = True
+            return
+        phase.latencies.append(rec.latency)
+        if rec.callback_type == 7:
+            table.accepted += 1
+            phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
+            await follow(table, rec)
+        else:
+            phase.refused.append(rec.text)
+
+    await asyncio.gather(*(answered(*p) for p in pressed))
+
+
 async def run_phase(
     fake: BenchDiscord, bot: BotProcess, tables: list[Table], phase: Phase, moves: int, rules: Any
 ) -> None:
-    interval = None if phase.rate is None else len(tables) / phase.rate
+    n = len(tables)
+    interval = None if phase.rate is None else n / phase.rate
     await bot.gc_stats()
     requests0 = len(fake.requests)
     bot_cpu0, gen_cpu0, all_cpu0 = proc_cpu(bot.pid), time.process_time(), machine_busy()
     start = time.perf_counter()
-    await asyncio.gather(
-        *(
-            play(fake, tb, phase, moves, rules, start, interval, i * (interval or 0) / len(tables))
-            for i, tb in enumerate(tables)
+    if phase.burst:
+        await burst(fake, tables, phase, rules)
+    else:
+        await asyncio.gather(
+            *(
+                play(fake, tb, phase, moves, rules, start, interval, i * (interval or 0) / n)
+                for i, tb in enumerate(tables)
+            )
         )
-    )
     phase.wall = time.perf_counter() - start
     phase.bot_cpu = proc_cpu(bot.pid) - bot_cpu0
     phase.gen_cpu = time.process_time() - gen_cpu0
     phase.other_cpu = machine_busy() - all_cpu0 - phase.bot_cpu - phase.gen_cpu
     phase.gc = await bot.gc_stats()
+    phase.connections = connections_to(urlsplit(fake.api_url).port or 80)
     for request in fake.requests[requests0:]:
         kind = call_kind(request.path)
         phase.calls[kind] = phase.calls.get(kind, 0) + 1
+
+
+def connections_to(port: int) -> int | None:
+    """How many TCP connections to `port` on this machine are established (the fake's end of
+    each: the bot's HTTP connections and its gateway), from /proc/net/tcp; None elsewhere.
+    aiohttp keeps a connection open for reuse; discord.py sets no limit on how many."""
+    try:
+        lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    local = f":{port:04X}"
+    return sum(1 for line in lines if line.split()[1].endswith(local) and line.split()[3] == "01")
 
 
 def call_kind(path: str) -> str:
@@ -317,19 +425,36 @@ def call_kind(path: str) -> str:
     return "other REST calls"
 
 
+def latency_figures(lat: list[float]) -> str:
+    """p50, p99 and max, an interaction never answered counting as the slowest."""
+    if not lat:
+        return "none (no clicks)"
+    unanswered = sum(1 for x in lat if math.isinf(x))
+
+    def shown(x: float) -> str:
+        return ms(x) if math.isfinite(x) else "no answer"
+
+    return (
+        f"p50 {shown(percentile(lat, 50))}, p99 {shown(percentile(lat, 99))}, "
+        f"max {shown(max(lat))}" + (f", {unanswered} never answered" if unanswered else "")
+    )
+
+
 def report_phase(phase: Phase) -> None:
     lat = phase.latencies
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(phase.kinds.items()))
-    offered = "flat out" if phase.rate is None else f"offered {phase.rate:,.0f} moves/s"
+    if phase.burst:
+        offered = f"{len(lat)} clicks at once, sent by the fake in {ms(phase.sending)}"
+    elif phase.rate is None:
+        offered = "flat out"
+    else:
+        offered = f"offered {phase.rate:,.0f} moves/s"
     print(
         f"{phase.name} ({offered}): {phase.accepted} moves accepted ({kinds}), "
         f"{len(phase.refused)} refused, in {phase.wall:.2f} s = "
-        f"{phase.accepted / phase.wall:,.0f} moves/s"
+        f"{phase.accepted / max(phase.wall, 1e-9):,.0f} moves/s"
     )
-    print(
-        f"  ack latency p50 {ms(percentile(lat, 50))}, p99 {ms(percentile(lat, 99))}, "
-        f"max {ms(max(lat))} (n={len(lat)})"
-    )
+    print(f"  ack latency {latency_figures(lat)} (n={len(lat)})")
     print(
         f"  CPU: bot process {phase.bot_cpu / phase.wall:.0%} of a core "
         f"({phase.bot_cpu / max(1, phase.accepted) * 1e3:.2f} ms/move), "
@@ -338,9 +463,16 @@ def report_phase(phase: Phase) -> None:
     )
     calls = ", ".join(
         f"{phase.calls.get(kind, 0) / max(1, phase.accepted):.2f} {kind}"
-        for kind in ("interaction callbacks", "follow-ups", "channel REST calls", "other REST calls")
+        for kind in (
+            "interaction callbacks",
+            "follow-ups",
+            "channel REST calls",
+            "other REST calls",
+        )
     )
     print(f"  Discord calls per move: {calls}")
+    if phase.connections is not None:
+        print(f"  TCP connections open to the fake at the end: {phase.connections}")
     g = phase.gc
     print(
         f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "
@@ -363,11 +495,16 @@ def check_database(path: Path, tables: list[Table]) -> dict[str, Any]:
     missing = []
     for t in tables:
         expected = SET_UP_REVISIONS + t.accepted
-        if revisions.get(t.channel) != expected:
+        revision = revisions.get(t.channel)
+        if t.unanswered and revision == expected + 1:
+            continue  # committed, its answer late: the player saw no ack, and may press again
+        if revision != expected:
             missing.append((t.channel, revisions.get(t.channel), expected))
     return {
         "sessions": len(revisions),
-        "committed_moves": sum(r - SET_UP_REVISIONS for r in revisions.values()),
+        "committed_moves": sum(
+            revisions.get(t.channel, SET_UP_REVISIONS) - SET_UP_REVISIONS for t in tables
+        ),
         "mismatches": missing,
         "finished": finished,
         "avg_data": avg_data,
@@ -425,17 +562,32 @@ async def run(args: argparse.Namespace) -> int:
         await bot.wait("ready", 60)
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
+        await wait_for_quiet(args.quiet_wait)
         t = time.perf_counter()
         reposted = 0
+        failed: list[BaseException] = []
+        set_up_latencies: dict[str, list[float]] = {}
         if args.null_bot:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            reposted = sum(await asyncio.gather(*(set_up(fake, tb, args.rules) for tb in tables)))
+            outcomes = await asyncio.gather(
+                *(set_up(fake, tb, args.rules, set_up_latencies) for tb in tables),
+                return_exceptions=True,
+            )
+            reposted = sum(o for o in outcomes if isinstance(o, int))
+            # A channel whose set-up got no answer (the fake refuses one later than 3 s, as
+            # Discord does) plays no more: the others go on, and the report says how many.
+            failed = [o for o in outcomes if isinstance(o, BaseException)]
+            for o in failed:
+                if not isinstance(o, TimeoutError):
+                    raise o
+            tables = [tb for tb, o in zip(tables, outcomes, strict=True) if isinstance(o, int)]
         setup_s = time.perf_counter() - t
 
         phases = [Phase("flat out", None)]
         phases += [Phase(f"paced {r}", float(r)) for r in args.rates.split(",") if r.strip()]
+        phases += [Phase(f"burst {i + 1}", None, burst=True) for i in range(args.bursts)]
         profile_path = Path(tmp.name) / "bot.prof"
         # The load generator keeps every interaction it sent: keep its collector from
         # pausing it (and so from delaying the ack timestamps) during the measurements.
@@ -444,7 +596,7 @@ async def run(args: argparse.Namespace) -> int:
         gc.disable()
         for phase in phases:
             await wait_for_quiet(args.quiet_wait)
-            profiling = args.profile and phase is phases[0]
+            profiling = args.profile == phase.name
             if profiling:
                 await bot.profile(None)
             await run_phase(fake, bot, tables, phase, args.moves, rules)
@@ -478,6 +630,13 @@ async def run(args: argparse.Namespace) -> int:
         f"{ready_s:.2f} s, set-up (start, join, start) {setup_s:.2f} s; lobby posted "
         f"afresh on {reposted} of {2 * len(tables) if not args.null_bot else 0} presses"
     )
+    if failed:
+        print(
+            f"  {len(failed)} channel(s) got no answer to a set-up step within 10 s (the fake "
+            "refuses an answer later than 3 s, as Discord does) and played no more"
+        )
+    for step, lat in set_up_latencies.items():
+        print(f"set-up {step} (one per channel, all at once): ack latency {latency_figures(lat)}")
     for phase in phases:
         report_phase(phase)
     if db is not None:

@@ -58,7 +58,7 @@ def cpu_per_move(extra: list[str], args: argparse.Namespace) -> float:
     rates = "" if args.rate is None else f"{args.rate:g}"
     cmd = [
         sys.executable, "-m", "bench.interactions", "--channels", str(args.channels),
-        "--moves", str(args.moves), "--rates", rates, "--quiet-wait", f"{args.quiet_wait:g}", *extra,
+        "--moves", str(args.moves), "--rates", rates, "--bursts", "0", "--quiet-wait", f"{args.quiet_wait:g}", *extra,
         *(["--pin"] if args.pin else []),
     ]  # fmt: skip
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
