@@ -51,6 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     in a folder of the run's own instead: each would compile bot/ afresh (0.15 s of CPU)."""
     if config.getoption("--hypothesis-seed") is None and not settings.default.derandomize:
         hypothesis.core.global_force_seed = random.SystemRandom().randrange(10**6)
+    tune_gc()  # see pytest_collection_finish
     if os.environ.get("PYTHONDONTWRITEBYTECODE") and "PYTHONPYCACHEPREFIX" not in os.environ:
         del os.environ["PYTHONDONTWRITEBYTECODE"]
         os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="tablebot-pyc-")
@@ -58,10 +59,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The test process's garbage collector tuned as the bot's (bot/tuning.py): a larger
-    young generation, and what collection built (modules, test items) frozen out of every
-    full collection. With Python's defaults the collector took a tenth of the run's CPU."""
-    tune_gc()
+    """The test process's garbage collector is tuned as the bot's (bot/tuning.py): a larger
+    young generation from the start (pytest_configure), and what collection built (modules,
+    test items) frozen out of every full collection. With Python's defaults the collector
+    took a tenth of the run's CPU."""
     gc.freeze()
 
 
