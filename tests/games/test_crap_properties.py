@@ -325,7 +325,7 @@ def play(
 
 
 @pytest.mark.slow
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_every_card_hides_hands_and_finishes(
     seed: int, players: int, rules: CrapRules

@@ -303,7 +303,7 @@ def play(
 
 
 @pytest.mark.slow
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_invariants_and_finishes(
     seed: int, players: int, rules: KurikiRules
