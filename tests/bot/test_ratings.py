@@ -338,9 +338,10 @@ async def test_the_rebuild_command(db_path: Path | str, tmp_path: Path) -> None:
         assert (await store.rebuild_ratings(write=False)).differed == 0
     finally:
         await store.close()
-    missing = ratings_command("rebuild", "--database", str(tmp_path / "nothing.sqlite3"))
-    assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
-    assert not (tmp_path / "nothing.sqlite3").exists()
+    if isinstance(db_path, Path):  # once: a missing file is the same on either database
+        missing = ratings_command("rebuild", "--database", str(tmp_path / "nothing.sqlite3"))
+        assert missing.returncode == 2 and "no SQLite file at" in missing.stderr
+        assert not (tmp_path / "nothing.sqlite3").exists()
 
 
 # --------------------------------------------------------------------------- what players see
