@@ -9,6 +9,7 @@ twice."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 from collections.abc import Iterable
@@ -31,7 +32,14 @@ def emoji_name(key: str, picture: bytes) -> str:
 
 
 def wanted_emojis(four_colours: bool = False) -> dict[str, tuple[str, bytes]]:
-    """Every picture as key -> (emoji name, PNG). Takes about a second: run it in a thread."""
+    """Every picture as key -> (emoji name, PNG), a dict of the caller's own. Drawn once per
+    process: the first call takes about a second (run it in a thread); a bot that switches
+    decks, or the next bot a test starts in the same process, finds them drawn."""
+    return dict(_drawn(four_colours))
+
+
+@functools.cache
+def _drawn(four_colours: bool) -> dict[str, tuple[str, bytes]]:
     out = {}
     for key, image in catalogue(four_colours).items():
         data = png(image)

@@ -27,13 +27,22 @@ PLAYERS = {a.id: a for a in (ALICE, BOB, CAROL)}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("seed", "bots"), [(1, 0), (9, 0), (11, 0), (1, 2), (3, 2)])
+@pytest.mark.parametrize(
+    ("db_path", "seed", "bots"),
+    [
+        *(("sqlite", seed, bots) for seed, bots in [(1, 0), (9, 0), (11, 0), (1, 2), (3, 2)]),
+        ("postgresql", 1, 0),
+        ("postgresql", 3, 2),
+    ],
+    indirect=["db_path"],
+)
 async def test_a_game_to_300_posts_at_most_one_message_a_turn_and_needs_no_let_go(
     db_path: Path | str, seed: int, bots: int
 ) -> None:
     """Whole games through the service (see bench/crap_messages.py): people press only on
     their turn, in a challenge and to call a bluff they doubt; nobody ever presses Let it go,
-    the windows close by themselves and the game reaches its winner."""
+    the windows close by themselves and the game reaches its winner. Every game on SQLite,
+    one of people and one with bots on PostgreSQL too (the store is not what is counted)."""
     tally = await play_game(seed, bots, 300, path=db_path)
     assert tally.acquires > 20 and tally.turns > 100, tally
     assert tally.let_go == 0 and tally.asked == 0, tally  # nobody was asked to decide

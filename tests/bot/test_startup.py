@@ -10,12 +10,15 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
+import discord.http
 import pytest
 
+import bot.__main__
 from bot.database_errors import unavailable
 from bot.errors import UserError
 from bot.service import Tables
@@ -57,7 +60,40 @@ def start(
     )
 
 
-def error(result: subprocess.CompletedProcess[str]) -> str:
+@dataclass
+class Started:
+    """What `bot.__main__.main` did when called in the test's process: its exit status and
+    what it printed on stderr (the log's records go to pytest, checked for tracebacks)."""
+
+    returncode: int
+    stderr: str
+
+
+@pytest.fixture
+def start_here(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> Callable[..., Started]:
+    """`main` in this process, Discord's address a closed port as for `start`: a database
+    problem stops it before Discord is contacted, as the process tests above show for
+    PostgreSQL (each process costs most of a second of CPU)."""
+
+    def run(config: Path | None, *, cwd: Path = ROOT) -> Started:
+        monkeypatch.setenv("DISCORD_TOKEN", "MTIz.abc.def")
+        base = f"http://127.0.0.1:{closed_port()}/api/v10"
+        monkeypatch.setattr(discord.http.Route, "BASE", base)
+        monkeypatch.chdir(cwd)
+        code = bot.__main__.main(["--config", str(config)] if config is not None else [])
+        out = capsys.readouterr()
+        assert out.out == ""
+        assert not [r for r in caplog.records if r.exc_info], caplog.text
+        return Started(code, out.err)
+
+    return run
+
+
+def error(result: subprocess.CompletedProcess[str] | Started) -> str:
     assert "Traceback" not in result.stderr, result.stderr
     return result.stderr.strip()
 
@@ -119,11 +155,12 @@ def test_a_postgresql_server_that_refuses_says_what_it_said(
     assert "s3cret" not in result.stderr
 
 
-@pytest.mark.slow
-def test_a_sqlite_path_that_is_a_folder(tmp_path: Path) -> None:
+def test_a_sqlite_path_that_is_a_folder(
+    tmp_path: Path, start_here: Callable[..., Started]
+) -> None:
     (tmp_path / "games").mkdir()
     config = write_config(tmp_path, f'database = "{tmp_path / "games"}"\n')
-    result = start(config)
+    result = start_here(config)
     assert result.returncode == 1
     assert error(result) == (
         f"error: cannot open the SQLite database {tmp_path / 'games'} (database in {config}):"
@@ -131,12 +168,13 @@ def test_a_sqlite_path_that_is_a_folder(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.slow
-def test_a_file_that_is_not_a_sqlite_database(tmp_path: Path) -> None:
+def test_a_file_that_is_not_a_sqlite_database(
+    tmp_path: Path, start_here: Callable[..., Started]
+) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("shopping list\n" * 100)
     config = write_config(tmp_path, f'database = "{notes}"\n')
-    result = start(config)
+    result = start_here(config)
     assert result.returncode == 1
     assert error(result) == (
         f"error: cannot open the SQLite database {notes} (database in {config}):"
@@ -145,12 +183,13 @@ def test_a_file_that_is_not_a_sqlite_database(tmp_path: Path) -> None:
     assert notes.read_text() == "shopping list\n" * 100
 
 
-@pytest.mark.slow
-def test_a_file_in_the_way_of_the_database_folder(tmp_path: Path) -> None:
+def test_a_file_in_the_way_of_the_database_folder(
+    tmp_path: Path, start_here: Callable[..., Started]
+) -> None:
     (tmp_path / "data").write_text("")
     database = tmp_path / "data" / "bot.sqlite3"
     config = write_config(tmp_path, f'database = "{database}"\n')
-    result = start(config)
+    result = start_here(config)
     assert result.returncode == 1
     assert error(result) == (
         f"error: cannot open the SQLite database {database} (database in {config}):"
@@ -182,10 +221,11 @@ def test_no_permission_to_create_the_database(shared_folder: Path) -> None:
     )
 
 
-@pytest.mark.slow
-def test_the_default_database_says_where_to_set_another(tmp_path: Path) -> None:
+def test_the_default_database_says_where_to_set_another(
+    tmp_path: Path, start_here: Callable[..., Started]
+) -> None:
     (tmp_path / "tablebot.sqlite3").mkdir()
-    result = start(None, cwd=tmp_path)
+    result = start_here(None, cwd=tmp_path)
     assert result.returncode == 1
     assert error(result) == (
         "error: cannot open the SQLite database tablebot.sqlite3 (the default database;"
@@ -223,7 +263,6 @@ def test_unexpected_errors_are_not_dressed_up_as_database_problems() -> None:
 # --------------------------------------------------------------------------- config file
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("text", "line"),
     [
@@ -263,11 +302,21 @@ def test_unexpected_errors_are_not_dressed_up_as_database_problems() -> None:
         ),
     ],
 )
-def test_a_config_problem_is_one_line_naming_the_key(tmp_path: Path, text: str, line: str) -> None:
+def test_a_config_problem_is_one_line_naming_the_key(
+    tmp_path: Path,
+    text: str,
+    line: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`main` in this process: a config problem stops it before the bot is made (the next
+    test runs the same path in a process of its own, as `python -m bot` does)."""
     config = write_config(tmp_path, text)
-    result = start(config)
-    assert result.returncode == 2
-    assert error(result) == f"error: {config}: {line}"
+    monkeypatch.setenv("DISCORD_TOKEN", "MTIz.abc.def")
+    assert bot.__main__.main(["--config", str(config)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "Traceback" not in out.err
+    assert out.err.strip() == f"error: {config}: {line}"
 
 
 @pytest.mark.slow

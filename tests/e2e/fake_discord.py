@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote
 
+import jsonschema_rs
 from aiohttp import WSMsgType, web
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
@@ -64,6 +65,7 @@ SPEC_PATH = Path(
         "DISCORD_OPENAPI", Path(__file__).resolve().parent / "discord_api" / "openapi.json.gz"
     )
 )
+SPEC_URI = "urn:discord-openapi"
 
 # Message flags.
 EPHEMERAL = 1 << 6
@@ -731,18 +733,34 @@ class EditRecord:
 
 
 @functools.lru_cache(maxsize=4)
-def _registry(path: str) -> Registry:
+def _description(path: str) -> dict[str, Any]:
     raw = Path(path).read_bytes()
-    doc = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+    doc: dict[str, Any] = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     # Discord takes a snowflake as a JSON number too (discord.py sends allowed_mentions.users,
     # message_reference ids... as integers); the description only says string.
     schemas = doc["components"]["schemas"]
     schemas["SnowflakeType"] = {
         "anyOf": [schemas["SnowflakeType"], {"type": "integer", "minimum": 0}]
     }
+    return doc
+
+
+@functools.lru_cache(maxsize=4)
+def _registry(path: str) -> Registry:
     return Registry().with_resource(
-        "urn:discord-openapi", Resource.from_contents(doc, default_specification=DRAFT202012)
+        SPEC_URI, Resource.from_contents(_description(path), default_specification=DRAFT202012)
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _fast_registry(path: str) -> jsonschema_rs.Registry:
+    return jsonschema_rs.Registry([(SPEC_URI, _description(path))])
+
+
+@functools.lru_cache(maxsize=64)
+def _fast_validator(spec: str, ref: str) -> jsonschema_rs.Draft202012Validator:
+    """Compiled once per run for each request body's schema (every test has its own fake)."""
+    return jsonschema_rs.Draft202012Validator({"$ref": ref}, registry=_fast_registry(spec))
 
 
 def _pointer(*parts: str) -> str:
@@ -766,16 +784,26 @@ class SpecValidator:
         self.registry = _registry(str(path))
         self._validators: dict[tuple[str, str, str], Draft202012Validator] = {}
 
+    @staticmethod
+    def _ref(method: str, path: str, content: str) -> dict[str, str]:
+        where = _pointer("paths", path, method, "requestBody", "content", content, "schema")
+        return {"$ref": f"{SPEC_URI}#{where}"}
+
     def validator(
         self, method: str, path: str, content: str = "application/json"
     ) -> Draft202012Validator:
         key = (method, path, content)
         if key not in self._validators:
-            ref = "urn:discord-openapi#" + _pointer(
-                "paths", path, method, "requestBody", "content", content, "schema"
-            )
-            self._validators[key] = Draft202012Validator({"$ref": ref}, registry=self.registry)
+            ref = self._ref(method, path, content)
+            self._validators[key] = Draft202012Validator(ref, registry=self.registry)
         return self._validators[key]
+
+    def fast_validator(
+        self, method: str, path: str, content: str = "application/json"
+    ) -> jsonschema_rs.Draft202012Validator:
+        """The same schema for jsonschema-rs (compiled Rust, some hundred times faster than
+        jsonschema on the callbacks' schema), which only says whether a body is valid."""
+        return _fast_validator(self.path, self._ref(method, path, content)["$ref"])
 
     def errors(
         self, method: str, path: str, body: Any, content: str = "application/json"
@@ -795,9 +823,13 @@ class SpecValidator:
         return list(_VERDICTS[key])
 
     def _errors(self, method: str, path: str, body: Any, content: str) -> list[str]:
+        """A valid body passes jsonschema-rs alone; an invalid one is explained by jsonschema,
+        whose errors say where it went wrong (and which must agree that it is invalid)."""
+        if self.fast_validator(method, path, content).is_valid(body):
+            return []
         errors = list(self.validator(method, path, content).iter_errors(body))
         if not errors:
-            return []
+            return ["schema: jsonschema-rs refuses this body and jsonschema accepts it"]
         best = _explain(best_match(errors))
         where = "/".join(map(str, best.absolute_path)) or "(body)"
         text = best.message

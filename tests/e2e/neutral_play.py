@@ -169,15 +169,18 @@ class NeutralPlayer:
         lo, hi = cand.component.get("min_values", 1), cand.component.get("max_values", 1)
         return chosen if set(chosen) <= allowed and lo <= len(chosen) <= hi else ()
 
-    def matching(self, state: Any, user: FakeUser, action: Any) -> tuple[list, list]:
-        """The candidates that make exactly `action`, and those that make some legal move."""
+    def tries(
+        self, state: Any, user: FakeUser, action: Any
+    ) -> Iterator[tuple[Candidate, tuple[str, ...], bool]]:
+        """Each candidate press that makes some legal move, and whether it makes exactly
+        `action`, tried only as they are asked for: the first exact one is usually pressed
+        and the rest never tried (each try is a move on a copy of the state)."""
         try:
             wanted = self.adapter.engine.apply(
                 working_copy(state), user.id, action, random.Random(0)
             )[0]
         except Exception:
             wanted = None
-        exact, legal = [], []
         # The move's own time (a deadline it sets), so that the same press gives the same state.
         now = getattr(action, "now", None) or self.now()
         for cand in self.candidates(user, read_only=False):
@@ -185,9 +188,14 @@ class NeutralPlayer:
             if cand.is_select and not values:
                 continue
             after = self.result(state, user, cand, values, now)
-            if after is None:
-                continue
-            (exact if wanted is not None and after == wanted else legal).append((cand, values))
+            if after is not None:
+                yield cand, values, wanted is not None and after == wanted
+
+    def matching(self, state: Any, user: FakeUser, action: Any) -> tuple[list, list]:
+        """The candidates that make exactly `action`, and those that make some legal move."""
+        exact, legal = [], []
+        for cand, values, is_exact in self.tries(state, user, action):
+            (exact if is_exact else legal).append((cand, values))
         return exact, legal
 
     # ------------------------------------------------------------------ pressing
@@ -241,16 +249,16 @@ class NeutralPlayer:
             if action is None:
                 continue
             for attempt in range(3):
+                if attempt < 2:  # an exact press, else open the private views and look again
+                    for cand, values, is_exact in self.tries(self.state(), user, action):
+                        if is_exact and await self.press(user, cand, values):
+                            return True
+                    await self.open_views(user, action if attempt == 0 else None)
+                    continue
                 exact, legal = self.matching(self.state(), user, action)
                 for cand, values in exact:
                     if await self.press(user, cand, values):
                         return True
-                if attempt == 0:
-                    await self.open_views(user, action)
-                    continue
-                if attempt == 1:
-                    await self.open_views(user, None)
-                    continue
                 self.rng.shuffle(legal)
                 for cand, values in legal:
                     if await self.press(user, cand, values):

@@ -102,6 +102,29 @@ def test_schema_catches_bad_bodies() -> None:
     assert spec.errors("put", GUILD_COMMANDS, [{"description": "no name"}])
 
 
+def test_the_fast_validator_agrees_with_jsonschema() -> None:
+    """errors() trusts jsonschema-rs's yes: both must judge bodies the same, valid or not,
+    snowflakes as numbers included (the description's SnowflakeType widened for both)."""
+    spec = SpecValidator()
+    button = {"type": 2, "style": 1, "label": "Roll", "custom_id": "farkle:roll"}
+    row = {"type": 1, "components": [button]}
+    bodies = [
+        ("post", CALLBACK, {"type": 4, "data": {"content": "hi", "flags": 64}}, True),
+        ("post", CALLBACK, {"type": 7, "data": {"components": [row]}}, True),
+        ("post", CALLBACK, {"type": 4, "data": {"allowed_mentions": {"users": [123]}}}, True),
+        ("post", CALLBACK, {"type": 7, "data": {"content": 5}}, False),
+        ("post", CALLBACK, {"type": 4, "data": {"embeds": [{"title": "t" * 257}]}}, False),
+        ("post", CALLBACK, {"type": 4, "data": {"allowed_mentions": {"users": [-1]}}}, False),
+        ("post", CALLBACK, {"type": 99}, False),
+        ("put", GUILD_COMMANDS, [{"name": "farkle", "description": "Play"}], True),
+        ("put", GUILD_COMMANDS, [{"description": "no name"}], False),
+    ]
+    for method, path, body, valid in bodies:
+        fast = spec.fast_validator(method, path).is_valid(body)
+        slow = spec.validator(method, path).is_valid(body)
+        assert fast == slow == valid, (path, body)
+
+
 async def test_the_harness_fails_on_what_discord_refuses(tmp_path: Path) -> None:
     async with running_bot(tmp_path / "e2e.sqlite3") as d:
 

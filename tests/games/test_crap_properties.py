@@ -105,10 +105,16 @@ def check_view(state: CrapState, rng: random.Random) -> None:
         for sv in pv["sets"]:
             named |= set(sv["cards"]) | ({sv["marker"]} if sv["marker"] is not None else set())
     assert not named & hidden_cards(state)
+    # A private view is the public one and the seat's own cards: the player on turn's with the
+    # ledger, every seat's without it (the ledger's serialization is most of the cost).
+    full = private_view(state, state.current_player.id)
+    full.pop("me")
+    assert full == view
+    bare = public_view(state, ledger=False)
     for p in state.players:
-        mine = private_view(state, p.id)
+        mine = private_view(state, p.id, ledger=False)
         me = mine.pop("me")
-        assert mine == view
+        assert mine == bare
         assert me["hand"] == p.hand and me["protected"] == p.protected and me["seen"] == p.seen
         if state.challenge is not None and str(p.id) in state.challenge.committed:
             assert me["committed"] == state.challenge.committed[str(p.id)]
@@ -319,7 +325,7 @@ def play(
 
 
 @pytest.mark.slow
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_every_card_hides_hands_and_finishes(
     seed: int, players: int, rules: CrapRules

@@ -186,7 +186,7 @@ def kuriki_game(seed: bytes) -> tuple[kuriki.KurikiState, Draws]:
 def crap_game(seed: bytes) -> tuple[crap.CrapState, Draws]:
     dice = Draws(seed)
     state, _ = crap.new_game(SEATS[:3], crap.CrapRules(threshold=100), dice)
-    state, _ = test_crap_properties.play(state, dice, random.Random(3), 3000)
+    state, _ = test_crap_properties.play(state, dice, random.Random(3), 3000, check=False)
     return state, dice
 
 

@@ -187,7 +187,7 @@ def policy(state: FarkleState, threshold: int) -> Action:
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(seed=seeds, rules_name=any_rule_names, players=player_counts)
 def test_random_play_keeps_invariants(seed: int, rules_name: str, players: int) -> None:
     dice = random.Random(seed)

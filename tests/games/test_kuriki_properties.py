@@ -303,7 +303,7 @@ def play(
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_random_play_keeps_invariants_and_finishes(
     seed: int, players: int, rules: KurikiRules
@@ -332,7 +332,7 @@ def test_random_play_keeps_invariants_and_finishes(
 
 
 @pytest.mark.slow
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(seed=seeds, players=player_counts, rules=rules_strategy)
 def test_refused_moves_never_change_state(seed: int, players: int, rules: KurikiRules) -> None:
     dice = random.Random(seed)
