@@ -87,6 +87,14 @@ def help_embed(players: dict[str, str], in_server: bool = True) -> discord.Embed
         games=m("games"),
     )
     embed.add_field(name=_("How to play"), value=f"{play}\n{mine}"[:1024], inline=False)
+    days = _(
+        "{remind} how a long turn reminds you: also by direct message, and quiet hours in your "
+        "time zone · {away} away for a while: a bot plays your turns, or the game pauses if "
+        "everyone agrees",
+        remind=m("remind show"),
+        away=m("away"),
+    )
+    embed.add_field(name=_("Playing over days"), value=days[:1024], inline=False)
     stats = _(
         "{stats} a player's games, wins, records and rating (only to you, unless you share) · "
         "{leaderboard} the top players of this server or group chat, this week, this month or "
