@@ -84,6 +84,7 @@ _UPSERT_SESSION_LOGGED = (
     " INSERT INTO game_log (channel_id, revision, lines, beside)"
     " SELECT channel_id, revision, $9, $10 FROM saved"
 )
+_DROP_LOG = "DELETE FROM game_log WHERE channel_id = $1"
 _LOG_LINES = "SELECT lines FROM game_log WHERE channel_id = $1 ORDER BY revision"
 _SEATS_OF = postgres_params(seats.SEATS_OF_SQL)
 _DROP_SEATS = postgres_params(seats.DROP_SEATS_SQL)
@@ -177,44 +178,21 @@ class PostgresStore(Store):
         return SessionRow(*row[:-1], beside=list(row[-1])) if row else None
 
     async def save_session(self, row: SessionRow) -> bool:
-        if row.revision == 1:  # a new game: no lines left by an unfinished one before it
-            async with self.pool.acquire() as conn, conn.transaction():
-                status = await conn.execute(_UPSERT_SESSION, *session_values(row))
-                if not status.endswith(" 1"):
+        if row.revision == 1 or row.seats is not None:
+            # A new game (no lines left by an unfinished one before it), or a move that
+            # changes who sits where: in one transaction.
+            async with self.pool.acquire() as conn:
+                try:
+                    async with conn.transaction():
+                        if row.revision == 1:
+                            await conn.execute(_DROP_LOG, row.channel_id)
+                        if not await _upsert_session(conn, row):
+                            raise _Unchanged  # another save came first: nothing is dropped
+                        await _write_seats(conn, row)
+                except _Unchanged:
                     return False
-                await conn.execute("DELETE FROM game_log WHERE channel_id = $1", row.channel_id)
-                if row.log or row.beside:
-                    await conn.execute(
-                        "INSERT INTO game_log (channel_id, revision, lines, beside)"
-                        " VALUES ($1, 1, $2, $3)",
-                        row.channel_id,
-                        json.dumps(row.log),
-                        log_beside(row),
-                    )
-                await _write_seats(conn, row)
-                return True
-        if row.seats is not None:  # the move and who sits where, in one transaction
-            async with self.pool.acquire() as conn, conn.transaction():
-                if row.log or row.beside:
-                    status = await conn.execute(
-                        _UPSERT_SESSION_LOGGED,
-                        *session_values(row),
-                        json.dumps(row.log),
-                        log_beside(row),
-                    )
-                else:
-                    status = await conn.execute(_UPSERT_SESSION, *session_values(row))
-                if not status.endswith(" 1"):
-                    return False
-                await _write_seats(conn, row)
-                return True
-        if row.log or row.beside:
-            status = await self.pool.execute(
-                _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log), log_beside(row)
-            )
-        else:
-            status = await self.pool.execute(_UPSERT_SESSION, *session_values(row))
-        return status.endswith(" 1")
+            return True
+        return await _upsert_session(self.pool, row)
 
     async def note_session(self, channel_id: int, revision: int, data: str) -> bool:
         status = await self.pool.execute(
@@ -315,7 +293,7 @@ class PostgresStore(Store):
                 )
             )
             await self._record_players(conn, game, game_id, finished_at)
-            await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
+            await conn.execute(_DROP_LOG, channel_id)
             await conn.execute(_DROP_SEATS, channel_id)
             return game_id
 
@@ -540,10 +518,22 @@ class PostgresStore(Store):
             return report
 
 
+async def _upsert_session(conn: asyncpg.Connection | asyncpg.Pool, row: SessionRow) -> bool:
+    """Save a move's row, with its log lines and what goes beside it, if its revision
+    follows the stored one; False when another save came first."""
+    if row.log or row.beside:
+        status = await conn.execute(
+            _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log), log_beside(row)
+        )
+    else:
+        status = await conn.execute(_UPSERT_SESSION, *session_values(row))
+    return bool(status.endswith(" 1"))
+
+
 async def _drop_session(conn: asyncpg.Connection, channel_id: int) -> None:
     """Delete a session, its log and its seats (inside the caller's transaction)."""
     await conn.execute("DELETE FROM sessions WHERE channel_id = $1", channel_id)
-    await conn.execute("DELETE FROM game_log WHERE channel_id = $1", channel_id)
+    await conn.execute(_DROP_LOG, channel_id)
     await conn.execute(_DROP_SEATS, channel_id)
 
 
@@ -607,4 +597,4 @@ async def add_up(conn: asyncpg.Connection, rows: Sequence[PlayerRow]) -> None:
 
 
 class _Unchanged(Exception):
-    """A step of `_write_if` changed no row: its transaction is rolled back."""
+    """A step changed no row (`_write_if`, `save_session`): its transaction is rolled back."""

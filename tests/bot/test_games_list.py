@@ -6,6 +6,7 @@ its times over a restart, and is filled in by the migration for the games stored
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,18 @@ async def test_a_move_and_its_seats_are_committed_together(tables: Tables) -> No
     stored = await tables.store.load_session(CHANNEL)
     assert stored is not None and stored.revision == session.revision
     assert '"Bob"' not in stored.data
+
+
+async def test_a_refused_first_save_leaves_the_running_games_log_and_seats(tables: Tables) -> None:
+    """A new game's first save clears the log an unfinished game left, in the same
+    transaction as the row: when the row is refused (another game is stored there), neither
+    the running game's log nor its seats change."""
+    await start(tables, CHANNEL, GUILD, ALICE, BOB)
+    log = await tables.store.game_log(CHANNEL)
+    stored = await tables.store.load_session(CHANNEL)
+    assert log and stored is not None and stored.revision > 1
+    before = await seats(tables, ALICE.id)
+    again = replace(stored, revision=1, log=["never made"], seats=[], beside=[])
+    assert await tables.store.save_session(again) is False
+    assert await tables.store.game_log(CHANNEL) == log
+    assert (await seats(tables, ALICE.id)).keys() == before.keys() == {CHANNEL}
