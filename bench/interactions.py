@@ -312,19 +312,30 @@ async def play(
         try:
             rec = await press(fake, player, msg, comp)
         except TimeoutError:  # never answered (or too late: the fake refused it)
-            phase.latencies.append(math.inf)
-            phase.refused.append("no answer within 10 s")
-            table.message = None
-            table.unanswered = True
+            rec = None
+        if not await tally(phase, table, kind, rec, 10.0):
             return
-        assert rec.latency is not None
-        phase.latencies.append(rec.latency)
-        if rec.callback_type == 7:
-            table.accepted += 1
-            phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
-            await follow(table, rec)
-        else:
-            phase.refused.append(rec.text)
+
+
+async def tally(phase: Phase, table: Table, kind: str, rec: Any | None, waited: float) -> bool:
+    """Count a click's answer in `phase`, and follow the table it shows; None: not answered
+    within `waited` seconds (or too late: the fake refused it), counted as the slowest, and
+    the channel plays no more (returns False)."""
+    if rec is None:
+        phase.latencies.append(math.inf)
+        phase.refused.append(f"no answer within {waited:g} s")
+        table.message = None
+        table.unanswered = True
+        return False
+    assert rec.latency is not None
+    phase.latencies.append(rec.latency)
+    if rec.callback_type == 7:
+        table.accepted += 1
+        phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
+        await follow(table, rec)
+    else:
+        phase.refused.append(rec.text)
+    return True
 
 
 async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: Any) -> None:
@@ -356,18 +367,8 @@ async def burst(fake: BenchDiscord, tables: list[Table], phase: Phase, rules: An
         try:
             rec = await asyncio.wait_for(record.acked, 30.0)
         except TimeoutError:  # never answered (or answered too late: the fake refused it)
-            phase.latencies.append(math.inf)
-            phase.refused.append("no answer within 30 s")
-            table.message = None  # this channel plays no more
-            table.unanswered = True
-            return
-        phase.latencies.append(rec.latency)
-        if rec.callback_type == 7:
-            table.accepted += 1
-            phase.kinds[kind] = phase.kinds.get(kind, 0) + 1
-            await follow(table, rec)
-        else:
-            phase.refused.append(rec.text)
+            rec = None
+        await tally(phase, table, kind, rec, 30.0)
 
     await asyncio.gather(*(answered(*p) for p in pressed))
 
