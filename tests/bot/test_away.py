@@ -4,6 +4,8 @@ press, refusals, and the book kept over a restart. The clock is the tests' own."
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -33,11 +35,16 @@ from tests.bot.conftest import (
 DAY = 86400
 
 
-async def game(db_path: Path | str, clock: Clock, *players: object) -> Tables:
-    """A running Farkle game of `players` (default Alice and Bob) with a one-day timer."""
+@asynccontextmanager
+async def game(db_path: Path | str, clock: Clock, *players: object) -> AsyncIterator[Tables]:
+    """A running Farkle game of `players` (default Alice and Bob) with a one-day timer; its
+    store is closed after the block."""
     tables = await make_tables(db_path, clock, turn_timer=DAY)
-    await open_game(tables, *(players or (ALICE, BOB)))  # type: ignore[arg-type]
-    return tables
+    try:
+        await open_game(tables, *(players or (ALICE, BOB)))  # type: ignore[arg-type]
+        yield tables
+    finally:
+        await tables.store.close()
 
 
 async def now_session(tables: Tables) -> Session:
@@ -80,8 +87,7 @@ def test_parse_away_reads_days_hours_and_minutes_and_refuses_the_rest() -> None:
 async def test_a_bot_plays_the_away_players_turns_marked_in_the_log_and_the_game_is_unrated(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock)
-    try:
+    async with game(db_path, clock) as tables:
         session = await now_session(tables)
         mover = session.state.current_player.id
         away, other = (ALICE, BOB) if mover == ALICE.id else (BOB, ALICE)
@@ -106,8 +112,6 @@ async def test_a_bot_plays_the_away_players_turns_marked_in_the_log_and_the_game
             tables.store, "SELECT player_id, with_bots, is_bot FROM player_stats ORDER BY player_id"
         )
         assert rows == [(ALICE.id, 1, 0), (BOB.id, 1, 0)]
-    finally:
-        await tables.store.close()
 
 
 @pytest.mark.parametrize("kind", ["kuriki", "crap"])
@@ -138,22 +142,18 @@ async def test_the_bot_plays_for_an_away_player_in_every_game(
 async def test_a_game_without_anyone_away_stays_rated_as_before(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock)
-    try:
+    async with game(db_path, clock) as tables:
         await tables.away(ALICE, CHANNEL, DAY)
         await tables.away(ALICE, CHANNEL, None)  # back before any turn of hers was played
         await tables.leave(BOB, CHANNEL, "farkle")
         rows = await fetch_sql(tables.store, "SELECT with_bots FROM player_stats")
         assert rows == [(0,), (0,)]
-    finally:
-        await tables.store.close()
 
 
 async def test_everyone_agreeing_pauses_the_game_until_the_away_time_ends(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock, ALICE, BOB, CAROL)
-    try:
+    async with game(db_path, clock, ALICE, BOB, CAROL) as tables:
         start = clock.now
         await tables.away(ALICE, CHANNEL, 2 * DAY, pause=True)
         session = await now_session(tables)
@@ -180,15 +180,12 @@ async def test_everyone_agreeing_pauses_the_game_until_the_away_time_ends(
         assert session.away.pause is None and not session.away.away
         assert session.turn_deadline == pytest.approx(start + 3 * DAY)
         assert session.away.stood_in == []
-    finally:
-        await tables.store.close()
 
 
 async def test_resume_ends_the_pause_and_the_bot_plays_for_the_away_player_again(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock)
-    try:
+    async with game(db_path, clock) as tables:
         await tables.away(ALICE, CHANNEL, DAY, pause=True)
         session = await now_session(tables)
         await tables.away_press(BOB, away_click(session, AGREE))
@@ -199,15 +196,12 @@ async def test_resume_ends_the_pause_and_the_bot_plays_for_the_away_player_again
         assert session.turn_deadline is not None
         with pytest.raises(UserError):
             await tables.away_press(BOB, away_click(session, RESUME))
-    finally:
-        await tables.store.close()
 
 
 async def test_coming_back_is_one_press_and_a_strangers_press_is_refused(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock)
-    try:
+    async with game(db_path, clock) as tables:
         reply = await tables.away(ALICE, CHANNEL, DAY)
         back = next(c for c in _clicks(reply.items or []) if c.action == BACK)
         assert any(c.action == PAUSE for c in _clicks(reply.items or []))
@@ -224,16 +218,13 @@ async def test_coming_back_is_one_press_and_a_strangers_press_is_refused(
         assert not any(c.kind == AWAY_KIND for c in _clicks(table.items))
         with pytest.raises(NotInGame):
             await tables.away(MALLORY, CHANNEL, DAY)
-    finally:
-        await tables.store.close()
 
 
 async def test_away_and_a_pause_survive_a_restart(db_path: Path | str, clock: Clock) -> None:
-    tables = await game(db_path, clock)
-    await tables.away(ALICE, CHANNEL, 2 * DAY, pause=True)
-    await tables.away_press(BOB, away_click(await now_session(tables), AGREE))
-    before = (await now_session(tables)).away
-    await tables.store.close()
+    async with game(db_path, clock) as tables:
+        await tables.away(ALICE, CHANNEL, 2 * DAY, pause=True)
+        await tables.away_press(BOB, away_click(await now_session(tables), AGREE))
+        before = (await now_session(tables)).away
     tables = await make_tables(db_path, clock, turn_timer=DAY)
     try:
         session = await now_session(tables)
@@ -246,8 +237,7 @@ async def test_away_and_a_pause_survive_a_restart(db_path: Path | str, clock: Cl
 async def test_when_everyone_is_away_the_game_waits_and_after_it_idle_turns_end_it(
     db_path: Path | str, clock: Clock
 ) -> None:
-    tables = await game(db_path, clock)
-    try:
+    async with game(db_path, clock) as tables:
         start = clock.now
         await tables.away(ALICE, CHANNEL, DAY)
         await tables.away(BOB, CHANNEL, 2 * DAY)
@@ -261,8 +251,6 @@ async def test_when_everyone_is_away_the_game_waits_and_after_it_idle_turns_end_
         assert await tables.sessions.get(CHANNEL) is None
         rows = await fetch_sql(tables.store, "SELECT winner_id, outcome FROM finished_games")
         assert rows[0][0] is None and "nobody played for" in outcome({"outcome": rows[0][1]})
-    finally:
-        await tables.store.close()
 
 
 async def test_a_game_nobody_touches_ends_with_no_winner_after_its_timer_series_of_weeks(
