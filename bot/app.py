@@ -14,7 +14,7 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from bot import mentions
+from bot import callback_http, mentions
 from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
 from bot.display import retire_orphans, retire_pressed, show_table
@@ -292,4 +292,5 @@ class GameBot(commands.AutoShardedBot):
         await self.timers.stop()
         if hasattr(self, "store"):
             await self.store.close()
-        await super().close()
+        await super().close()  # discord.py's HTTP session with it
+        await callback_http.close(self)  # and the bot's own, for interaction callbacks

@@ -36,6 +36,8 @@ INTERNALS: dict[str, str] = {
     "ConnectionState.http.proxy / .proxy_auth, ConnectionState.allowed_mentions": "what "
     "discord.py passes with an interaction callback (respond.py)",
     "discord.http.Route": "Route(method, path, **parameters), an HTTP route (respond.py)",
+    "discord.http.Route.BASE": "the API's base URL, which a fake Discord points elsewhere "
+    "(callback_http.py: where its own connections send callbacks)",
     "discord.webhook.async_.async_context": "the ContextVar holding the webhook adapter whose "
     "request(route, session, *, payload, multipart, files, proxy, proxy_auth) sends a "
     "callback (respond.py)",
@@ -100,6 +102,12 @@ try:
     )
 except ImportError:  # pragma: no cover - only with a discord.py that moved them
     CALLBACK_PARTS = False
+
+
+def api_base() -> str | None:
+    """The http(s) URL discord.py sends API requests to (None if it moved)."""
+    base = getattr(Route, "BASE", None) if CALLBACK_PARTS else None
+    return base if isinstance(base, str) and base.startswith(("http://", "https://")) else None
 
 
 def interaction_state(interaction: discord.Interaction) -> Any:
@@ -169,6 +177,9 @@ def problems() -> list[str]:
                         webhook_id=1, webhook_token="t")
     need(route.method == "POST" and route.url.endswith("/interactions/1/t/callback"),
          "discord.http.Route", "no longer builds the callback's URL")
+    base = getattr(route_class, "BASE", None)
+    need(isinstance(base, str) and route.url == base + "/interactions/1/t/callback",
+         "discord.http.Route.BASE", "is no longer where a route's URL starts")
     context = getattr(webhooks, "async_context", None)
     adapter = context.get() if isinstance(context, contextvars.ContextVar) else None
     need(

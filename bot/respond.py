@@ -18,6 +18,7 @@ from typing import Any
 
 import discord
 
+from bot import callback_http
 from bot import discord_internals as internals
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 _PARTS = internals.CALLBACK_PARTS
 
 _warned = False
+_warned_lean = False
 
 
 async def update_message(
@@ -58,23 +60,41 @@ async def update_message(
         attachments=attachments,
         previous_allowed_mentions=state.allowed_mentions,
     )
-    route = internals.Route(
-        "POST",
-        "/interactions/{webhook_id}/{webhook_token}/callback",
-        webhook_id=interaction.id,
-        webhook_token=interaction.token,
-    )
-    kwargs: dict[str, Any] = {
-        "session": internals.interaction_session(interaction),
-        "proxy": state.http.proxy,
-        "proxy_auth": state.http.proxy_auth,
-    }
-    if params.files:
-        kwargs.update(files=params.files, multipart=params.multipart)
+    connections = None if params.files else _lean(interaction.client, state)
+    if connections is not None:
+        await connections.callback(interaction.id, interaction.token, params.payload)
     else:
-        kwargs["payload"] = params.payload
-    await internals.async_context.get().request(route, **kwargs)
+        route = internals.Route(
+            "POST",
+            "/interactions/{webhook_id}/{webhook_token}/callback",
+            webhook_id=interaction.id,
+            webhook_token=interaction.token,
+        )
+        kwargs: dict[str, Any] = {
+            "session": internals.interaction_session(interaction),
+            "proxy": state.http.proxy,
+            "proxy_auth": state.http.proxy_auth,
+        }
+        if params.files:
+            kwargs.update(files=params.files, multipart=params.multipart)
+        else:
+            kwargs["payload"] = params.payload
+        await internals.async_context.get().request(route, **kwargs)
     internals.mark_answered(response, discord.InteractionResponseType.message_update)
+
+
+def _lean(client: discord.Client, state: Any) -> callback_http.CallbackHTTP | None:
+    """The client's own connections for a callback (bot/callback_http.py), or None to send it
+    through discord.py: through a proxy, which those connections do not speak (logged once),
+    or where discord.py's API base moved (logged once), or after the client closed them."""
+    global _warned_lean
+    if state.http.proxy is not None or internals.api_base() is None:
+        if not _warned_lean:
+            _warned_lean = True
+            log.warning("An HTTP proxy is set, or discord.py's API base moved: interaction "
+                        "callbacks go through discord.py")
+        return None
+    return callback_http.of(client)
 
 
 def release(interaction: discord.Interaction) -> None:

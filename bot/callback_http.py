@@ -1,0 +1,369 @@
+"""Interaction callbacks sent over the bot's own lean HTTP/1.1 connections.
+
+Every click is answered by one POST /interactions/{id}/{token}/callback (bot/respond.py).
+discord.py sends it through aiohttp, whose request, URL, header and timeout objects cost
+about a sixth of a click's CPU (docs/performance.md, "Per click"). This module sends the same
+request (method, path, headers, JSON body) over keep-alive connections to discord.py's API
+base (`Route.BASE`: https, or http for a fake Discord), reads the answer with httptools (the
+llhttp parser of Node.js and uvicorn), and answers as discord.py's webhook adapter does:
+a 2xx returns its body; a 429 (through Discord's proxy, `Via`) waits `retry_after` and a 5xx
+waits 1, 3, 5... seconds, five tries in all; 403, 404 and the rest raise discord.Forbidden,
+NotFound and HTTPException with Discord's error code and text. (The adapter also delays the
+next request of a webhook whose rate limit bucket ran out; a callback's bucket is its own
+interaction's, which gets no second callback, so there is nothing to delay.)
+
+Connections: a request takes the newest idle one, or opens a new one when none is idle. There
+is no cap: a cap made answers queue behind each other in a burst (docs/performance.md,
+"Bursts"). A connection goes back to the idle ones after a whole answer the server keeps alive;
+one idle longer than aiohttp's keep-alive (15 s) is closed. When the server closes a reused
+connection before answering anything (it closed it while idle, as servers do), the request is
+sent again on a new one. All are closed when the bot closes (`close`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import ssl
+import weakref
+from collections import deque
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import discord
+import httptools
+import orjson
+from aiohttp.http import SERVER_SOFTWARE
+from multidict import CIMultiDict, CIMultiDictProxy
+
+from bot import discord_internals as internals
+
+log = logging.getLogger(__name__)
+
+#: Seconds to open a connection and to get a whole answer: aiohttp's defaults, which
+#: discord.py's webhook adapter runs with.
+CONNECT_TIMEOUT = 30.0
+ANSWER_TIMEOUT = 300.0
+#: Seconds a connection may stay idle before it is closed rather than reused (aiohttp's).
+KEEPALIVE = 15.0
+TRIES = 5
+
+#: The User-Agent aiohttp sends on discord.py's webhook requests, which set none of their own.
+USER_AGENT = SERVER_SOFTWARE
+
+
+class ServerDisconnected(ConnectionError):
+    """The server closed the connection before its answer was whole."""
+
+
+class Reply:
+    """An answer: what discord.HTTPException reads from a response (status, reason), its
+    headers and its body."""
+
+    __slots__ = ("body", "raw_headers", "reason", "status")
+
+    def __init__(self, status: int, reason: str, raw_headers: list[tuple[str, str]], body: bytes):
+        self.status = status
+        self.reason = reason
+        self.raw_headers = raw_headers
+        self.body = body
+
+    @property
+    def headers(self) -> CIMultiDictProxy[str]:
+        """The headers, names in any case (as aiohttp's response has them)."""
+        return CIMultiDictProxy(CIMultiDict(self.raw_headers))
+
+    def data(self) -> Any:
+        """The body as discord.py's `json_or_text` reads it: JSON when it says so, else text."""
+        text = self.body.decode("utf-8")
+        for name, value in self.raw_headers:
+            if name.lower() == "content-type":
+                return orjson.loads(text) if value == "application/json" else text
+        return text
+
+
+class _Connection(asyncio.Protocol):
+    """One HTTP/1.1 connection: sends a request, parses its answer (httptools calls the
+    on_* methods), then waits idle for the next."""
+
+    def __init__(self, idle: deque[_Connection], opened: set[_Connection]) -> None:
+        self._idle = idle  # the idle connections of its origin, which it leaves when closed
+        self._opened = opened  # all its client's open connections, likewise
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self.idle_since = 0.0
+        self._parser = httptools.HttpResponseParser(self)
+        self._waiter: asyncio.Future[None] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._start()
+
+    def _start(self) -> None:
+        self.received = False  # any byte of the answer
+        self.complete = False
+        self._reason = b""
+        self._headers: list[tuple[str, str]] = []
+        self._body: list[bytes] = []
+        self._until_close = False  # a body without length or chunks ends with the connection
+
+    # --- asyncio
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]  # a stream transport
+
+    def data_received(self, data: bytes) -> None:
+        if self._waiter is None:  # nothing asked: the server is off script
+            self.close()
+            return
+        self.received = True
+        try:
+            self._parser.feed_data(data)
+        except httptools.HttpParserError as exc:
+            self._fail(ServerDisconnected(f"unreadable answer: {exc}"))
+            self.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._opened.discard(self)
+        if self in self._idle:
+            self._idle.remove(self)
+        if self._waiter is None or self._waiter.done():
+            return
+        if self._until_close and not self.complete:
+            self.on_message_complete()
+        elif not self.received:
+            self._fail(_NothingRead())
+        else:
+            self._fail(ServerDisconnected("the server closed the connection mid-answer"))
+
+    # --- httptools
+    def on_status(self, reason: bytes) -> None:
+        self._reason += reason
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
+
+    def on_headers_complete(self) -> None:
+        status = self._parser.get_status_code()
+        if status >= 200 and status not in (204, 304):
+            names = {name.lower() for name, _ in self._headers}
+            self._until_close = not names & {"content-length", "transfer-encoding"}
+
+    def on_body(self, body: bytes) -> None:
+        self._body.append(body)
+
+    def on_message_complete(self) -> None:
+        if self._parser.get_status_code() < 200:  # an interim answer (100 Continue): wait on
+            self._start()
+            return
+        self.complete = True
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
+
+    # --- the bot's side
+    async def exchange(self, request: bytes) -> Reply:
+        """Send a request and wait for its whole answer."""
+        assert self.transport is not None
+        loop = asyncio.get_running_loop()
+        self._start()
+        self._waiter = waiter = loop.create_future()
+        self._timer = loop.call_later(ANSWER_TIMEOUT, self._time_out)
+        try:
+            self.transport.write(request)
+            await waiter
+        except BaseException:  # cancelled, timed out, cut: what comes next is no answer
+            self.close()
+            raise
+        finally:
+            self._timer.cancel()
+            self._waiter = self._timer = None
+        if self._until_close or not self._parser.should_keep_alive():
+            self.close()
+        return Reply(
+            self._parser.get_status_code(),
+            self._reason.decode("latin-1"),
+            self._headers,
+            b"".join(self._body),
+        )
+
+    def _time_out(self) -> None:
+        self._fail(TimeoutError(f"no whole answer within {ANSWER_TIMEOUT:g} s"))
+        self.close()
+
+    def _fail(self, exc: BaseException) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_exception(exc)
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+
+class _NothingRead(ConnectionError):
+    """The server closed the connection before any byte of its answer."""
+
+
+class _Origin:
+    """Where requests go: scheme, host and port of an API base, its path, and the idle
+    connections to it."""
+
+    def __init__(self, base: str) -> None:
+        parts = urlsplit(base)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {base!r}")
+        self.base = base
+        self.host = parts.hostname
+        self.tls = ssl.create_default_context() if parts.scheme == "https" else None
+        self.port = parts.port or (443 if self.tls else 80)
+        default = 443 if self.tls else 80
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        self.host_header = host if self.port == default else f"{host}:{self.port}"
+        self.path = parts.path.rstrip("/")
+        self.idle: deque[_Connection] = deque()
+
+
+class CallbackHTTP:
+    """The connections of one client (one per bot), by API base."""
+
+    def __init__(self) -> None:
+        self._origin: _Origin | None = None
+        self._open: set[_Connection] = set()
+
+    def _origin_of(self, base: str) -> _Origin:
+        if self._origin is None or self._origin.base != base:
+            self._origin = _Origin(base)  # the API base changed (tests point it elsewhere)
+        return self._origin
+
+    async def callback(self, interaction_id: int, token: str, payload: Any) -> Any:
+        """POST an interaction callback's payload, as discord.py's webhook adapter does (same
+        tries, same errors); the answer's body."""
+        base = internals.api_base()
+        if base is None:
+            raise RuntimeError("discord.py's API base moved (bot/discord_internals.py)")
+        origin = self._origin_of(base)
+        body = orjson.dumps(payload)
+        request = (
+            f"POST {origin.path}/interactions/{interaction_id}/{quote(token, safe='')}/callback"
+            f" HTTP/1.1\r\nHost: {origin.host_header}\r\nContent-Type: application/json\r\n"
+            f"Accept: */*\r\nUser-Agent: {USER_AGENT}\r\nContent-Length: {len(body)}\r\n\r\n"
+        ).encode("latin-1") + body
+        reply: Reply | None = None
+        data: Any = None
+        for attempt in range(TRIES):
+            try:
+                reply = await self._send(origin, request)
+            except OSError as exc:  # discord.py tries again after a reset (BSD, Windows errnos)
+                if attempt < TRIES - 1 and exc.errno in (54, 10054):
+                    await asyncio.sleep(1 + attempt * 2)
+                    continue
+                raise
+            data = reply.data()
+            status = reply.status
+            log.debug("Interaction %s's callback answered %s", interaction_id, status)
+            if 200 <= status < 300:
+                return data
+            if status == 429:
+                if not reply.headers.get("Via"):  # not Discord's: Cloudflare's ban
+                    raise discord.HTTPException(reply, data)
+                retry_after: float = data["retry_after"]
+                log.warning("Interaction %s's callback is rate limited. Retrying in %.2f "
+                            "seconds.", interaction_id, retry_after)
+                await asyncio.sleep(retry_after)
+                continue
+            if status >= 500:
+                await asyncio.sleep(1 + attempt * 2)
+                continue
+            if status == 403:
+                raise discord.Forbidden(reply, data)
+            if status == 404:
+                raise discord.NotFound(reply, data)
+            raise discord.HTTPException(reply, data)
+        assert reply is not None
+        if reply.status >= 500:
+            raise discord.DiscordServerError(reply, data)
+        raise discord.HTTPException(reply, data)
+
+    async def _send(self, origin: _Origin, request: bytes) -> Reply:
+        """One request on an idle connection, or a new one; once more on a new connection if
+        a reused one was closed before it answered anything."""
+        connection = self._idle_connection(origin)
+        if connection is not None:
+            try:
+                reply = await connection.exchange(request)
+            except _NothingRead:
+                connection = None
+            else:
+                self._release(origin, connection)
+                return reply
+        connection = await self._connect(origin)
+        try:
+            reply = await connection.exchange(request)
+        except _NothingRead:
+            raise ServerDisconnected("the server closed a new connection unanswered") from None
+        self._release(origin, connection)
+        return reply
+
+    def _idle_connection(self, origin: _Origin) -> _Connection | None:
+        idle = origin.idle
+        if not idle:
+            return None
+        connection = idle.pop()  # the newest: the others may go stale and be closed
+        if asyncio.get_running_loop().time() - connection.idle_since > KEEPALIVE:
+            for stale in [connection, *idle]:  # all idle longer than the newest
+                stale.close()
+            idle.clear()
+            return None
+        return connection
+
+    def _release(self, origin: _Origin, connection: _Connection) -> None:
+        if connection.closed:
+            return
+        now = asyncio.get_running_loop().time()
+        connection.idle_since = now
+        idle = origin.idle
+        while idle and now - idle[0].idle_since > KEEPALIVE:  # the oldest first
+            idle.popleft().close()
+        idle.append(connection)
+
+    async def _connect(self, origin: _Origin) -> _Connection:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout(CONNECT_TIMEOUT):
+            _, connection = await loop.create_connection(
+                lambda: _Connection(origin.idle, self._open),
+                origin.host,
+                origin.port,
+                ssl=origin.tls,
+                server_hostname=origin.host if origin.tls else None,
+            )
+        self._open.add(connection)
+        return connection
+
+    def close(self) -> None:
+        """Close every connection (an answer still on its way fails)."""
+        for connection in list(self._open):
+            connection.close()
+        self._open.clear()
+        if self._origin is not None:
+            self._origin.idle.clear()
+
+
+#: Each client's connections; None once the client closed them.
+_clients: weakref.WeakKeyDictionary[discord.Client, CallbackHTTP | None] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def of(client: discord.Client) -> CallbackHTTP | None:
+    """The client's connections (made on first use); None once `close` closed them."""
+    try:
+        return _clients[client]
+    except KeyError:
+        _clients[client] = made = CallbackHTTP()
+        return made
+
+
+async def close(client: discord.Client) -> None:
+    """Close the client's connections, for good: later callbacks go through discord.py."""
+    connections = _clients.get(client)
+    _clients[client] = None
+    if connections is not None:
+        connections.close()
+        await asyncio.sleep(0)  # let the transports finish closing (connection_lost)
