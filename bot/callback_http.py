@@ -46,6 +46,7 @@ ANSWER_TIMEOUT = 300.0
 #: Seconds a connection may stay idle before it is closed rather than reused (aiohttp's).
 KEEPALIVE = 15.0
 TRIES = 5
+_pause = asyncio.sleep  # between tries (a test records the pauses instead)
 
 #: The User-Agent aiohttp sends on discord.py's webhook requests, which set none of their own.
 USER_AGENT = SERVER_SOFTWARE
@@ -103,6 +104,7 @@ class _Connection(asyncio.Protocol):
         self._headers: list[tuple[str, str]] = []
         self._body: list[bytes] = []
         self._until_close = False  # a body without length or chunks ends with the connection
+        self._keep_alive = False
 
     # --- asyncio
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -141,6 +143,7 @@ class _Connection(asyncio.Protocol):
         self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
+        self._keep_alive = self._parser.should_keep_alive()  # (no longer known once complete)
         status = self._parser.get_status_code()
         if status >= 200 and status not in (204, 304):
             names = {name.lower() for name, _ in self._headers}
@@ -174,7 +177,7 @@ class _Connection(asyncio.Protocol):
         finally:
             self._timer.cancel()
             self._waiter = self._timer = None
-        if self._until_close or not self._parser.should_keep_alive():
+        if self._until_close or not self._keep_alive:
             self.close()
         return Reply(
             self._parser.get_status_code(),
@@ -212,8 +215,8 @@ class _Origin:
         self.base = base
         self.host = parts.hostname
         self.tls = ssl.create_default_context() if parts.scheme == "https" else None
-        self.port = parts.port or (443 if self.tls else 80)
         default = 443 if self.tls else 80
+        self.port = parts.port or default
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.host_header = host if self.port == default else f"{host}:{self.port}"
         self.path = parts.path.rstrip("/")
@@ -228,8 +231,11 @@ class CallbackHTTP:
         self._open: set[_Connection] = set()
 
     def _origin_of(self, base: str) -> _Origin:
-        if self._origin is None or self._origin.base != base:
-            self._origin = _Origin(base)  # the API base changed (tests point it elsewhere)
+        if self._origin is None or self._origin.base != base:  # tests point it elsewhere
+            if self._origin is not None:
+                for connection in self._origin.idle:
+                    connection.close()
+            self._origin = _Origin(base)
         return self._origin
 
     async def callback(self, interaction_id: int, token: str, payload: Any) -> Any:
@@ -252,7 +258,7 @@ class CallbackHTTP:
                 reply = await self._send(origin, request)
             except OSError as exc:  # discord.py tries again after a reset (BSD, Windows errnos)
                 if attempt < TRIES - 1 and exc.errno in (54, 10054):
-                    await asyncio.sleep(1 + attempt * 2)
+                    await _pause(1 + attempt * 2)
                     continue
                 raise
             data = reply.data()
@@ -266,10 +272,10 @@ class CallbackHTTP:
                 retry_after: float = data["retry_after"]
                 log.warning("Interaction %s's callback is rate limited. Retrying in %.2f "
                             "seconds.", interaction_id, retry_after)
-                await asyncio.sleep(retry_after)
+                await _pause(retry_after)
                 continue
             if status >= 500:
-                await asyncio.sleep(1 + attempt * 2)
+                await _pause(1 + attempt * 2)
                 continue
             if status == 403:
                 raise discord.Forbidden(reply, data)

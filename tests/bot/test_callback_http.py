@@ -1,0 +1,310 @@
+"""The bot's own connections for interaction callbacks (bot/callback_http.py), against a small
+scripted HTTP/1.1 server on 127.0.0.1: the request is the one discord.py's webhook adapter
+sends, connections are kept alive and reused, and the answers (chunked, cut, rate limited,
+failing) come out as discord.py's path gives them."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import aiohttp
+import discord
+import pytest
+from discord.http import Route
+from discord.webhook.async_ import async_context
+
+from bot import callback_http, respond
+from bot.callback_http import CallbackHTTP
+
+NO_CONTENT = b"HTTP/1.1 204 No Content\r\n\r\n"
+CLOSE = None  # read the request, then close the connection without answering
+
+
+def answer(status: str, body: bytes = b"", *headers: str) -> bytes:
+    lines = [f"HTTP/1.1 {status}", *headers]
+    if not any(h.lower().startswith(("transfer-encoding", "content-length")) for h in headers):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def chunked(status: str, body: bytes, *headers: str) -> bytes:
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (body[:7], body[7:]))
+    return answer(status, chunks + b"0\r\n\r\n", "Transfer-Encoding: chunked", *headers)
+
+
+@dataclass
+class Request:
+    connection: int  # the how-manieth connection it came on, from 1
+    head: bytes
+    body: bytes
+
+
+@dataclass
+class Server:
+    """Answers each request with the next of `answers` (raw bytes; CLOSE: hangs up instead),
+    and closes the connection after it when that answer is in `close_after`."""
+
+    answers: list[bytes | None]
+    close_after: set[int] = field(default_factory=set)
+    requests: list[Request] = field(default_factory=list)
+    connections: int = 0
+    hung_up: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        number = self.connections
+        try:
+            while True:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except asyncio.IncompleteReadError:
+                    break
+                found = re.search(rb"(?i)content-length: (\d+)", head)
+                body = await reader.readexactly(int(found.group(1)) if found else 0)
+                self.requests.append(Request(number, head, body))
+                index = len(self.requests) - 1
+                reply = self.answers[index]
+                if reply is CLOSE:
+                    break
+                writer.write(reply)
+                await writer.drain()
+                if index in self.close_after:
+                    break
+        finally:
+            writer.close()
+            self.hung_up.set()
+
+
+@pytest.fixture
+async def serve(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[object]:
+    """serve(answers, close_after=...) starts a server and points discord.py's API at it."""
+    servers: list[asyncio.Server] = []
+
+    async def start(answers: list[bytes | None], close_after: set[int] | None = None) -> Server:
+        server = Server(answers, close_after or set())
+        listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+        servers.append(listening)
+        port = listening.sockets[0].getsockname()[1]
+        monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+        return server
+
+    yield start
+    for listening in servers:
+        listening.close()
+        await listening.wait_closed()
+
+
+@pytest.fixture
+async def http(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[CallbackHTTP]:
+    """The connections under test, with the pauses between tries recorded, not slept."""
+    pauses: list[float] = []
+
+    async def pause(seconds: float) -> None:
+        pauses.append(seconds)
+
+    monkeypatch.setattr(callback_http, "_pause", pause)
+    connections = CallbackHTTP()
+    connections.pauses = pauses  # type: ignore[attr-defined]  # for the test to read
+    yield connections
+    connections.close()
+    await asyncio.sleep(0)
+
+
+PAYLOAD = {"type": 7, "data": {"content": "Würfel ⚀", "components": []}}
+
+
+async def test_several_callbacks_share_one_kept_alive_connection(serve, http) -> None:
+    server = await serve([NO_CONTENT, NO_CONTENT, answer("200 OK", b"fine")])
+    assert await http.callback(1, "a", PAYLOAD) == ""
+    assert await http.callback(2, "b", PAYLOAD) == ""
+    assert await http.callback(3, "c", PAYLOAD) == "fine"
+    assert [r.connection for r in server.requests] == [1, 1, 1]
+    assert server.connections == 1
+
+
+async def test_the_request_is_the_one_discord_py_sends(serve, http) -> None:
+    """Same method, path (token quoted), headers and JSON body as discord.py's webhook
+    adapter through aiohttp, but for Accept-Encoding: the answer comes uncompressed."""
+    server = await serve([NO_CONTENT, NO_CONTENT])
+    token = "aW50/ZXJ hY3Rpb24"
+    await http.callback(123, token, PAYLOAD)
+    session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+    try:
+        route = Route("POST", "/interactions/{webhook_id}/{webhook_token}/callback",
+                      webhook_id=123, webhook_token=token)
+        await async_context.get().request(route, session, payload=PAYLOAD)
+    finally:
+        await session.close()
+
+    def parts(request: Request) -> tuple[str, dict[str, str], object]:
+        line, *lines = request.head.decode("latin-1").split("\r\n")
+        headers = dict(h.split(": ", 1) for h in lines if h)
+        return line, headers, json.loads(request.body)
+
+    ours, theirs = (parts(r) for r in server.requests)
+    assert ours[0] == "POST /api/v10/interactions/123/aW50%2FZXJ%20hY3Rpb24/callback HTTP/1.1"
+    del theirs[1]["Accept-Encoding"]
+    assert ours == theirs
+    assert ours[1]["Content-Type"] == "application/json"
+    assert ours[1]["User-Agent"].startswith("Python/3.") and "aiohttp/" in ours[1]["User-Agent"]
+    assert "Authorization" not in ours[1]
+    assert ours[2] == PAYLOAD
+
+
+async def test_a_chunked_error_raises_not_found_with_discords_code(serve, http) -> None:
+    body = json.dumps({"message": "Unknown interaction", "code": 10062}).encode()
+    await serve([chunked("404 Not Found", body, "Content-Type: application/json")])
+    with pytest.raises(discord.NotFound) as caught:
+        await http.callback(1, "t", PAYLOAD)
+    assert (caught.value.status, caught.value.code) == (404, 10062)
+    assert caught.value.text == "Unknown interaction"
+    assert str(caught.value) == "404 Not Found (error code: 10062): Unknown interaction"
+
+
+async def test_forbidden_and_other_refusals_carry_status_code_and_text(serve, http) -> None:
+    refusal = json.dumps({"message": "Missing Access", "code": 50001}).encode()
+    invalid = json.dumps({"message": "Invalid Form Body", "code": 50035,
+                          "errors": {"data": {"content": {"_errors": [
+                              {"code": "BASE_TYPE_MAX_LENGTH", "message": "Too long"}]}}}})
+    await serve([
+        answer("403 Forbidden", refusal, "Content-Type: application/json"),
+        answer("400 Bad Request", invalid.encode(), "Content-Type: application/json"),
+        answer("400 Bad Request", b"not json", "Content-Type: text/plain"),
+    ])
+    with pytest.raises(discord.Forbidden) as forbidden:
+        await http.callback(1, "t", PAYLOAD)
+    assert (forbidden.value.status, forbidden.value.code) == (403, 50001)
+    with pytest.raises(discord.HTTPException) as bad:
+        await http.callback(2, "t", PAYLOAD)
+    assert type(bad.value) is discord.HTTPException
+    assert (bad.value.status, bad.value.code) == (400, 50035)
+    assert bad.value.text == "Invalid Form Body\nIn data.content: Too long"
+    with pytest.raises(discord.HTTPException) as plain:
+        await http.callback(3, "t", PAYLOAD)
+    assert (plain.value.status, plain.value.code, plain.value.text) == (400, 0, "not json")
+
+
+async def test_rate_limited_waits_retry_after_then_answers(serve, http) -> None:
+    limited = json.dumps({"message": "You are being rate limited.", "retry_after": 0.25,
+                          "global": False}).encode()
+    server = await serve([
+        answer("429 Too Many Requests", limited, "Content-Type: application/json", "Via: 1.1 google"),
+        NO_CONTENT,
+    ])
+    assert await http.callback(1, "t", PAYLOAD) == ""
+    assert http.pauses == [0.25]
+    assert len(server.requests) == 2 and server.connections == 1
+
+
+async def test_a_429_not_from_discord_is_raised_at_once(serve, http) -> None:
+    await serve([answer("429 Too Many Requests", b"banned", "Content-Type: text/plain")])
+    with pytest.raises(discord.HTTPException) as caught:
+        await http.callback(1, "t", PAYLOAD)
+    assert caught.value.status == 429 and http.pauses == []
+
+
+async def test_server_errors_are_tried_five_times_as_discord_py_does(serve, http) -> None:
+    await serve([answer("502 Bad Gateway"), answer("500 Internal Server Error"), NO_CONTENT])
+    assert await http.callback(1, "t", PAYLOAD) == ""
+    assert http.pauses == [1, 3]
+
+    await serve([answer("503 Service Unavailable", b"down")] * 5)
+    with pytest.raises(discord.DiscordServerError) as caught:
+        await http.callback(2, "t", PAYLOAD)
+    assert caught.value.status == 503 and caught.value.text == "down"
+    assert http.pauses == [1, 3, 1, 3, 5, 7, 9]
+
+
+async def test_an_idle_connection_the_server_closed_is_not_reused(serve, http) -> None:
+    server = await serve([NO_CONTENT, NO_CONTENT], close_after={0})
+    await http.callback(1, "t", PAYLOAD)
+    await server.hung_up.wait()
+    assert await http.callback(2, "t", PAYLOAD) == ""
+    assert [r.connection for r in server.requests] == [1, 2]
+
+
+async def test_a_reused_connection_closed_unanswered_is_tried_again_on_a_new_one(serve, http) -> None:
+    """The server hangs up on the second request (as when it closes an idle connection just
+    as the request leaves): it goes again, once, on a new connection."""
+    server = await serve([NO_CONTENT, CLOSE, NO_CONTENT])
+    await http.callback(1, "t", PAYLOAD)
+    assert await http.callback(2, "t", PAYLOAD) == ""
+    assert [r.connection for r in server.requests] == [1, 1, 2]
+
+
+async def test_a_new_connection_closed_unanswered_fails(serve, http) -> None:
+    server = await serve([CLOSE, NO_CONTENT])
+    with pytest.raises(callback_http.ServerDisconnected):
+        await http.callback(1, "t", PAYLOAD)
+    assert len(server.requests) == 1
+
+
+async def test_an_answer_cut_midway_fails_without_trying_again(serve, http) -> None:
+    cut = b'HTTP/1.1 404 Not Found\r\nContent-Length: 50\r\n\r\n{"mess'
+    server = await serve([cut, NO_CONTENT], close_after={0})
+    with pytest.raises(callback_http.ServerDisconnected):
+        await http.callback(1, "t", PAYLOAD)
+    assert len(server.requests) == 1
+
+
+async def test_connection_close_and_a_body_to_the_end_of_the_connection(serve, http) -> None:
+    server = await serve([
+        answer("204 No Content", b"", "Connection: close"),
+        b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\n\r\n"
+        b'{"message": "Missing Permissions", "code": 50013}',
+    ], close_after={1})
+    await http.callback(1, "t", PAYLOAD)
+    with pytest.raises(discord.Forbidden) as caught:
+        await http.callback(2, "t", PAYLOAD)
+    assert caught.value.code == 50013
+    assert [r.connection for r in server.requests] == [1, 2]
+
+
+async def test_no_answer_in_time_fails_with_a_timeout(serve, http, monkeypatch) -> None:
+    never = asyncio.Event()
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        await never.wait()
+        writer.close()
+
+    listening = await asyncio.start_server(silent, "127.0.0.1", 0)
+    monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{listening.sockets[0].getsockname()[1]}")
+    monkeypatch.setattr(callback_http, "ANSWER_TIMEOUT", 0.05)
+    try:
+        with pytest.raises(TimeoutError):
+            await http.callback(1, "t", PAYLOAD)
+    finally:
+        never.set()
+        listening.close()
+        await listening.wait_closed()
+
+
+async def test_closing_the_client_closes_its_connections_for_good(serve) -> None:
+    server = await serve([NO_CONTENT])
+    client = discord.Client(intents=discord.Intents.none())
+    connections = callback_http.of(client)
+    assert connections is not None and callback_http.of(client) is connections
+    await connections.callback(1, "t", PAYLOAD)
+    await callback_http.close(client)
+    await server.hung_up.wait()  # the server saw the connection end
+    assert callback_http.of(client) is None
+
+
+def test_through_a_proxy_callbacks_go_through_discord_py(caplog, monkeypatch) -> None:
+    monkeypatch.setattr(respond, "_warned_lean", False)
+    client = discord.Client(intents=discord.Intents.none())
+    proxied = SimpleNamespace(http=SimpleNamespace(proxy="http://proxy:3128"))
+    with caplog.at_level(logging.WARNING, logger="bot.respond"):
+        assert respond._lean(client, proxied) is None
+        assert respond._lean(client, proxied) is None
+    (warned,) = [r for r in caplog.records if r.name == "bot.respond"]
+    assert "proxy" in warned.getMessage()
+    direct = SimpleNamespace(http=SimpleNamespace(proxy=None))
+    assert isinstance(respond._lean(client, direct), CallbackHTTP)
