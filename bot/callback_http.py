@@ -194,6 +194,10 @@ class _Connection(asyncio.Protocol):
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_exception(exc)
 
+    def closing(self) -> bool:
+        """Closed, or on its way (the server hung up; connection_lost comes next)."""
+        return self.closed or self.transport is None or self.transport.is_closing()
+
     def close(self) -> None:
         self.closed = True
         if self.transport is not None:
@@ -309,18 +313,19 @@ class CallbackHTTP:
 
     def _idle_connection(self, origin: _Origin) -> _Connection | None:
         idle = origin.idle
-        if not idle:
-            return None
-        connection = idle.pop()  # the newest: the others may go stale and be closed
-        if asyncio.get_running_loop().time() - connection.idle_since > KEEPALIVE:
-            for stale in [connection, *idle]:  # all idle longer than the newest
-                stale.close()
-            idle.clear()
-            return None
-        return connection
+        while idle:
+            connection = idle.pop()  # the newest: the others may go stale and be closed
+            if asyncio.get_running_loop().time() - connection.idle_since > KEEPALIVE:
+                for stale in [connection, *idle]:  # all idle longer than the newest
+                    stale.close()
+                idle.clear()
+                return None
+            if not connection.closing():
+                return connection
+        return None
 
     def _release(self, origin: _Origin, connection: _Connection) -> None:
-        if connection.closed:
+        if connection.closing():
             return
         now = asyncio.get_running_loop().time()
         connection.idle_since = now
