@@ -208,6 +208,11 @@ class _NothingRead(ConnectionError):
     """The server closed the connection before any byte of its answer."""
 
 
+def tls_context() -> ssl.SSLContext:
+    """TLS as aiohttp does it by default: the system's trusted certificates, names checked."""
+    return ssl.create_default_context()
+
+
 class _Origin:
     """Where requests go: scheme, host and port of an API base, its path, and the idle
     connections to it."""
@@ -218,7 +223,7 @@ class _Origin:
             raise ValueError(f"not an http(s) URL: {base!r}")
         self.base = base
         self.host = parts.hostname
-        self.tls = ssl.create_default_context() if parts.scheme == "https" else None
+        self.tls = tls_context() if parts.scheme == "https" else None
         default = 443 if self.tls else 80
         self.port = parts.port or default
         host = f"[{self.host}]" if ":" in self.host else self.host
@@ -352,8 +357,7 @@ class CallbackHTTP:
         for connection in list(self._open):
             connection.close()
         self._open.clear()
-        if self._origin is not None:
-            self._origin.idle.clear()
+        self._origin = None
 
 
 #: Each client's connections; None once the client closed them.

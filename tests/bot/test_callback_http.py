@@ -9,8 +9,10 @@ import asyncio
 import json
 import logging
 import re
+import ssl
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import SimpleNamespace
 
 import aiohttp
@@ -22,6 +24,7 @@ from discord.webhook.async_ import async_context
 from bot import callback_http, respond
 from bot.callback_http import CallbackHTTP
 
+CERTIFICATE = Path(__file__).with_name("tls_localhost.pem")  # for 127.0.0.1, self-signed
 NO_CONTENT = b"HTTP/1.1 204 No Content\r\n\r\n"
 CLOSE = None  # read the request, then close the connection without answering
 
@@ -86,12 +89,19 @@ async def serve(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[object]:
     """serve(answers, close_after=...) starts a server and points discord.py's API at it."""
     servers: list[asyncio.Server] = []
 
-    async def start(answers: list[bytes | None], close_after: set[int] | None = None) -> Server:
+    async def start(
+        answers: list[bytes | None], close_after: set[int] | None = None, tls: bool = False
+    ) -> Server:
         server = Server(answers, close_after or set())
-        listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+        context = None
+        if tls:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            context.load_cert_chain(CERTIFICATE)
+        listening = await asyncio.start_server(server.handle, "127.0.0.1", 0, ssl=context)
         servers.append(listening)
         port = listening.sockets[0].getsockname()[1]
-        monkeypatch.setattr(Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+        scheme = "https" if tls else "http"
+        monkeypatch.setattr(Route, "BASE", f"{scheme}://127.0.0.1:{port}/api/v10")
         return server
 
     yield start
@@ -126,6 +136,21 @@ async def test_several_callbacks_share_one_kept_alive_connection(serve, http) ->
     assert await http.callback(3, "c", PAYLOAD) == "fine"
     assert [r.connection for r in server.requests] == [1, 1, 1]
     assert server.connections == 1
+
+
+async def test_https_checks_the_certificate_and_keeps_the_connection(
+    serve, http, monkeypatch
+) -> None:
+    server = await serve([NO_CONTENT, NO_CONTENT], tls=True)
+    with pytest.raises(ssl.SSLCertVerificationError):  # the system does not trust it
+        await http.callback(1, "t", PAYLOAD)
+    monkeypatch.setattr(
+        callback_http, "tls_context", lambda: ssl.create_default_context(cafile=CERTIFICATE)
+    )
+    http.close()  # made afresh, with that context
+    assert await http.callback(1, "t", PAYLOAD) == ""
+    assert await http.callback(2, "t", PAYLOAD) == ""
+    assert [r.connection for r in server.requests] == [1, 1]  # (the refused one got no further)
 
 
 async def test_the_request_is_the_one_discord_py_sends(serve, http) -> None:
