@@ -22,9 +22,11 @@ from bot.settings import RULE_WORDS
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Text for the operator, not for players: command-line tools, start-up and database
-#: reports, the config file's reader, the store, the list of discord.py's internals.
+#: reports, the config file's reader, the store, the list of discord.py's internals, the
+#: interaction callbacks' HTTP (its faults).
 OPERATOR_ONLY = {
     "bot/__main__.py",
+    "bot/callback_http.py",
     "bot/command_strings.py",
     "bot/config.py",
     "bot/database_errors.py",
