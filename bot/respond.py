@@ -4,7 +4,9 @@ discord.py's `InteractionResponse.edit_message` asks Discord to return the updat
 (`with_response`) and builds a whole Message from it (embed, every button), which the bot
 never reads: on every move that is one more JSON body to decode and a Message to build, a
 tenth of a click's CPU (docs/performance.md, "Per click"). `update_message` sends the same
-callback (type 7, UPDATE_MESSAGE) without asking for it back: Discord answers 204.
+callback (type 7, UPDATE_MESSAGE) without asking for it back: Discord answers 204. It goes
+over the bot's own keep-alive connections (bot/callback_http.py), cheaper than aiohttp's
+request machinery; through discord.py's adapter when a proxy is set or a file is attached.
 
 discord.py has no public switch for this, so the request is made the way discord.py makes it,
 from parts it does not document (reached through bot/discord_internals.py). If an upgrade
