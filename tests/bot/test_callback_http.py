@@ -322,7 +322,7 @@ async def test_closing_the_client_closes_its_connections_for_good(serve) -> None
     assert callback_http.of(client) is None
 
 
-def test_through_a_proxy_callbacks_go_through_discord_py(caplog, monkeypatch) -> None:
+def test_through_a_proxy_or_when_the_api_base_moved_callbacks_go_through_discord_py(caplog, monkeypatch) -> None:
     monkeypatch.setattr(respond, "_warned_lean", False)
     client = discord.Client(intents=discord.Intents.none())
     proxied = SimpleNamespace(http=SimpleNamespace(proxy="http://proxy:3128"))
@@ -333,3 +333,5 @@ def test_through_a_proxy_callbacks_go_through_discord_py(caplog, monkeypatch) ->
     assert "proxy" in warned.getMessage()
     direct = SimpleNamespace(http=SimpleNamespace(proxy=None))
     assert isinstance(respond._lean(client, direct), CallbackHTTP)
+    monkeypatch.setattr(Route, "BASE", None)  # moved: discord.py's path, which knows its way
+    assert respond._lean(client, direct) is None
