@@ -12,7 +12,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -106,16 +106,31 @@ class Session:
 
     def working(self, **changes: Any) -> Session:
         """A copy for a move that may not be kept: its draws are a fork, so the cached
-        game's stream moves on only when the move is committed (`changes` as `replace`)."""
-        return replace(
-            self, draws=self.draws and self.draws.fork(), retouch=[], refresh=[], **changes
-        )
+        game's stream moves on only when the move is committed (`changes` as `replace`).
+        Made as `replace` would make it, field for field, without its call of `__init__`
+        (on the path of every move): the other fields are the same objects either way."""
+        work = object.__new__(Session)
+        values = work.__dict__
+        values.update(self.__dict__)
+        values.update(draws=self.draws and self.draws.fork(), retouch=[], refresh=[])
+        if changes:
+            unknown = changes.keys() - _FIELDS
+            if unknown:
+                raise TypeError(f"Session has no fields {sorted(unknown)}")
+            values.update(changes)
+            if "created_at" in changes:
+                values.pop("game_id", None)  # (cached from the old value)
+        return work
 
     @functools.cached_property
     def game_id(self) -> int:
         """Which game of this channel a button belongs to: a button of an earlier game here
         never acts on this one, whatever its stamp. (Kept: every button of a table asks.)"""
         return int(self.created_at * 1000) % 1_000_000_000
+
+
+#: The fields a `Session` is made with (`Session.working` takes changes of these).
+_FIELDS = frozenset(f.name for f in fields(Session))
 
 
 def _digest(text: str) -> bytes:
