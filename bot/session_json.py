@@ -39,7 +39,7 @@ def beside_json(session: Session) -> tuple[list[Any], list[Any], str | None]:
         parts["draws"] = moves
     if entries:
         parts["history"] = entries
-    text = json.dumps(parts, separators=(",", ":"), ensure_ascii=False) if parts else None
+    text = _compact_text(parts) if parts else None
     return moves, entries, text
 
 
@@ -121,15 +121,36 @@ def session_json(session: Session, via: Reach | None = None, *, whole: bool = Fa
         fields["away"] = session.away.model_dump(mode="json")
     if session.state is not None:
         fields["sealed"] = session.draws is not None
-    tail = json.dumps(fields, separators=(",", ":"))
+    tail = _compact(fields)
     draws = "null" if session.draws is None else draws_json(session.draws, whole=whole)
     state = state_json(session)
     if whole and history is not None:
         state = session.state.model_dump_json()
-    return (
-        f'{{"lobby":{session.lobby.model_dump_json()},"state":{state},'
-        f'{tail[1:-1]},"draws":{draws}}}'
-    )
+    return f'{{"lobby":{_lobby_json(session)},"state":{state},{tail[1:-1]},"draws":{draws}}}'
+
+
+#: `json.dumps(value, separators=(",", ":"))` without making its encoder at every call.
+_compact = json.JSONEncoder(separators=(",", ":")).encode
+#: As `_compact`, keeping text as it is (`ensure_ascii=False`).
+_compact_text = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+#: The JSON of started games' lobbies, by id, each with its lobby (so an id reused is no
+#: hit): a game's lobby no longer changes once it started (a lobby is only ever changed on
+#: a copy, before the start), and it was written again at every move.
+_LOBBIES: dict[int, tuple[Any, str]] = {}
+_LOBBIES_KEPT = 1024  # (about 0.3 MB at most)
+
+
+def _lobby_json(session: Session) -> str:
+    lobby = session.lobby
+    if session.state is None:
+        return lobby.model_dump_json()  # (a lobby still changes: on copies, but each saved)
+    hit = _LOBBIES.get(id(lobby))
+    if hit is None or hit[0] is not lobby:
+        if len(_LOBBIES) >= _LOBBIES_KEPT:
+            _LOBBIES.clear()
+        hit = _LOBBIES[id(lobby)] = (lobby, lobby.model_dump_json())
+    return hit[1]
 
 
 def ending_json(session: Session) -> str:
