@@ -359,10 +359,13 @@ class Sessions:
         reads it again). Called with every game kept and by the timer loop as it wakes; it
         looks at the least recently used games only, up to the first one still in use."""
         edge = self.clock() - IDLE_AFTER
-        dropped = 0
-        for channel_id in list(self._cache):
+        idle = []
+        for channel_id in self._cache:  # (not copied: called with every save)
             if self._used.get(channel_id, edge) > edge:
                 break  # in order of use: the rest were used later
+            idle.append(channel_id)
+        dropped = 0
+        for channel_id in idle:
             if not self._busy(channel_id):
                 self._drop(channel_id)
                 dropped += 1
