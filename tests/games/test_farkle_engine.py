@@ -1202,3 +1202,24 @@ def test_the_score_history_has_every_turn_and_old_saves_load_without_it() -> Non
     saved = t.state.model_dump(mode="json")
     del saved["history"]
     assert FarkleState.model_validate(saved).history == []
+
+
+@pytest.mark.parametrize("rules", list(PRESETS.values()), ids=list(PRESETS))
+def test_may_bank_says_what_bank_shortfall_says(rules: FarkleRules) -> None:
+    """The table asks whether one may bank without the message: the same answer, for
+    every preset, on and off the table, before and after hot dice, and on hot dice."""
+    from games.farkle.engine import Turn, bank_shortfall, may_bank
+
+    state, _ = new_game([Seat(id=ANN, name="Ann"), Seat(id=BOB, name="Bob")], rules, random.Random(1))
+    asked = set()
+    for on_table in (False, True):
+        for total in (0, 50, 200, 300, 350, 500, 1000):
+            for since_hot in {0, 50, total}:
+                state.turn = Turn(total=total, since_hot=since_hot)
+                state.current_player.on_table = on_table
+                for value in (0, 50, 100, 250, 300, 500, 1500):
+                    for hot in (False, True):
+                        allowed = may_bank(state, value, hot)
+                        assert allowed == (bank_shortfall(state, value, hot) is None)
+                        asked.add(allowed)
+    assert asked == {True, False}
