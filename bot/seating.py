@@ -19,7 +19,7 @@ def seats_of(session: Session, adapter: TableAdapter) -> list[Seat]:
     if session.state is None:
         return [Seat(p.id, p.name, waiting=False, started=False) for p in lobby]
     names = {p.id: p.name for p in lobby}
-    waiting = adapter.waiting_on(session.state)
+    waiting = adapter.waiting_ids(session.state)
     return [
         Seat(player, names.get(player, ""), waiting=player in waiting, started=True)
         for player in adapter.present_ids(session.state)
