@@ -326,6 +326,11 @@ async def test_the_saved_state_is_the_states_own_json_with_its_log_lines_written
         work = session.working(state=state)
         assert json.loads(state_json(work)) == expected
     assert FarkleState.model_validate({**expected, "history": []}).log == state.log
+    # To the byte: the rules (written once per rule set) first, the log last.
+    head = state.model_dump_json(exclude={"history", "log"})
+    log = state.model_dump_json(include={"log"})
+    assert state_json(session.working(state=state)) == f"{head[:-1]},{log[1:]}"
+    assert state_json(work).startswith('{"rules":' + state.rules.model_dump_json() + ',"players"')
 
 
 async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> None:
