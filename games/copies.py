@@ -35,6 +35,14 @@ def working_copy(state: M) -> M:
     return _model(cls, state, fields)
 
 
+def replaced(model: M, **changes: Any) -> M:
+    """`model.model_copy(update=changes)`: a shallow copy with `changes` (not validated),
+    made as `working_copy` makes its models, for a third of the time."""
+    fields = dict(model.__dict__)
+    fields.update(changes)
+    return _model(type(model), model, fields)
+
+
 #: A state's log (games/gamelog.py): lines that are frozen messages or text; a ledger of
 #: frozen records; and lists that moves only append to, of values that never change.
 _FLAT_FIELDS = frozenset({"log", "new_log", "ledger", "history"})

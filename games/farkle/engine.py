@@ -333,7 +333,8 @@ def apply(
     if state.current_player.id != user_id:
         raise NotYourTurn(M("It's not your turn: it's {name}'s.", name=state.current_player.name))
     s = working_copy(state)
-    s.current_player.timeouts = 0
+    if s.current_player.timeouts:
+        s.current_player.timeouts = 0
     events: list[Event] = []
     if action.best and action.kind in ("roll", "bank"):
         if best_keep(s) is None:

@@ -97,3 +97,18 @@ def test_a_copys_fields_set_names_every_field_and_assignment_leaves_the_original
     copy.turn.total = 300
     copy.turn = engine.Turn()
     assert state.turn.total == 0 and state.turn.model_fields_set == fields_before
+
+
+def test_replaced_is_model_copy_with_an_update() -> None:
+    """A shallow copy with the changes, as `model_copy(update=...)` makes it; the original
+    keeps its own value."""
+    from games.copies import replaced
+
+    rng = random.Random(6)
+    state, _ = engine.new_game(
+        [Seat(id=1, name="Ann"), Seat(id=2, name="Bob")], PRESETS["classic"], rng
+    )
+    assert state.new_log
+    taken = replaced(state, new_log=[])
+    assert taken == state.model_copy(update={"new_log": []}) and taken is not state
+    assert taken.new_log == [] and state.new_log and taken.players is state.players
