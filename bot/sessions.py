@@ -107,8 +107,7 @@ class Session:
     def working(self, **changes: Any) -> Session:
         """A copy for a move that may not be kept: its draws are a fork, so the cached
         game's stream moves on only when the move is committed (`changes` as `replace`).
-        Made as `replace` would make it, field for field, without its call of `__init__`
-        (on the path of every move): the other fields are the same objects either way."""
+        Made field for field as `replace` makes it, without its call of `__init__`."""
         work = object.__new__(Session)
         values = work.__dict__
         values.update(self.__dict__)
@@ -134,9 +133,8 @@ _FIELDS = frozenset(f.name for f in fields(Session))
 
 
 def _digest(text: str) -> bytes:
-    """128 bits of the text's SHA-256: where the processor has SHA extensions (today's x86
-    and ARM servers), OpenSSL's SHA-256 takes about half the time of BLAKE2b on a 2 KB state
-    (1.7 us against 3.0)."""
+    """128 bits of the text's SHA-256: with SHA extensions (today's x86 and ARM servers),
+    about half the time of BLAKE2b on a 2 KB state (1.7 us against 3.0)."""
     return hashlib.sha256(text.encode()).digest()[:16]
 
 
