@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from games.autoplay import TIMEOUTS_BEFORE_REMOVAL, Chooser, Departures, play_part
-from games.copies import working_copy
+from games.copies import replaced, working_copy
 from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
@@ -332,7 +332,8 @@ def apply(
     state.player(user_id)
     if state.current_player.id != user_id:
         raise NotYourTurn(M("It's not your turn: it's {name}'s.", name=state.current_player.name))
-    s = working_copy(state)
+    tap = action.kind == "toggle" and not state.current_player.timeouts
+    s = _tap_copy(state) if tap else working_copy(state)
     if s.current_player.timeouts:
         s.current_player.timeouts = 0
     events: list[Event] = []
@@ -352,6 +353,15 @@ def apply(
         raise IllegalMove(M("Unknown move {kind}.", kind=repr(action.kind)))
     _log(s, events)
     return s, events
+
+
+def _tap_copy(state: FarkleState) -> FarkleState:
+    """The copy a tap on a die is made on: a tap changes only the throw's selection (the
+    mover's timeouts are 0 already), so that is copied and the rest shared with `state`,
+    which nothing changes in place (a move is made on a copy). Most moves are taps, and a
+    whole copy is most of their time."""
+    turn = replaced(state.turn, selected=list(state.turn.selected))
+    return replaced(state, turn=turn)
 
 
 def timeout(

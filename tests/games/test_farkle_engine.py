@@ -1223,3 +1223,34 @@ def test_may_bank_says_what_bank_shortfall_says(rules: FarkleRules) -> None:
                         assert allowed == (bank_shortfall(state, value, hot) is None)
                         asked.add(allowed)
     assert asked == {True, False}
+
+
+def test_a_tap_on_a_die_changes_only_the_copy_it_is_made_on() -> None:
+    """A tap is made on a copy that shares all but the selection with the state before
+    (`_tap_copy`): the state before is untouched, whatever the taps; the state after is
+    the one a whole copy gives; a mover with timeouts counted gets them reset as always."""
+    from games.copies import working_copy
+
+    rng = random.Random(11)
+    state, _ = new_game([Seat(id=ANN, name="Ann"), Seat(id=BOB, name="Bob")], CLASSIC, rng)
+    mover = state.current_player.id
+    state, _ = apply(state, mover, Action(kind="roll"), rng)
+    while not state.turn.dice:  # (a farkle on the first throw: the next player's)
+        mover = state.current_player.id
+        state, _ = apply(state, mover, Action(kind="roll"), rng)
+    for index, select in ((0, None), (1, True), (0, None), (1, False), (2, True)):
+        before = state.model_dump_json()
+        expected = working_copy(state)
+        expected.turn.selected = sorted(
+            set(expected.turn.selected) ^ {index}
+            if select is None
+            else set(expected.turn.selected) | {index}
+            if select
+            else set(expected.turn.selected) - {index}
+        )
+        after, events = apply(state, mover, Action(kind="toggle", index=index, select=select), rng)
+        assert state.model_dump_json() == before and after == expected and not events
+        state = after
+    state.current_player.timeouts = 2  # (as a timeout leaves it)
+    after, _ = apply(state, mover, Action(kind="toggle", index=3), rng)
+    assert after.current_player.timeouts == 0 and state.current_player.timeouts == 2
