@@ -71,9 +71,9 @@ class Commit:
             )
         # Whom the table now calls: who newly must act, never the actor (nobody is notified
         # of their own click). Nobody to call: the table can be edited in place.
-        before_waiting = {} if before is None else adapter.waiting_on(before)
+        before_waiting = [] if before is None else adapter.waiting_ids(before)
         work.ping = people(
-            u for u in adapter.waiting_on(work.state) if u not in before_waiting and u != actor_id
+            u for u in adapter.waiting_ids(work.state) if u not in before_waiting and u != actor_id
         )
         if adapter.is_finished(work.state):
             work.deadline = work.turn_deadline = work.bot_deadline = None

@@ -442,7 +442,7 @@ def _refuse_as_now(adapter: TableAdapter, state: Any, move: Move, trial: Session
     not have made that move anyway; "that moment has passed" would mislead. The move is only
     tried (on `trial`, a working copy whose draws are never kept). Returns when it would be
     legal now."""
-    if move.user_id in adapter.waiting_on(state):
+    if move.user_id in adapter.waiting_ids(state):
         return
     # A game without sealed draws tries it on dice of its own (a SystemRandom has no state
     # to copy).

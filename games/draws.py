@@ -155,6 +155,11 @@ class Sealed:
         self.position = position
         self.version = version
         self.moves: list[Move] = list(moves)
+        #: Whether `moves` is still the list of the stream this one was forked from (or of
+        #: a fork of it): the first draw recorded copies it (`_note`), so a fork costs the
+        #: same at move 10,000 as at move 10 and neither stream sees the other's draws.
+        self._moves_shared = False
+        self._commitment: str | None = None
         self._record = record
         self._open: Move | None = None
         self._next_move: tuple[int | None, str] = (None, "")
@@ -170,7 +175,9 @@ class Sealed:
 
     @property
     def commitment(self) -> str:
-        return commitment(self._secret)
+        if self._commitment is None:  # (every table shows it)
+            self._commitment = commitment(self._secret)
+        return self._commitment
 
     def revealed_seed(self) -> str:
         """The seed in hex: only for a game that is over (its record, its final table)."""
@@ -180,6 +187,7 @@ class Sealed:
         """`copy` (just made on the same seed and record) given this one's move in progress
         and written JSON: the same stream, whichever class holds it."""
         copy.moves = self.moves  # the same list: whoever holds it now is the one stream
+        copy._moves_shared, copy._commitment = self._moves_shared, self._commitment
         copy._open, copy._next_move = self._open, self._next_move
         copy.rejected = self.rejected
         copy._written, copy._text = self._written, self._text
@@ -203,9 +211,10 @@ class Sealed:
 
     def fork(self) -> Draws:
         """A copy at the same position, with the same record; its draws start a new move."""
-        copy = Draws(
-            self._secret, self.position, self.moves, record=self._record, version=self.version
-        )
+        copy = Draws(self._secret, self.position, record=self._record, version=self.version)
+        copy.moves = self.moves  # shared until either records a draw (`_note`)
+        copy._moves_shared = self._moves_shared = True
+        copy._commitment = self._commitment
         copy._next_move = self._next_move
         copy._written, copy._text = self._written, self._text
         return copy
@@ -325,6 +334,8 @@ class Draws(Sealed, random.Random):
         if self._open is None:
             by, act = self._next_move
             self._open = {"by": by, "act": act, "draws": []}
+            if self._moves_shared:
+                self.moves, self._moves_shared = list(self.moves), False
             self.moves.append(self._open)
         self._open["draws"].append(entry)
 

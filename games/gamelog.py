@@ -9,8 +9,11 @@ are public: they say only what everyone at the table saw when it happened."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol, Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar, cast
 
+from pydantic import BaseModel
+
+from games.copies import replaced
 from games.text import Line, M
 
 #: The first line of a log whose earlier lines were not kept: a game saved by a version
@@ -36,6 +39,8 @@ def write_log(state: Logged, texts: Iterable[Line], length: int) -> None:
     all of them until they are taken. A state from before `new_log` (None) keeps None, so
     `take_log` can say its earlier lines were not kept."""
     lines = list(texts)
+    if not lines:
+        return  # (most moves of a throw write nothing: a die set aside)
     state.log = [*state.log, *lines][-length:]
     if state.new_log is not None:
         state.new_log = [*state.new_log, *lines]
@@ -49,4 +54,6 @@ def take_log(state: S) -> tuple[S, list[Line]]:
     if new == []:
         return state, []
     lines = new if new is not None else [EARLIER_NOT_KEPT, *state.log]
+    if isinstance(state, BaseModel):  # (every state is)
+        return cast(S, replaced(state, new_log=[])), list(lines)
     return state.model_copy(update={"new_log": []}), list(lines)

@@ -101,6 +101,9 @@ class FarklePlay(GameRules[FarkleState]):
     def waiting_on(self, state: FarkleState) -> dict[int, str]:
         return {} if state.finished else {state.current_player.id: _("your turn to roll")}
 
+    def waiting_ids(self, state: FarkleState) -> list[int]:
+        return [] if state.finished else [state.current_player.id]
+
     def is_finished(self, state: FarkleState) -> bool:
         return state.finished
 

@@ -238,11 +238,16 @@ class GameRules(ABC, Generic[StateT]):
         player = self.on_clock(state)
         return {} if player is None else {player: _("your move")}
 
+    def waiting_ids(self, state: StateT) -> list[int]:
+        """Who the game waits on (`waiting_on`'s players), without saying what for: every
+        commit asks, and the saying is translated."""
+        return list(self.waiting_on(state))
+
     def thinking(self, state: StateT) -> list[int]:
         """The bots the table waits on, when it waits on bots alone (empty: a person is
         asked). Meanwhile the table says so in words and shows only what a person can use
         (their own hand, a peek), never the buttons of the bot's move."""
-        waiting = list(self.waiting_on(state))
+        waiting = self.waiting_ids(state)
         return waiting if waiting and only_bots(waiting) else []
 
     def steps_changed(self, before: StateT, after: StateT) -> list[int]:

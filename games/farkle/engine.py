@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator
 
 from games.autoplay import TIMEOUTS_BEFORE_REMOVAL, Chooser, Departures, play_part
-from games.copies import working_copy
+from games.copies import replaced, working_copy
 from games.dice import roll, roll_off
 from games.errors import GameError, IllegalMove, InvalidSelection, NotYourTurn
 from games.farkle.rules import FarkleRules
@@ -194,11 +194,13 @@ def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> Msg | N
     With the bank minimum counted afresh after hot dice, a selection that makes hot dice
     cannot be banked at once: the player gets all six dice back and must roll the minimum
     again ("Now you must roll a minimum of 250 pts again, in order to keep your points")."""
+    short = _shortfall(state, value, hot)
+    if short is None:
+        return None
     rules, turn = state.rules, state.turn
-    player = state.current_player
     total = turn.total + value
-    need = rules.bank_minimum(player.on_table)
-    if total < need:
+    if short == "need":
+        need = rules.bank_minimum(state.current_player.on_table)
         if need > rules.min_bank:
             return M(
                 "You need {need} this turn to get on the table (you have {total}).",
@@ -206,19 +208,36 @@ def bank_shortfall(state: FarkleState, value: int, hot: bool = False) -> Msg | N
                 total=total,
             )
         return M("You need {need} this turn to bank (you have {total}).", need=need, total=total)
+    if short == "hot":
+        return M(
+            "Hot dice! Roll all six again: you need {need} afresh to bank.",
+            need=rules.min_bank,
+        )
+    return M(
+        "After hot dice you need {need} afresh to bank "
+        "(you have {total} since picking the dice up).",
+        need=rules.min_bank,
+        total=turn.since_hot + value,
+    )
+
+
+def may_bank(state: FarkleState, value: int, hot: bool = False) -> bool:
+    """Whether `bank_shortfall` allows banking, without making its message."""
+    return _shortfall(state, value, hot) is None
+
+
+def _shortfall(state: FarkleState, value: int, hot: bool) -> str | None:
+    """Which rule `bank_shortfall` says banking breaks ("need", "hot", "after_hot"), or
+    None: without its message, for the questions that only ask whether one may bank (the
+    table asks them for every button it draws)."""
+    rules, turn = state.rules, state.turn
+    if turn.total + value < rules.bank_minimum(state.current_player.on_table):
+        return "need"
     if rules.min_bank_after_hot_dice and rules.min_bank:
         if hot:
-            return M(
-                "Hot dice! Roll all six again: you need {need} afresh to bank.",
-                need=rules.min_bank,
-            )
+            return "hot"
         if turn.since_hot + value < rules.min_bank:
-            return M(
-                "After hot dice you need {need} afresh to bank "
-                "(you have {total} since picking the dice up).",
-                need=rules.min_bank,
-                total=turn.since_hot + value,
-            )
+            return "after_hot"
     return None
 
 
@@ -242,7 +261,7 @@ def legal_actions(state: FarkleState, user_id: int) -> set[ActionKind]:
     except InvalidSelection:
         return acts
     acts.add("roll")
-    if bank_shortfall(state, value, selection_is_hot(state)) is None:
+    if may_bank(state, value, selection_is_hot(state)):
         acts.add("bank")
     return acts
 
@@ -259,7 +278,7 @@ def best_keep(state: FarkleState) -> tuple[int, int, bool] | None:
         return None
     hot = len(picked) == len(turn.dice)
     left = 6 if hot else len(turn.dice) - len(picked)
-    return value, left, bank_shortfall(state, value, hot) is None
+    return value, left, may_bank(state, value, hot)
 
 
 def can_piggyback(state: FarkleState) -> bool:
@@ -313,8 +332,10 @@ def apply(
     state.player(user_id)
     if state.current_player.id != user_id:
         raise NotYourTurn(M("It's not your turn: it's {name}'s.", name=state.current_player.name))
-    s = working_copy(state)
-    s.current_player.timeouts = 0
+    tap = action.kind == "toggle" and not state.current_player.timeouts
+    s = _tap_copy(state) if tap else working_copy(state)
+    if s.current_player.timeouts:
+        s.current_player.timeouts = 0
     events: list[Event] = []
     if action.best and action.kind in ("roll", "bank"):
         if best_keep(s) is None:
@@ -332,6 +353,15 @@ def apply(
         raise IllegalMove(M("Unknown move {kind}.", kind=repr(action.kind)))
     _log(s, events)
     return s, events
+
+
+def _tap_copy(state: FarkleState) -> FarkleState:
+    """The copy a tap on a die is made on: a tap changes only the throw's selection (the
+    mover's timeouts are 0 already), so that is copied and the rest shared with `state`,
+    which nothing changes in place (a move is made on a copy). Most moves are taps, and a
+    whole copy is most of their time."""
+    turn = replaced(state.turn, selected=list(state.turn.selected))
+    return replaced(state, turn=turn)
 
 
 def timeout(
@@ -380,7 +410,7 @@ def _fixed_timeout(state: FarkleState) -> tuple[FarkleState, list[Event]]:
     turn = s.turn
     if turn.dice and not must_reroll_last_die(s):
         turn.selected = best_selection(turn.dice, s.rules, turn.extended)
-        if bank_shortfall(s, selection_value(s), selection_is_hot(s)) is None:
+        if may_bank(s, selection_value(s), selection_is_hot(s)):
             events.append(
                 Event(
                     kind="timeout",
@@ -806,6 +836,7 @@ __all__ = [
     "bank_shortfall",
     "finishing_order",
     "legal_actions",
+    "may_bank",
     "must_reroll_last_die",
     "new_game",
     "public_view",

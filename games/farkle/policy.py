@@ -24,9 +24,9 @@ from games.farkle import optimal
 from games.farkle.engine import (
     Action,
     FarkleState,
-    bank_shortfall,
     best_keep,
     can_piggyback,
+    may_bank,
     must_reroll_last_die,
 )
 from games.farkle.rules import FarkleRules
@@ -136,7 +136,7 @@ def _plan(key: str, rules: FarkleRules, tables: bool) -> tuple[Counts, Ending]:
         left = len(turn.dice) - sum(sub)
         hot = left == 0
         options: list[tuple[float, Ending]] = []  # banking first: it wins ties, being the sure thing
-        if bank_shortfall(view, points, hot) is None:
+        if may_bank(view, points, hot):
             options.append((judge.bank(view, points), "bank"))
         options.append((judge.throw_on(view, sub, points, hot), "roll"))
         for value, kind in options:

@@ -106,3 +106,42 @@ async def test_idle_cached_games_share_what_they_hold_alike(
     assert last.lobby.players[0].__pydantic_fields_set__ is not seat_set
     assert last.lobby.players[0].__pydantic_fields_set__ == seat_set  # equal, its own yet
     await tables.store.close()
+
+
+async def test_a_move_whose_save_fails_leaves_the_cached_game_as_it_was(
+    db_path: Path, clock: Clock
+) -> None:
+    """The engine moves a working copy of the game (its state, its draws): when the commit
+    fails, the cached game is the stored one, to the byte and to the draw, and the same
+    press then commits the same throw."""
+    tables = await make_tables(db_path, clock)
+    started = await open_game(tables, ALICE, BOB)
+    session = tables.sessions.cached(CHANNEL)
+    assert session is not None and session.draws is not None
+    player = ALICE if session.state.current_player.id == ALICE.id else BOB
+    def kept(s: sessions.Session) -> tuple[object, ...]:
+        assert s.draws is not None
+        return (s.state.model_dump_json(), s.draws.position, len(s.draws.moves), s.revision)
+
+    before = kept(session)
+    real_save = tables.store.save_session
+
+    async def failing(row: object) -> bool:
+        raise OSError("disk full")
+
+    tables.store.save_session = failing  # type: ignore[method-assign]
+    with pytest.raises(OSError, match="disk full"):
+        await tables.click(player, find(started, "roll"), 555)
+    tables.store.save_session = real_save  # type: ignore[method-assign]
+    cached = tables.sessions.cached(CHANNEL)
+    assert cached is session and kept(cached) == before
+    assert cached.state.turn.dice == [] and not cached.new_lines
+    moved = await tables.click(player, find(started, "roll"), 555)
+    after = tables.sessions.cached(CHANNEL)
+    assert after is not None and after.revision == session.revision + 1
+    assert len(after.state.turn.dice) == 6 and moved.update is not None
+    # The throw is the one the failed move drew: the stream had not moved on.
+    assert after.draws is not None
+    [throw] = after.draws.moves[-1]["draws"]  # ["dice", at, roller, what, faces]
+    assert throw[1] == session.draws.position and throw[-1] == after.state.turn.dice
+    await tables.store.close()

@@ -326,6 +326,11 @@ async def test_the_saved_state_is_the_states_own_json_with_its_log_lines_written
         work = session.working(state=state)
         assert json.loads(state_json(work)) == expected
     assert FarkleState.model_validate({**expected, "history": []}).log == state.log
+    # To the byte: the rules (written once per rule set) first, the log last.
+    head = state.model_dump_json(exclude={"history", "log"})
+    log = state.model_dump_json(include={"log"})
+    assert state_json(session.working(state=state)) == f"{head[:-1]},{log[1:]}"
+    assert state_json(work).startswith('{"rules":' + state.rules.model_dump_json() + ',"players"')
 
 
 async def test_status_posts_the_table_and_rules_are_private(tables: Tables) -> None:
@@ -453,3 +458,31 @@ async def test_keep_and_bank_names_the_total_the_log_banks(tables: Tables) -> No
         action = "bestroll" if "bestroll" in shown else "roll"
         reply = await tables.click(mover, find(reply, action), 555)
     raise AssertionError("no turn could keep and bank after a first keep in 60 presses")
+
+
+def test_who_the_game_waits_on_is_the_same_with_or_without_what_for() -> None:
+    """`waiting_ids` (asked by every commit) names whom `waiting_on` names, in its order:
+    the roller while the game runs, nobody once it is over."""
+    import random as _random
+
+    from bot.tables.farkle_play import FarklePlay
+    from games.farkle import engine
+    from games.farkle.rules import PRESETS
+    from games.lobby import Seat
+
+    play = FarklePlay()
+    rng = _random.Random(4)
+    seats = [Seat(id=1, name="Ann"), Seat(id=2, name="Bob")]
+    state, _ = engine.new_game(seats, PRESETS["classic"], rng)
+    seen = set()
+    while state.turn_number < 5:
+        roller = state.current_player.id
+        assert play.waiting_ids(state) == list(play.waiting_on(state)) == [roller]
+        seen.add(roller)
+        legal = engine.legal_actions(state, roller)
+        kind = "bank" if "bank" in legal else "roll"
+        best = bool(state.turn.dice) and engine.best_keep(state) is not None
+        state, _ = engine.apply(state, roller, engine.Action(kind=kind, best=best), rng)
+    assert seen == {1, 2}
+    state = engine.remove_player(state, 2)[0]
+    assert state.finished and play.waiting_ids(state) == list(play.waiting_on(state)) == []

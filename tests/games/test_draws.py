@@ -453,5 +453,11 @@ def test_a_sealed_stream_goes_on_as_the_stream_it_was() -> None:
         assert items != list(range(10))
     assert again.to_json() == plain.to_json() and again.json_text() == plain.json_text()
     fork = sealed.fork()  # what the move path draws from: a copy of the cached record
-    assert fork.moves == sealed.moves and fork.moves is not sealed.moves
+    assert fork.moves == sealed.moves
+    recorded = [dict(m) for m in sealed.moves]
+    fork.move(2, "roll").dice(6, 2, "throw")  # (the list is copied as it records a draw)
+    assert sealed.moves == recorded and fork.moves == [*recorded, fork.moves[-1]]
+    other = sealed.fork()  # a second try of the move: from the same record, the same throw
+    other.move(2, "roll").dice(6, 2, "throw")
+    assert other.moves == fork.moves and sealed.moves == recorded
     assert all(c.ok for c in replay(SEED, again.moves))

@@ -1202,3 +1202,55 @@ def test_the_score_history_has_every_turn_and_old_saves_load_without_it() -> Non
     saved = t.state.model_dump(mode="json")
     del saved["history"]
     assert FarkleState.model_validate(saved).history == []
+
+
+@pytest.mark.parametrize("rules", list(PRESETS.values()), ids=list(PRESETS))
+def test_may_bank_says_what_bank_shortfall_says(rules: FarkleRules) -> None:
+    """The table asks whether one may bank without the message: the same answer, for
+    every preset, on and off the table, before and after hot dice, and on hot dice."""
+    from games.farkle.engine import Turn, bank_shortfall, may_bank
+
+    state, _ = new_game([Seat(id=ANN, name="Ann"), Seat(id=BOB, name="Bob")], rules, random.Random(1))
+    asked = set()
+    for on_table in (False, True):
+        for total in (0, 50, 200, 300, 350, 500, 1000):
+            for since_hot in {0, 50, total}:
+                state.turn = Turn(total=total, since_hot=since_hot)
+                state.current_player.on_table = on_table
+                for value in (0, 50, 100, 250, 300, 500, 1500):
+                    for hot in (False, True):
+                        allowed = may_bank(state, value, hot)
+                        assert allowed == (bank_shortfall(state, value, hot) is None)
+                        asked.add(allowed)
+    assert asked == {True, False}
+
+
+def test_a_tap_on_a_die_changes_only_the_copy_it_is_made_on() -> None:
+    """A tap is made on a copy that shares all but the selection with the state before
+    (`_tap_copy`): the state before is untouched, whatever the taps; the state after is
+    the one a whole copy gives; a mover with timeouts counted gets them reset as always."""
+    from games.copies import working_copy
+
+    rng = random.Random(11)
+    state, _ = new_game([Seat(id=ANN, name="Ann"), Seat(id=BOB, name="Bob")], CLASSIC, rng)
+    mover = state.current_player.id
+    state, _ = apply(state, mover, Action(kind="roll"), rng)
+    while not state.turn.dice:  # (a farkle on the first throw: the next player's)
+        mover = state.current_player.id
+        state, _ = apply(state, mover, Action(kind="roll"), rng)
+    for index, select in ((0, None), (1, True), (0, None), (1, False), (2, True)):
+        before = state.model_dump_json()
+        expected = working_copy(state)
+        expected.turn.selected = sorted(
+            set(expected.turn.selected) ^ {index}
+            if select is None
+            else set(expected.turn.selected) | {index}
+            if select
+            else set(expected.turn.selected) - {index}
+        )
+        after, events = apply(state, mover, Action(kind="toggle", index=index, select=select), rng)
+        assert state.model_dump_json() == before and after == expected and not events
+        state = after
+    state.current_player.timeouts = 2  # (as a timeout leaves it)
+    after, _ = apply(state, mover, Action(kind="toggle", index=3), rng)
+    assert after.current_player.timeouts == 0 and state.current_player.timeouts == 2
