@@ -14,7 +14,7 @@ from bot.open_replies import OpenReply
 from bot.players import mentioned
 from bot.reach import window_of
 from bot.replies import Actor, MessageArgs, Rematch, Reply, only_mentioning
-from bot.respond import update_message
+from bot.respond import update_message, update_table
 
 if TYPE_CHECKING:
     from bot.app import GameBot
@@ -68,8 +68,8 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         await show_on_interaction(interaction, update)
         update = None
     elif reply.edit:
-        await update_message(
-            interaction, content=reply.content, embed=reply.embed, view=reply.view()
+        await update_table(
+            interaction, content=reply.content, embed=reply.embed, items=reply.items or []
         )
         if interaction.message is not None:
             _private_shown(interaction, reply, interaction.message.id)
