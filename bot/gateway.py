@@ -7,11 +7,14 @@ the cached one, for nobody: the bot listens to no edit. Dropping those events on
 the largest single cut in a click's cost (docs/performance.md, "Per click").
 
 A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
-and discord.py builds all of it into `interaction.message`. The bot reads only that message's
-id and flags: its clicks go to `GameBot.on_interaction` by custom_id, and no discord.ui view
-is rebuilt from the message. So while no discord.ui view or dynamic item is registered
-(nothing in discord.py would read them either), the message's embeds and components are left
-out before parsing: `interaction.message.embeds` and `.components` are then empty.
+its mentions and timestamps, and discord.py builds all of it into `interaction.message`. The
+bot reads only that message's id and flags, and whose it is when it is ephemeral
+(`interactions.ephemeral_owner`): its clicks go to `GameBot.on_interaction` by custom_id, and
+no discord.ui view is rebuilt from the message. So while no discord.ui view or dynamic item
+is registered (nothing in discord.py would read the rest either), only `CLICKED_PARTS_READ`
+of the message are parsed: its id, channel, guild, type, text, flags, author and webhook,
+and the interaction that made it when it is ephemeral. `interaction.message.embeds`,
+`.components`, `.mentions` and the like are then empty (`CLICKED_PARTS_EMPTIED`).
 
 discord.py has no public switch for either, so `skip_unread_events` wraps the events' parsers
 in the client's table of parsers (reached through bot/discord_internals.py); the conditions are looked up at each event (a listener or a
@@ -33,8 +36,18 @@ log = logging.getLogger(__name__)
 
 #: Gateway events the bot does not parse, and the listeners that would need them parsed.
 UNREAD_EVENTS = {"MESSAGE_UPDATE": ("message_edit", "raw_message_edit")}
-#: The parts of a clicked message the bot never reads (interaction type 3: a component).
-UNREAD_CLICKED_PARTS = ("components", "embeds")
+#: The parts of a clicked message (interaction type 3: a component) that are parsed: what the
+#: bot reads, and what discord.py needs to build the Message or its author.
+CLICKED_PARTS_READ = (
+    "id", "channel_id", "guild_id", "type", "content", "flags", "author", "webhook_id",
+    "application_id",
+)  # fmt: skip
+#: The parts of the rest that discord.py makes attributes of only when present: given empty,
+#: so `interaction.message.components` and the like are there, and empty.
+CLICKED_PARTS_EMPTIED = ("components", "mentions", "mention_roles")
+#: Read only from an ephemeral message: the interaction that made it (whose it is).
+EPHEMERAL_PARTS_READ = ("interaction_metadata",)
+EPHEMERAL = 1 << 6  # the message flag
 COMPONENT_INTERACTION = 3
 
 
@@ -91,8 +104,19 @@ def _clicked_message_trimmed(
             and isinstance(message, dict)
             and not _views_registered(client)
         ):
-            data["message"] = {k: v for k, v in message.items() if k not in UNREAD_CLICKED_PARTS}
+            data["message"] = _read_parts(message)
         parse(data)
 
     parse_trimmed.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
     return parse_trimmed
+
+
+def _read_parts(message: dict[str, Any]) -> dict[str, Any]:
+    """The parts of a clicked message the bot reads (`CLICKED_PARTS_READ`)."""
+    parts = {k: message[k] for k in CLICKED_PARTS_READ if k in message}
+    for k in CLICKED_PARTS_EMPTIED:
+        parts[k] = []
+    flags = message.get("flags")
+    if type(flags) is int and flags & EPHEMERAL:
+        parts.update((k, message[k]) for k in EPHEMERAL_PARTS_READ if k in message)
+    return parts
