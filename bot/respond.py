@@ -19,6 +19,7 @@ never wrong)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import discord
@@ -112,9 +113,18 @@ def _callback_parts() -> bool:
     return _PARTS
 
 
-async def _callback(interaction: discord.Interaction, **body: Any) -> None:
-    """Send an UPDATE_MESSAGE callback with `body` (a JSON payload, or files and their
-    multipart form) as discord.py sends one, and mark the interaction answered."""
+async def _callback(
+    interaction: discord.Interaction,
+    *,
+    payload: dict[str, Any] | None = None,
+    files: Sequence[discord.File] | None = None,
+    multipart: list[dict[str, Any]] | None = None,
+) -> None:
+    """Send an UPDATE_MESSAGE callback (a JSON payload, or files and their multipart form) as
+    discord.py sends one, and mark the interaction answered."""
+    body: dict[str, Any] = (
+        {"payload": payload} if files is None else {"files": files, "multipart": multipart}
+    )
     state = internals.interaction_state(interaction)
     route = internals.Route(
         "POST",
