@@ -40,7 +40,9 @@ INTERNALS: dict[str, str] = {
     "request(route, session, *, payload, multipart, files, proxy, proxy_auth) sends a "
     "callback (respond.py)",
     "discord.webhook.async_.interaction_message_response_params": "builds a callback's "
-    "payload and files from content, embed, view, attachments (respond.py)",
+    "payload and files from content, embed, view, attachments (respond.py; its "
+    "update_payload builds the same body for a table without a View, which "
+    "tests/bot/test_respond.py compares with this one's)",
     "Interaction._state / ._session": "the interaction's ConnectionState and HTTP session "
     "(respond.py)",
     "InteractionResponse._response_type": "set when the interaction is answered, so "
