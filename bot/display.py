@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.gateway import clicked_message
 from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.reach import Window, refused_token, webhook, window_of
 from bot.replies import TableUpdate, only_mentioning
@@ -179,7 +180,7 @@ async def _show_on_interaction(
     tables = interaction.client.tables
     window = window_of(interaction)
     async with tables.display_lock(update.channel_id):
-        message = interaction.message
+        message = clicked_message(interaction)
         clicked = message.id if message is not None else None
         if tables.overtaken(update):
             if (
