@@ -19,8 +19,8 @@ reads the clicked message through `clicked_message(interaction)`, never
 discord.py has no public switch for either, so `skip_unread_events` wraps the events' parsers
 in the client's table of parsers (reached through bot/discord_internals.py); the conditions are looked up at each event (a listener or a
 view added later is never deaf or blind). If a discord.py upgrade moves that table or its
-view store, the bot logs a warning or simply parses everything as before (slower, never
-wrong)."""
+view store, or keeps a copy of an interaction's data (where the `Clicked` would be lost),
+the bot logs a warning or simply parses everything as before (slower, never wrong)."""
 
 from __future__ import annotations
 
