@@ -30,6 +30,7 @@ from bot.components import TableItem, action_rows, view_of
 log = logging.getLogger(__name__)
 
 _PARTS = internals.CALLBACK_PARTS
+UPDATE_MESSAGE = discord.InteractionResponseType.message_update.value  # the callback's type
 
 _warned = False
 
@@ -52,7 +53,7 @@ async def update_message(
     if interaction.response.is_done():
         raise discord.InteractionResponded(interaction)
     params = internals.interaction_message_response_params(
-        type=discord.InteractionResponseType.message_update.value,
+        type=UPDATE_MESSAGE,
         content=content,
         embed=embed,
         view=view,
@@ -101,7 +102,7 @@ def update_payload(
     }
     if allowed_mentions is not None:
         data["allowed_mentions"] = allowed_mentions.to_dict()
-    return {"type": discord.InteractionResponseType.message_update.value, "data": data}
+    return {"type": UPDATE_MESSAGE, "data": data}
 
 
 def _callback_parts() -> bool:
