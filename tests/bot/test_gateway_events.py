@@ -1,6 +1,7 @@
 """The gateway events the bot leaves unparsed: every message edit (its own table edits among
-them) arrives through the guild-messages intent, and no listener of the bot reads one; and the
-parts of a clicked message it never reads (its embed, buttons, mentions...)."""
+them) arrives through the guild-messages intent, and no listener of the bot reads one; and a
+clicked message, of which it reads only the id and whose it is (`gateway.clicked_message`),
+so discord.py builds no Message of it."""
 
 from __future__ import annotations
 
