@@ -19,9 +19,9 @@ from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
 from bot.display import retire_orphans, retire_pressed, show_table
 from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
-from bot.gateway import skip_unread_events
+from bot.gateway import clicked_message, skip_unread_events
 from bot.i18n import _, speak
-from bot.interactions import actor_of, ephemeral_owner, send_rematch, send_reply
+from bot.interactions import actor_of, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
 from bot.reach import answered, open_window, through_channel, window_of
 from bot.replies import Reply
@@ -212,10 +212,10 @@ class GameBot(commands.AutoShardedBot):
             if click.kind in self.component_handlers:
                 await self.component_handlers[click.kind](interaction, click)
                 return
-            message = interaction.message
+            message = clicked_message(interaction)
             message_id = message.id if message else None
-            ephemeral = bool(message and message.flags.ephemeral)
-            owner = ephemeral_owner(message) if message and ephemeral else None
+            ephemeral = bool(message and message.ephemeral)
+            owner = message.owner if message and ephemeral else None
             if click.action == "rematch":  # a finished table's: there is no session to click
                 rematch = await self.tables.rematch(actor_of(interaction), click)
                 if isinstance(rematch, Reply):  # joined the rematch someone else opened
@@ -228,8 +228,8 @@ class GameBot(commands.AutoShardedBot):
             )
             await send_reply(interaction, reply)
         except (NoSession, GameOver) as exc:
-            message = interaction.message
-            if window_of(interaction) is not None and message and not message.flags.ephemeral:
+            message = clicked_message(interaction)
+            if window_of(interaction) is not None and message and not message.ephemeral:
                 await retire_pressed(interaction, str(exc))
             else:
                 await answer_error(interaction, exc)

@@ -211,18 +211,20 @@ def select(
 def action_rows(items: list[TableItem]) -> list[dict[str, Any]]:
     """Discord's action rows for `items`, laid out as discord.ui.View lays them out: an item
     with a row goes there, the others into the first row with room for them."""
-    rows: dict[int, list[dict[str, Any]]] = {}
-    used = [0] * 5  # how much of each row is taken
+    rows: list[list[dict[str, Any]]] = [[], [], [], [], []]
+    used = [0, 0, 0, 0, 0]  # how much of each row is taken
     for item in items:
-        width = item.width
+        width = 1 if item.placeholder is None else 5
         index = item.row
         if index is None:
-            index = next(i for i in range(5) if used[i] + width <= 5)
-        elif used[index] + width > 5:
-            raise ValueError(f"row {index} has no room for {item.custom_id}")
+            index = 0
+            while index < 5 and used[index] + width > 5:
+                index += 1
+        if index > 4 or used[index] + width > 5:
+            raise ValueError(f"no room in row {item.row} for {item.custom_id}")
         used[index] += width
-        rows.setdefault(index, []).append(item.to_dict())
-    return [{"type": 1, "components": rows[index]} for index in sorted(rows)]
+        rows[index].append(item.to_dict())
+    return [{"type": 1, "components": row} for row in rows if row]
 
 
 class Components(discord.ui.View):

@@ -42,13 +42,18 @@ INTERNALS: dict[str, str] = {
     "request(route, session, *, payload, multipart, files, proxy, proxy_auth) sends a "
     "callback (respond.py)",
     "discord.webhook.async_.interaction_message_response_params": "builds a callback's "
-    "payload and files from content, embed, view, attachments (respond.py)",
+    "payload and files from content, embed, view, attachments (respond.py; its "
+    "update_payload builds the same body for a table without a View, which "
+    "tests/bot/test_respond.py compares with this one's)",
     "Interaction._state / ._session": "the interaction's ConnectionState and HTTP session "
     "(respond.py)",
     "InteractionResponse._response_type": "set when the interaction is answered, so "
     "is_done() is true afterwards (respond.py)",
     "Interaction._cs_response": "the slot caching interaction.response, deleted to break "
     "its reference cycle (respond.py)",
+    "Interaction.data": "the INTERACTION_CREATE payload's own 'data' dict, kept as it came, "
+    "not a copy (gateway.py keeps there what the bot reads of a clicked message, which it "
+    "leaves out of the payload)",
     "Webhook.from_state": "Webhook.from_state(data, state): an interaction's webhook from "
     "its stored token, for follow-ups and edits after a restart (reach.py)",
 }
@@ -81,6 +86,22 @@ def waiting(client: discord.Client) -> dict[str, Any]:
     """The futures of `wait_for` calls, by event name (empty if they moved)."""
     found = getattr(client, "_listeners", None)
     return found if isinstance(found, dict) else {}
+
+
+def keeps_interaction_data(client: discord.Client) -> bool:
+    """Whether discord.py keeps an interaction's 'data' dict as `interaction.data`, the same
+    object: tried on a component interaction built on the client's state (no guild, no
+    channel, no user: nothing is cached from it)."""
+    payload: dict[str, Any] = {
+        "id": "1", "type": 3, "token": "t", "version": 1, "application_id": "1",
+        "attachment_size_limit": 1, "data": {"custom_id": "t", "component_type": 2},
+    }  # fmt: skip
+    state = connection(client)
+    try:
+        interaction = discord.Interaction(data=payload, state=state)  # type: ignore[arg-type]  # a component's payload
+    except Exception:
+        return False
+    return interaction.data is payload["data"]
 
 
 # ------------------------------------------------------------------- an interaction callback
@@ -209,6 +230,8 @@ def problems() -> list[str]:
     cached = discord.Interaction.__dict__.get("response")
     need("_cs_response" in slots and getattr(cached, "name", None) == "_cs_response",
          "Interaction._cs_response", "no longer caches interaction.response")
+    need(state is not None and keeps_interaction_data(client), "Interaction.data",
+         "is no longer the payload's own dict")
     from_state = getattr(discord.Webhook, "from_state", None)
     need(from_state is not None and {"data", "state"} <= _params(from_state),
          "Webhook.from_state", "is gone or takes other arguments")

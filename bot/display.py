@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.gateway import clicked_message
 from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.reach import Window, refused_token, webhook, window_of
 from bot.replies import TableUpdate, only_mentioning
-from bot.respond import update_message
+from bot.respond import update_message, update_table
 from bot.tables.base import Rendered
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ async def _show_on_interaction(
     tables = interaction.client.tables
     window = window_of(interaction)
     async with tables.display_lock(update.channel_id):
-        message = interaction.message
+        message = clicked_message(interaction)
         clicked = message.id if message is not None else None
         if tables.overtaken(update):
             if (
@@ -205,7 +206,7 @@ async def _show_on_interaction(
             return
         if not update.fresh and clicked == update.message_id:
             try:
-                await _show(functools.partial(update_message, interaction), update, _edit_kwargs)
+                await _update_clicked(interaction, update)
                 if window is not None:
                     window.made(clicked)
                 await tables.shown(update, clicked)
@@ -221,6 +222,16 @@ async def _show_on_interaction(
         await tables.shown(update, posted.id)
 
 
+async def _update_clicked(interaction: discord.Interaction[GameBot], update: TableUpdate) -> None:
+    """Show the table in the clicked message: its body straight from the table's items
+    (`update_table`), or, with the story picture, as a discord.py edit with the file."""
+    table = update.table
+    if table.picture is None:
+        await update_table(interaction, content=table.content, embed=table.embed, items=table.items)
+    else:
+        await _show(functools.partial(update_message, interaction), update, _edit_kwargs)
+
+
 async def _retire_clicked(
     interaction: discord.Interaction[GameBot], update: TableUpdate, clicked: int
 ) -> None:
@@ -229,7 +240,7 @@ async def _retire_clicked(
     tables = interaction.client.tables
     if update.summary is not None and tables.editable(clicked):
         try:
-            await update_message(interaction, content=None, embed=update.summary.embed, view=None)
+            await update_table(interaction, content=None, embed=update.summary.embed, items=[])
             window = window_of(interaction)
             if window is not None:
                 window.made(clicked)

@@ -7,23 +7,26 @@ the cached one, for nobody: the bot listens to no edit. Dropping those events on
 the largest single cut in a click's cost (docs/performance.md, "Per click").
 
 A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
-and discord.py builds all of it into `interaction.message`. The bot reads only that message's
-id and flags: its clicks go to `GameBot.on_interaction` by custom_id, and no discord.ui view
-is rebuilt from the message. So while no discord.ui view or dynamic item is registered
-(nothing in discord.py would read them either), the message's embeds and components are left
-out before parsing: `interaction.message.embeds` and `.components` are then empty.
+its mentions and timestamps, and discord.py builds all of it into `interaction.message`. The
+bot reads only that message's id, whether it is ephemeral and whose it then is: its clicks
+go to `GameBot.on_interaction` by custom_id, and no discord.ui view is rebuilt from the
+message. So while no discord.ui view or dynamic item is registered (nothing in discord.py
+would read the message either), those three are taken from the payload as a `Clicked` and
+the message is left out: discord.py builds none, `interaction.message` is None, and the bot
+reads the clicked message through `clicked_message(interaction)`, never
+`interaction.message` (a test holds every module to it).
 
 discord.py has no public switch for either, so `skip_unread_events` wraps the events' parsers
 in the client's table of parsers (reached through bot/discord_internals.py); the conditions are looked up at each event (a listener or a
 view added later is never deaf or blind). If a discord.py upgrade moves that table or its
-view store, the bot logs a warning or simply parses everything as before (slower, never
-wrong)."""
+view store, or keeps a copy of an interaction's data (where the `Clicked` would be lost),
+the bot logs a warning or simply parses everything as before (slower, never wrong)."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import discord
 
@@ -33,9 +36,35 @@ log = logging.getLogger(__name__)
 
 #: Gateway events the bot does not parse, and the listeners that would need them parsed.
 UNREAD_EVENTS = {"MESSAGE_UPDATE": ("message_edit", "raw_message_edit")}
-#: The parts of a clicked message the bot never reads (interaction type 3: a component).
-UNREAD_CLICKED_PARTS = ("components", "embeds")
+#: The key of `interaction.data` the clicked message's `Clicked` is kept under.
+CLICKED = "tablebot.clicked"
+EPHEMERAL = 1 << 6  # the message flag
 COMPONENT_INTERACTION = 3
+
+
+class Clicked(NamedTuple):
+    """The message a button or select was on, as far as the bot reads it."""
+
+    id: int
+    ephemeral: bool
+    #: Whom an ephemeral message was sent to (the user of the interaction that made it); 0
+    #: for a public message, or when Discord does not say (nobody's).
+    owner: int = 0
+
+
+def clicked_message(interaction: discord.Interaction) -> Clicked | None:
+    """The message the interaction's component was on (None for a command or a modal): as
+    the gateway kept it, or read from `interaction.message` when discord.py built one."""
+    data: Any = interaction.data
+    kept = data.get(CLICKED) if isinstance(data, dict) else None
+    if isinstance(kept, Clicked):
+        return kept
+    message = interaction.message
+    if message is None:
+        return None
+    ephemeral = message.flags.ephemeral
+    meta = message.interaction_metadata
+    return Clicked(message.id, ephemeral, meta.user.id if ephemeral and meta is not None else 0)
 
 
 def _listened(client: discord.Client, events: tuple[str, ...]) -> bool:
@@ -84,15 +113,37 @@ def _views_registered(client: discord.Client) -> bool:
 def _clicked_message_trimmed(
     client: discord.Client, parse: Callable[[Any], None]
 ) -> Callable[[Any], None]:
+    kept = internals.keeps_interaction_data(client)
+    if not kept:
+        log.warning("discord.py copies an interaction's data: clicked messages are parsed whole")
+
     def parse_trimmed(data: Any) -> None:
         message = data.get("message")
+        inner = data.get("data")
         if (
-            data.get("type") == COMPONENT_INTERACTION
+            kept
+            and data.get("type") == COMPONENT_INTERACTION
             and isinstance(message, dict)
+            and isinstance(inner, dict)
             and not _views_registered(client)
         ):
-            data["message"] = {k: v for k, v in message.items() if k not in UNREAD_CLICKED_PARTS}
+            clicked = _clicked(message)
+            if clicked is not None:
+                del data["message"]
+                inner[CLICKED] = clicked
         parse(data)
 
     parse_trimmed.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
     return parse_trimmed
+
+
+def _clicked(message: dict[str, Any]) -> Clicked | None:
+    """What the bot reads of a clicked message's payload; None for one it cannot read (left
+    to discord.py, which then builds the Message or raises as it would have)."""
+    try:
+        ephemeral = bool(int(message.get("flags") or 0) & EPHEMERAL)
+        meta = message.get("interaction_metadata") if ephemeral else None
+        owner = int(meta["user"]["id"]) if isinstance(meta, dict) else 0
+        return Clicked(int(message["id"]), ephemeral, owner)
+    except (KeyError, TypeError, ValueError):
+        return None

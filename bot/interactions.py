@@ -9,12 +9,13 @@ import discord
 
 from bot.components import view_of
 from bot.display import show_on_interaction, show_table
+from bot.gateway import clicked_message
 from bot.i18n import language_of
 from bot.open_replies import OpenReply
 from bot.players import mentioned
 from bot.reach import window_of
 from bot.replies import Actor, MessageArgs, Rematch, Reply, only_mentioning
-from bot.respond import update_message
+from bot.respond import update_message, update_table
 
 if TYPE_CHECKING:
     from bot.app import GameBot
@@ -32,14 +33,6 @@ def actor_of(interaction: discord.Interaction) -> Actor:
         locale=language_of(interaction.locale),
         guild_locale=language_of(interaction.guild_locale) if interaction.guild_id else None,
     )
-
-
-def ephemeral_owner(message: discord.Message) -> int:
-    """Whom an ephemeral message was sent to: the user of the interaction that made it, as
-    Discord says in the clicked message (0 when it does not say: nobody's, so a click on it
-    never edits it)."""
-    meta = message.interaction_metadata
-    return meta.user.id if meta is not None else 0
 
 
 def _message_kwargs(reply: Reply) -> MessageArgs:
@@ -68,11 +61,12 @@ async def send_reply(interaction: discord.Interaction[GameBot], reply: Reply) ->
         await show_on_interaction(interaction, update)
         update = None
     elif reply.edit:
-        await update_message(
-            interaction, content=reply.content, embed=reply.embed, view=reply.view()
+        await update_table(
+            interaction, content=reply.content, embed=reply.embed, items=reply.items or []
         )
-        if interaction.message is not None:
-            _private_shown(interaction, reply, interaction.message.id)
+        clicked = clicked_message(interaction)
+        if clicked is not None:
+            _private_shown(interaction, reply, clicked.id)
     else:
         sent = await interaction.response.send_message(**_message_kwargs(reply))
         if reply.side is not None and update is not None and sent.message_id:

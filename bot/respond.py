@@ -8,6 +8,11 @@ callback (type 7, UPDATE_MESSAGE) without asking for it back: Discord answers 20
 over the bot's own keep-alive connections (bot/callback_http.py), cheaper than aiohttp's
 request machinery; through discord.py's adapter when a proxy is set or a file is attached.
 
+A table's edit after a click (`update_table`) also skips the discord.ui View: its body is
+built straight from the table's `TableItem`s, the dicts discord.py would send for the same
+message (a View costs more to build than everything else the edit sends; a test compares the
+two bodies).
+
 discord.py has no public switch for this, so the request is made the way discord.py makes it,
 from parts it does not document (reached through bot/discord_internals.py). If an upgrade
 moves them, the bot logs one warning and answers through `edit_message` as before (slower,
@@ -16,16 +21,19 @@ never wrong)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import discord
 
 from bot import callback_http
 from bot import discord_internals as internals
+from bot.components import TableItem, action_rows, view_of
 
 log = logging.getLogger(__name__)
 
 _PARTS = internals.CALLBACK_PARTS
+UPDATE_MESSAGE = discord.InteractionResponseType.message_update.value  # the callback's type
 
 _warned = False
 _warned_lean = False
@@ -41,30 +49,91 @@ async def update_message(
 ) -> None:
     """Update the message the click came from, as `interaction.response.edit_message` does
     (same arguments, same errors), without Discord sending the message back."""
-    global _warned
-    if not _PARTS:
-        if not _warned:
-            _warned = True
-            log.warning("discord.py's interaction callback moved: edits read the message back")
+    if not _callback_parts():
         await interaction.response.edit_message(
             content=content, embed=embed, view=view, attachments=attachments
         )
         return
-    response = interaction.response
-    if response.is_done():
+    if interaction.response.is_done():
         raise discord.InteractionResponded(interaction)
-    state = internals.interaction_state(interaction)
     params = internals.interaction_message_response_params(
-        type=discord.InteractionResponseType.message_update.value,
+        type=UPDATE_MESSAGE,
         content=content,
         embed=embed,
         view=view,
         attachments=attachments,
-        previous_allowed_mentions=state.allowed_mentions,
+        previous_allowed_mentions=internals.interaction_state(interaction).allowed_mentions,
     )
-    connections = None if params.files else _lean(interaction.client, state)
+    if params.files:
+        await _callback(interaction, files=params.files, multipart=params.multipart)
+    else:
+        await _callback(interaction, payload=params.payload)
+
+
+async def update_table(
+    interaction: discord.Interaction,
+    *,
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+) -> None:
+    """`update_message(interaction, content=..., embed=..., view=view_of(items))`, the same
+    request and errors, with the body built straight from `items` (no View): how a click's
+    table goes out. Files go through `update_message`."""
+    if not _callback_parts():
+        await interaction.response.edit_message(content=content, embed=embed, view=view_of(items))
+        return
+    if interaction.response.is_done():
+        raise discord.InteractionResponded(interaction)
+    mentions = internals.interaction_state(interaction).allowed_mentions
+    await _callback(interaction, payload=update_payload(content, embed, items, mentions))
+
+
+def update_payload(
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+    allowed_mentions: discord.AllowedMentions | None,
+) -> dict[str, Any]:
+    """The JSON body of an UPDATE_MESSAGE callback showing `content`, `embed` and `items`,
+    key for key what discord.py's `interaction_message_response_params` builds from the same
+    message with `view_of(items)` and the client's `allowed_mentions`."""
+    data: dict[str, Any] = {
+        "tts": False,
+        "embeds": [] if embed is None else [embed.to_dict()],
+        "content": None if content is None else str(content),
+        "components": action_rows(items),
+    }
+    if allowed_mentions is not None:
+        data["allowed_mentions"] = allowed_mentions.to_dict()
+    return {"type": UPDATE_MESSAGE, "data": data}
+
+
+def _callback_parts() -> bool:
+    """Whether discord.py's parts for a callback are there; warns once when they are not."""
+    global _warned
+    if not _PARTS and not _warned:
+        _warned = True
+        log.warning("discord.py's interaction callback moved: edits read the message back")
+    return _PARTS
+
+
+async def _callback(
+    interaction: discord.Interaction,
+    *,
+    payload: dict[str, Any] | None = None,
+    files: Sequence[discord.File] | None = None,
+    multipart: list[dict[str, Any]] | None = None,
+) -> None:
+    """Send an UPDATE_MESSAGE callback (a JSON payload, or files and their multipart form) as
+    discord.py sends one, and mark the interaction answered."""
+    body: dict[str, Any] = (
+        {"payload": payload} if files is None else {"files": files, "multipart": multipart}
+    )
+    state = internals.interaction_state(interaction)
+    connections = None if files is not None else _lean(interaction.client, state)
     if connections is not None:
-        await connections.callback(interaction.id, interaction.token, params.payload)
+        await connections.callback(interaction.id, interaction.token, payload)
     else:
         route = internals.Route(
             "POST",
@@ -72,17 +141,14 @@ async def update_message(
             webhook_id=interaction.id,
             webhook_token=interaction.token,
         )
-        kwargs: dict[str, Any] = {
-            "session": internals.interaction_session(interaction),
-            "proxy": state.http.proxy,
-            "proxy_auth": state.http.proxy_auth,
-        }
-        if params.files:
-            kwargs.update(files=params.files, multipart=params.multipart)
-        else:
-            kwargs["payload"] = params.payload
-        await internals.async_context.get().request(route, **kwargs)
-    internals.mark_answered(response, discord.InteractionResponseType.message_update)
+        await internals.async_context.get().request(
+            route,
+            session=internals.interaction_session(interaction),
+            proxy=state.http.proxy,
+            proxy_auth=state.http.proxy_auth,
+            **body,
+        )
+    internals.mark_answered(interaction.response, discord.InteractionResponseType.message_update)
 
 
 def _lean(client: discord.Client, state: Any) -> callback_http.CallbackHTTP | None:

@@ -18,6 +18,7 @@ from bot.cogs import common
 from bot.cogs.stats import GAME_CHOICES
 from bot.components import Click, view_of
 from bot.errors import UserError
+from bot.gateway import clicked_message
 from bot.history import (
     HISTORY_KIND,
     NOT_RECOGNISED,
@@ -102,8 +103,8 @@ class HistoryCog(commands.Cog):
             await self._send(interaction, game, embed=embed, view=view_of(items), ephemeral=True)
         elif click.action == "game":
             game = await finished_here(store, number(click.arg), here)
-            message = interaction.message
-            public = message is not None and not message.flags.ephemeral
+            message = clicked_message(interaction)
+            public = message is not None and not message.ephemeral
             embed, items = game_view(game, click.channel_id, click.game, public=public)
             await update_message(interaction, embed=embed, view=view_of(items))
         elif click.action == "share":
