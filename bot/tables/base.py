@@ -191,15 +191,17 @@ class TableAdapter(GameRules[StateT]):
         disabled: bool = False,
         row: int | None = None,
         emoji: discord.PartialEmoji | None = None,
+        stamp: int | None = None,
     ) -> TableItem:
-        """A button of this session's game, stamped with the decision it answers."""
+        """A button of this session's game, stamped with the decision it answers (`stamp`:
+        `stamp_of` for it, when the table worked it out once for all its buttons)."""
         text = None if arg is None else str(arg)
         return button(
             self.kind,
             action,
             session.channel_id,
             session.game_id,
-            self.stamp_of(session.state, action, text),
+            self.stamp_of(session.state, action, text) if stamp is None else stamp,
             label,
             arg=text,
             style=style,
