@@ -75,6 +75,9 @@ class Lang:
     #: What `gettext` gives for each text that has a translation (any other text is its
     #: own): `_` reads it in one dict lookup, without the two Python calls of `gettext`.
     singular: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: Sentences already filled in this language (`_filled`), kept with the language so a
+    #: catalogue loaded afresh starts with none.
+    filled: dict[tuple[object, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     def gettext(self, text: str) -> str:
         return self.translations.gettext(text)
@@ -189,7 +192,10 @@ def _(text: str, /, **args: Arg) -> str:
     """`text` in the current language, its placeholders filled with `args`."""
     language = _current.get() or lang(SOURCE)  # (`current()`, inline: the hottest call)
     translated = language.singular.get(text, text)
-    return _fill(translated, text, args, language) if args else translated
+    if not args:
+        return translated
+    key = (text, _markdown.get(), *args.items(), *map(type, args.values()))
+    return _filled(key, translated, text, args, language)
 
 
 def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
@@ -197,7 +203,38 @@ def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
     written as a number of the language."""
     language = current()
     source = one if n == 1 else many
-    return _fill(language.ngettext(one, many, n), source, {"n": n, **args}, language)
+    args = {"n": n, **args}
+    key = (one, many, _markdown.get(), *args.items(), *map(type, args.values()))
+    return _filled(key, language.ngettext(one, many, n), source, args, language)
+
+
+#: How many filled sentences a language keeps (`Lang.filled`): a table's dozen sentences
+#: for each of the games played at once; all are forgotten when it is full. Only short ones
+#: are kept (a table's lines, labels and names), so the whole stays within about a MiB.
+_FILLED_KEPT = 2048
+_FILLED_LONGEST = 256
+
+
+def _filled(
+    key: tuple[object, ...], text: str, source: str, args: dict[str, Arg], language: Lang
+) -> str:
+    """`_fill`, once for each sentence and arguments: a table says the same sentences with
+    the same values move after move (the title, the scores, the buttons). `key` holds the
+    message, whether markdown is read, and the arguments with their types (a mention and a
+    display name of the same text are written differently, so are 1 and True); arguments
+    that are lists or messages cannot be a key, and are filled every time."""
+    filled = language.filled
+    try:
+        hit = filled.get(key)
+    except TypeError:
+        return _fill(text, source, args, language)
+    if hit is None:
+        hit = _fill(text, source, args, language)
+        if len(hit) <= _FILLED_LONGEST:
+            if len(filled) >= _FILLED_KEPT:
+                filled.clear()
+            filled[key] = hit
+    return hit
 
 
 def _p(context: str, text: str, /, **args: Arg) -> str:

@@ -94,6 +94,19 @@ def test_names_in_sentences_are_escaped_and_mentions_kept() -> None:
     assert listed == "\\<\\@&1> and 🤖 Dicey is thinking…"
 
 
+def test_a_sentence_said_before_is_not_mistaken_for_another() -> None:
+    """`_` keeps each sentence it filled (bot/i18n.py `_filled`): a display name that reads
+    like a mention, the same name where no markdown is read, and True where 1 was given
+    are each filled as themselves, whichever came first."""
+    for _round in range(2):
+        assert _("{name} left the lobby.", name=who(12)) == "<@12> left the lobby."
+        assert _("{name} left the lobby.", name="<@12>") == "\\<\\@12> left the lobby."
+        with plain_text():
+            assert _("{name} left the lobby.", name="<@12>") == "<@12> left the lobby."
+        assert _("{player} {score}", player="Ann", score=1) == "Ann 1"
+        assert _("{player} {score}", player="Ann", score=True) == "Ann True"
+
+
 def test_an_engines_message_holds_plain_text_everywhere() -> None:
     """Every text argument of a message is a player's (the engines write no markup): names,
     and names inside other arguments ("Ann 3+4")."""
