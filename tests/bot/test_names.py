@@ -73,6 +73,7 @@ def test_bidi_controls_go_and_nothing_else() -> None:
     kept = "שלום Zoë 王小明 😀 a\u200db \u200b"  # right-to-left letters, joiners: no controls
     assert unbidi(kept) == kept and as_text(kept) == kept
     assert unbidi("two\nlines") == "two lines"
+    assert unbidi("Zoë\u2028✓ 🔥\u202e") == "Zoë ✓ 🔥"  # (not ASCII, and controls too)
 
 
 def test_only_the_bots_own_mentions_notify() -> None:
