@@ -183,6 +183,11 @@ def plain_text() -> Iterator[None]:
         _markdown.reset(token)
 
 
+def reads_markdown() -> bool:
+    """Whether the text being made now is read as markdown (outside `plain_text`)."""
+    return _markdown.get()
+
+
 def N_(text: str) -> str:
     """Mark a constant for the catalogues; translate it where it is shown, with `_(text)`."""
     return text
