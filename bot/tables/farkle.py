@@ -284,19 +284,17 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         turn = state.turn
         legal = engine.legal_actions(state, state.current_player.id)
         # Every button answers the same decision (this throw): one stamp for all of them.
-        stamp = self.stamp_of(state, "roll", None)
+        button = self.stamped(session, self.stamp_of(state, "roll", None))
         items: list[TableItem] = []
         if "toggle" in legal:
             for i, face in enumerate(turn.dice):
                 picked = i in turn.selected
-                item = self.button(
-                    session,
+                item = button(
                     "toggle",
                     f"{face}" + (" ✓" if picked else ""),
                     arg=f"{i}-{'off' if picked else 'on'}",
                     style=discord.ButtonStyle.success if picked else discord.ButtonStyle.secondary,
                     row=i // 3,
-                    stamp=stamp,
                     emoji=self.faces.die_emoji(face, "selected" if picked else "play"),
                 )
                 items.append(item)
@@ -312,28 +310,24 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 _("Set aside & roll {n}", n=left) if left else _("Set aside & roll {n}", n=6) + HOT
             )
         items.append(
-            self.button(
-                session,
+            button(
                 "roll",
                 roll_label,
                 style=discord.ButtonStyle.primary,
                 disabled="roll" not in legal,
                 row=2,
-                stamp=stamp,
             )
         )
         chosen = throw.value  # what the selection scores (None: nothing, or no score)
         if turn.dice and not throw.reroll:
             bank_label = _("Bank") if chosen is None else _("Bank {points}", points=turn.total + chosen)
             items.append(
-                self.button(
-                    session,
+                button(
                     "bank",
                     bank_label,
                     style=discord.ButtonStyle.success,
                     disabled="bank" not in legal,
                     row=2,
-                    stamp=stamp,
                 )
             )
         keep = throw.keep if legal else None
@@ -342,31 +336,26 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         if keep is not None and (chosen, len(turn.dice) - len(turn.selected) or 6) != keep[:2]:
             value, left, bankable = keep
             items.append(
-                self.button(
-                    session,
+                button(
                     "bestroll",
                     _keep_and_roll(value, left),
                     style=discord.ButtonStyle.primary,
                     row=3,
-                    stamp=stamp,
                 )
             )
             if bankable:
                 items.append(
-                    self.button(
-                        session,
+                    button(
                         "bestbank",
                         _keep_and_bank(value, turn.total),
                         style=discord.ButtonStyle.success,
                         row=3,
-                        stamp=stamp,
                     )
                 )
         if "piggyback" in legal and state.piggyback is not None:
             offer = state.piggyback
             items.append(
-                self.button(
-                    session,
+                button(
                     "piggy",
                     _n(
                         "Piggyback {n} die: {points}",
@@ -375,7 +364,6 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                         points=offer.points,
                     ),
                     row=2,
-                    stamp=stamp,
                 )
             )
         return items

@@ -106,6 +106,15 @@ def test_a_sentence_said_before_is_not_mistaken_for_another() -> None:
             assert _("{name} left the lobby.", name="<@12>") == "<@12> left the lobby."
         assert _("{player} {score}", player="Ann", score=1) == "Ann 1"
         assert _("{player} {score}", player="Ann", score=True) == "Ann True"
+        # An engine's message made afresh each time (a refusal): every text in it is a name.
+        said = "It's not your turn: it's {name}'s."
+        assert render(M(said, name="<@12>")) == "It's not your turn: it's \\<\\@12>'s."
+        with plain_text():
+            assert render(M(said, name="<@12>")) == "It's not your turn: it's <@12>'s."
+        with speaking("de"):
+            german = render(M(said, name="Ann"))
+        assert "Ann" in german and german != render(M(said, name="Ann"))
+        assert _(said, name=who(12)) == "It's not your turn: it's <@12>'s."
 
 
 def test_an_engines_message_holds_plain_text_everywhere() -> None:
