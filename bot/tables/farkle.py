@@ -10,7 +10,7 @@ import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
-from bot.i18n import _, _n, listed, render
+from bot.i18n import Lang, _, _n, current, listed, reads_markdown, render
 from bot.mentions import mention, spoken
 from bot.players import who
 from bot.sessions import Session
@@ -43,6 +43,12 @@ def _keep_and_roll(value: int, left: int) -> str:
     after hot dice."""
     label = _("Keep {points} & roll {n}", points=value, n=left)
     return label + HOT if left == 6 else label
+
+
+#: The scores' fields already written (`FarkleTable._scores`), by the language (kept with
+#: them, so its id stays its own), markdown or not, and all they show; at most 512 tables'.
+_score_fields: dict[tuple[object, ...], tuple[Lang, tuple[str, ...]]] = {}
+_SCORES_KEPT = 512
 
 
 class _Throw(NamedTuple):
@@ -251,7 +257,32 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             )
         return lines
 
-    def _scores(self, state: FarkleState) -> list[str]:
+    def _scores(self, state: FarkleState) -> tuple[str, ...]:
+        """The scores' fields: the same for every tap of a throw, and from one turn to the
+        next but for two players' rows, so each is written once (`_score_fields`)."""
+        rules, language = state.rules, current()
+        key = (
+            id(language),
+            reads_markdown(),
+            -1 if state.finished else state.current,
+            rules.opening,
+            rules.farkle_penalty_every,
+            rules.farkle_word,
+            rules.crappy_malappy_wins,
+            *[(p.id, p.score, p.on_table, p.farkles, p.malappys) for p in state.players],
+            None,  # (the players end here, the departed begin)
+            *[(p.id, p.score) for p in state.departed],
+        )
+        hit = _score_fields.get(key)
+        if hit is not None:
+            return hit[1]
+        parts = tuple(self._score_rows(state))
+        if len(_score_fields) >= _SCORES_KEPT:
+            _score_fields.clear()
+        _score_fields[key] = (language, parts)
+        return parts
+
+    def _score_rows(self, state: FarkleState) -> list[str]:
         rows = []
         for i, p in enumerate(state.players):
             mark = "▶" if i == state.current and not state.finished else "·"
