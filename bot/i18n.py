@@ -226,8 +226,8 @@ def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
 
 #: How many filled sentences a language keeps (`Lang.filled`): a table's dozen sentences
 #: for each of the games played at once; all are forgotten when it is full. Only short ones
-#: are kept (a table's lines, labels and names), so the whole stays within about a MiB.
-_FILLED_KEPT = 2048
+#: are kept (a table's lines, labels and names): about 0.4 MiB a language when full.
+_FILLED_KEPT = 1024
 _FILLED_LONGEST = 256
 
 

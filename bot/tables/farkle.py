@@ -46,9 +46,9 @@ def _keep_and_roll(value: int, left: int) -> str:
 
 
 #: The scores' fields already written (`FarkleTable._scores`), by the language (kept with
-#: them, so its id stays its own), markdown or not, and all they show; at most 512 tables'.
+#: them, so its id stays its own), markdown or not, and all they show; at most 256 tables'.
 _score_fields: dict[tuple[object, ...], tuple[Lang, tuple[str, ...]]] = {}
-_SCORES_KEPT = 512
+_SCORES_KEPT = 256
 
 
 class _Throw(NamedTuple):

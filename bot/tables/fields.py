@@ -44,7 +44,7 @@ def pages(lines: Iterable[str], limit: int = FIELD_LIMIT) -> list[str]:
 #: reused while it is here. A table shows the same window again after a tap that logs
 #: nothing, and the working copies of a game share their lines (games/copies.py).
 _windows: dict[tuple[object, ...], tuple[tuple[Line, ...], object, str]] = {}
-_WINDOWS_KEPT = 1024
+_WINDOWS_KEPT = 512
 
 
 def newest(lines: Sequence[Line], limit: int = FIELD_LIMIT) -> str:
