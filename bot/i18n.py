@@ -75,6 +75,9 @@ class Lang:
     #: What `gettext` gives for each text that has a translation (any other text is its
     #: own): `_` reads it in one dict lookup, without the two Python calls of `gettext`.
     singular: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: Sentences and messages already filled in this language (`_filled`), kept with the
+    #: language so a catalogue loaded afresh starts with none.
+    filled: dict[tuple[object, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     def gettext(self, text: str) -> str:
         return self.translations.gettext(text)
@@ -124,6 +127,8 @@ def language_of(discord_locale: object) -> str:
     """The catalogue for a Discord locale ("de", "pt-BR", "es-419", "en-GB", or a
     discord.Locale): the exact language, else the same language of another country, else
     English."""
+    if type(discord_locale) is str and discord_locale in LANGUAGES:  # a channel's, mostly
+        return discord_locale
     text = str(getattr(discord_locale, "value", discord_locale) or "").replace("-", "_")
     if text in LANGUAGES:
         return text
@@ -152,14 +157,23 @@ def current() -> Lang:
     return _current.get() or lang(SOURCE)
 
 
-@contextlib.contextmanager
-def speaking(language: str | object | None) -> Iterator[Lang]:
-    """Make the text of this block in `language` (a catalogue name or a Discord locale)."""
-    token = _current.set(lang(language_of(language)))
-    try:
-        yield current()
-    finally:
-        _current.reset(token)
+class speaking:  # (lower case: it is used as the function it was)
+    """Make the text of this block in `language` (a catalogue name or a Discord locale). A
+    class rather than a generator: a table is rendered, and its update made, in its
+    channel's language on every move."""
+
+    __slots__ = ("_language", "_token")
+
+    def __init__(self, language: str | object | None) -> None:
+        self._language = language
+
+    def __enter__(self) -> Lang:
+        language = lang(language_of(self._language))
+        self._token = _current.set(language)
+        return language
+
+    def __exit__(self, *exc: object) -> None:
+        _current.reset(self._token)
 
 
 def speak(language: str | object | None) -> None:
@@ -180,6 +194,11 @@ def plain_text() -> Iterator[None]:
         _markdown.reset(token)
 
 
+def reads_markdown() -> bool:
+    """Whether the text being made now is read as markdown (outside `plain_text`)."""
+    return _markdown.get()
+
+
 def N_(text: str) -> str:
     """Mark a constant for the catalogues; translate it where it is shown, with `_(text)`."""
     return text
@@ -189,7 +208,10 @@ def _(text: str, /, **args: Arg) -> str:
     """`text` in the current language, its placeholders filled with `args`."""
     language = _current.get() or lang(SOURCE)  # (`current()`, inline: the hottest call)
     translated = language.singular.get(text, text)
-    return _fill(translated, text, args, language) if args else translated
+    if not args:
+        return translated
+    key = (text, _markdown.get(), *args.items(), *map(type, args.values()))
+    return _filled(key, translated, text, args, language)
 
 
 def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
@@ -197,7 +219,44 @@ def _n(one: str, many: str, n: int, /, **args: Arg) -> str:
     written as a number of the language."""
     language = current()
     source = one if n == 1 else many
-    return _fill(language.ngettext(one, many, n), source, {"n": n, **args}, language)
+    args = {"n": n, **args}
+    key = (one, many, _markdown.get(), *args.items(), *map(type, args.values()))
+    return _filled(key, language.ngettext(one, many, n), source, args, language)
+
+
+#: How many filled sentences a language keeps (`Lang.filled`): a table's dozen sentences
+#: for each of the games played at once; all are forgotten when it is full. Only short ones
+#: are kept (a table's lines, labels and names): about 0.4 MiB a language when full.
+_FILLED_KEPT = 1024
+_FILLED_LONGEST = 256
+
+
+def _filled(
+    key: tuple[object, ...],
+    text: str,
+    source: str,
+    args: dict[str, Arg],
+    language: Lang,
+    *,
+    texts: bool = False,
+) -> str:
+    """`_fill`, once for each sentence and arguments: a table says the same sentences with
+    the same values move after move (the title, the scores, the buttons). `key` holds the
+    message, whether markdown is read, and the arguments with their types (a mention and a
+    display name of the same text are written differently, so are 1 and True); arguments
+    that are lists or messages cannot be a key, and are filled every time."""
+    filled = language.filled
+    try:
+        hit = filled.get(key)
+    except TypeError:
+        return _fill(text, source, args, language, texts=texts)
+    if hit is None:
+        hit = _fill(text, source, args, language, texts=texts)
+        if len(hit) <= _FILLED_LONGEST:
+            if len(filled) >= _FILLED_KEPT:
+                filled.clear()
+            filled[key] = hit
+    return hit
 
 
 def _p(context: str, text: str, /, **args: Arg) -> str:
@@ -207,6 +266,10 @@ def _p(context: str, text: str, /, **args: Arg) -> str:
     translated = language.pgettext(context, text)
     return _fill(translated, text, args, language) if args else translated
 
+
+#: What the keys of `_filled` start with for an engine's message (`render`), whose text
+#: arguments are all escaped: never the same key as a sentence's of `_`.
+_MESSAGE = object()
 
 #: Lines already rendered, by (the message's id, language, markdown or plain text): a table
 #: shows the same log lines move after move (a game's working copies share them,
@@ -232,10 +295,14 @@ def render(line: Line | None) -> str:
     if line.n is not None and line.p is not None:
         source = line.k if line.n == 1 else line.p
         translated = language.ngettext(line.k, line.p, line.n)
-        text = _fill(translated, source, {"n": line.n, **line.a}, language, texts=True)
+        args = {"n": line.n, **line.a}
     else:
-        translated = language.gettext(line.k)
-        text = _fill(translated, line.k, line.a, language, texts=True) if line.a else translated
+        source, translated, args = line.k, language.gettext(line.k), line.a
+    if args:  # (a message made afresh, such as a refusal, is often one said before)
+        said = (_MESSAGE, line.k, line.p, _markdown.get(), *args.items(), *map(type, args.values()))
+        text = _filled(said, translated, source, args, language, texts=True)
+    else:
+        text = translated
     if len(_rendered) >= _RENDERED_KEPT:
         _rendered.clear()
     _rendered[key] = (line, language, text)

@@ -49,7 +49,9 @@ _ESCAPED = {**_PLAIN, **{ord(c): "\\" + c for c in _MARKDOWN}}
 def unbidi(name: str) -> str:
     """`name` without bidirectional controls, its line breaks as spaces: what a place that
     reads no markdown (a label, a picture, a text file) shows of a name."""
-    if name.isascii() and name.isprintable():  # most labels: nothing to leave out
+    # Most labels and names: nothing to leave out. Every character `_PLAIN` changes is a
+    # control, a format character or a separator, none of which is printable.
+    if name.isprintable():
         return name
     return name.translate(_PLAIN)
 

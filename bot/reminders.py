@@ -292,11 +292,12 @@ def with_remind_button(
             command=mention("remind me"),
         )
         rendered = replace(rendered, content="\n".join(filter(None, [rendered.content, note])))
-    nudge = button(NUDGE_KIND, NUDGE_ACTION, session.channel_id, session.game_id, 0, _("Remind"))
     row = _free_row(rendered.items)
     if row is None:
         return rendered
-    nudge.row = row
+    nudge = button(
+        NUDGE_KIND, NUDGE_ACTION, session.channel_id, session.game_id, 0, _("Remind"), row=row
+    )
     return replace(rendered, items=[*rendered.items, nudge])
 
 
@@ -304,15 +305,11 @@ def _free_row(items: list[TableItem]) -> int | None:
     """The last action row with room for a button (rows fill as `action_rows` fills them)."""
     used = [0] * 5
     for item in items:
-        if item.row is not None:
-            used[item.row] += item.width
-        else:
-            free = next((i for i in range(5) if used[i] + item.width <= 5), None)
-            if free is None:
+        width, row = item.width, item.row
+        if row is None:
+            row = next((i for i in range(5) if used[i] + width <= 5), None)
+            if row is None:
                 return None
-            used[free] += item.width
-    last = max((i for i in range(5) if used[i]), default=-1)
-    for i in range(max(last, 0), 5):
-        if used[i] + 1 <= 5:
-            return i
-    return None
+        used[row] += width
+    last = next((i for i in range(4, 0, -1) if used[i]), 0)
+    return next((i for i in range(last, 5) if used[i] < 5), None)

@@ -66,6 +66,42 @@ class Rendered:
         return view_of(self.items)
 
 
+@dataclass(frozen=True, slots=True)
+class StampedButtons:
+    """Makes the buttons of one table that all answer the same decision (a Farkle throw):
+    `TableAdapter.button` without asking the session and the game's stamp for each."""
+
+    kind: str
+    channel_id: int
+    game: int
+    stamp: int
+
+    def __call__(
+        self,
+        action: str,
+        label: str,
+        *,
+        arg: object = None,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+        row: int | None = None,
+        emoji: discord.PartialEmoji | None = None,
+    ) -> TableItem:
+        return button(
+            self.kind,
+            action,
+            self.channel_id,
+            self.game,
+            self.stamp,
+            label,
+            arg=None if arg is None else str(arg),
+            style=style,
+            disabled=disabled,
+            row=row,
+            emoji=emoji,
+        )
+
+
 def vote_tally(yes: Sequence[int], no: Sequence[int]) -> str:
     """A vote's count so far: '1 yes, 0 no', or 'no votes yet' (never '0 yes, 0 no')."""
     if not yes and not no:
@@ -207,6 +243,11 @@ class TableAdapter(GameRules[StateT]):
             row=row,
             emoji=emoji,
         )
+
+    def stamped(self, session: Session, stamp: int) -> StampedButtons:
+        """The buttons of a table that all answer one decision, `stamp` (`stamp_of` of any
+        of them): what they share is read once for all of them."""
+        return StampedButtons(self.kind, session.channel_id, session.game_id, stamp)
 
     def select(
         self,

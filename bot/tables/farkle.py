@@ -4,12 +4,13 @@ whole state is the public view."""
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 
 import discord
 
 from bot.components import TableItem
 from bot.errors import UserError
-from bot.i18n import _, _n, listed, render
+from bot.i18n import Lang, _, _n, current, listed, reads_markdown, render
 from bot.mentions import mention, spoken
 from bot.players import who
 from bot.sessions import Session
@@ -22,7 +23,6 @@ from games.errors import IllegalMove
 from games.farkle import engine
 from games.farkle.engine import FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
-from games.farkle.scoring import score_selection
 from games.lobby import Lobby
 
 LOG_LINES = 6
@@ -43,6 +43,39 @@ def _keep_and_roll(value: int, left: int) -> str:
     after hot dice."""
     label = _("Keep {points} & roll {n}", points=value, n=left)
     return label + HOT if left == 6 else label
+
+
+#: The scores' fields already written (`FarkleTable._scores`), by the language (kept with
+#: them, so its id stays its own), markdown or not, and all they show; at most 256 tables'.
+_score_fields: dict[tuple[object, ...], tuple[Lang, tuple[str, ...]]] = {}
+_SCORES_KEPT = 256
+
+
+class _Throw(NamedTuple):
+    """What the engine says about the throw on the table, asked once per render: the turn's
+    lines and the buttons both show it."""
+
+    #: The last die missed and is thrown again.
+    reroll: bool
+    #: What keeping the best dice gives (`engine.best_keep`); None on a bot's turn.
+    keep: tuple[int, int, bool] | None
+    #: What the selection scores (None: nothing selected, or no score).
+    value: int | None
+    #: Why the selection scores nothing.
+    problem: IllegalMove | None
+
+    @classmethod
+    def of(cls, state: FarkleState, bots: list[int]) -> _Throw:
+        turn = state.turn
+        reroll = engine.must_reroll_last_die(state)
+        keep = None if bots or state.finished else engine.best_keep(state)
+        value, problem = None, None
+        if turn.dice and not reroll and turn.selected:
+            try:
+                value = engine.selection_value(state)
+            except IllegalMove as exc:
+                problem = exc
+        return cls(reroll, keep, value, problem)
 
 
 class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
@@ -93,6 +126,8 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         )
         lines: list[str] = []
         content = None
+        bots = [] if state.finished else self.thinking(state)
+        throw = _Throw.of(state, bots)
         if state.finished and state.ended_by_departure:
             lines.append(self.departure_line(state.ended_by_departure))
         elif state.finished:
@@ -103,7 +138,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             else:
                 lines.append(_("**Game over.**"))
         else:
-            lines += self._turn_lines(session, state)
+            lines += self._turn_lines(session, state, bots, throw)
         embed.description = "\n".join(lines) or None
         for i, part in enumerate(self._scores(state)):  # a big table takes more than one field
             embed.add_field(
@@ -119,12 +154,13 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             else _("Target: over {target} · {then}", target=rules.target, then=then)
         )
         # A bot's turn has no button a person could use: every one of them is the turn's.
-        items = [] if state.finished or self.thinking(state) else self._buttons(session, state)
+        items = [] if state.finished or bots else self._buttons(session, state, throw)
         return Rendered(embed=embed, items=items, content=content)
 
-    def _turn_lines(self, session: Session, state: FarkleState) -> list[str]:
+    def _turn_lines(
+        self, session: Session, state: FarkleState, bots: list[int], throw: _Throw
+    ) -> list[str]:
         turn, player = state.turn, state.current_player
-        bots = self.thinking(state)
         need = state.rules.bank_minimum(player.on_table)
         name, total = who(player.id), turn.total
         if not need:
@@ -162,7 +198,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 for f in turn.extended
             )
             lines.append(_("**Extended triples:** {values}", values=values))
-        if engine.must_reroll_last_die(state):
+        if throw.reroll:
             left = state.rules.one_die_throws - turn.one_die_misses
             lines.append(
                 _n(
@@ -174,7 +210,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         elif turn.dice:
             chosen = engine.selection_dice(state)
             if not chosen:
-                keep = None if bots else engine.best_keep(state)
+                keep = throw.keep
                 if keep is not None:  # (a bot's turn: nobody to tell what to press)
                     value, left, bankable = keep
                     roll = _keep_and_roll(value, left)
@@ -191,27 +227,25 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                             roll=roll,
                         )
                     )
-            else:
-                try:
-                    value = score_selection(chosen, state.rules, turn.extended)
-                    lines.append(
-                        _(
-                            "**Selected:** {dice} → **{points}**",
-                            dice=self.faces.dice(chosen, "selected"),
-                            points=value,
-                        )
+            elif throw.problem is not None:
+                lines.append(
+                    _(
+                        "**Selected:** {dice} · {problem}",
+                        dice=self.faces.dice(chosen, "selected"),
+                        problem=render(throw.problem.message),
                     )
-                    short = engine.bank_shortfall(state, value, engine.selection_is_hot(state))
-                    if short:
-                        lines.append(render(short))
-                except IllegalMove as exc:
-                    lines.append(
-                        _(
-                            "**Selected:** {dice} · {problem}",
-                            dice=self.faces.dice(chosen, "selected"),
-                            problem=render(exc.message),
-                        )
+                )
+            elif throw.value is not None:
+                lines.append(
+                    _(
+                        "**Selected:** {dice} → **{points}**",
+                        dice=self.faces.dice(chosen, "selected"),
+                        points=throw.value,
                     )
+                )
+                short = engine.bank_shortfall(state, throw.value, engine.selection_is_hot(state))
+                if short:
+                    lines.append(render(short))
         if bots:  # in place of a clock: the bot moves in a moment
             lines.append(self.thinking_line(bots))
         elif session.deadline:
@@ -223,7 +257,32 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             )
         return lines
 
-    def _scores(self, state: FarkleState) -> list[str]:
+    def _scores(self, state: FarkleState) -> tuple[str, ...]:
+        """The scores' fields: the same for every tap of a throw, and from one turn to the
+        next but for two players' rows, so each is written once (`_score_fields`)."""
+        rules, language = state.rules, current()
+        key = (
+            id(language),
+            reads_markdown(),
+            -1 if state.finished else state.current,
+            rules.opening,
+            rules.farkle_penalty_every,
+            rules.farkle_word,
+            rules.crappy_malappy_wins,
+            *[(p.id, p.score, p.on_table, p.farkles, p.malappys) for p in state.players],
+            None,  # (the players end here, the departed begin)
+            *[(p.id, p.score) for p in state.departed],
+        )
+        hit = _score_fields.get(key)
+        if hit is not None:
+            return hit[1]
+        parts = tuple(self._score_rows(state))
+        if len(_score_fields) >= _SCORES_KEPT:
+            _score_fields.clear()
+        _score_fields[key] = (language, parts)
+        return parts
+
+    def _score_rows(self, state: FarkleState) -> list[str]:
         rows = []
         for i, p in enumerate(state.players):
             mark = "▶" if i == state.current and not state.finished else "·"
@@ -252,15 +311,16 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 parts.append(row[:FIELD_LIMIT])
         return parts or [_("nobody")]
 
-    def _buttons(self, session: Session, state: FarkleState) -> list[TableItem]:
+    def _buttons(self, session: Session, state: FarkleState, throw: _Throw) -> list[TableItem]:
         turn = state.turn
         legal = engine.legal_actions(state, state.current_player.id)
+        # Every button answers the same decision (this throw): one stamp for all of them.
+        button = self.stamped(session, self.stamp_of(state, "roll", None))
         items: list[TableItem] = []
         if "toggle" in legal:
             for i, face in enumerate(turn.dice):
                 picked = i in turn.selected
-                item = self.button(
-                    session,
+                item = button(
                     "toggle",
                     f"{face}" + (" ✓" if picked else ""),
                     arg=f"{i}-{'off' if picked else 'on'}",
@@ -271,7 +331,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 items.append(item)
         if not turn.dice:
             roll_label = _("Roll 6 dice")
-        elif engine.must_reroll_last_die(state):
+        elif throw.reroll:
             roll_label = _("Throw the last die again")
         elif not turn.selected and "roll" not in legal:
             roll_label = _("Tap dice to set aside")  # greyed: says why it cannot roll yet
@@ -281,8 +341,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 _("Set aside & roll {n}", n=left) if left else _("Set aside & roll {n}", n=6) + HOT
             )
         items.append(
-            self.button(
-                session,
+            button(
                 "roll",
                 roll_label,
                 style=discord.ButtonStyle.primary,
@@ -290,16 +349,11 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                 row=2,
             )
         )
-        chosen: int | None = None  # what the selection scores (None: nothing, or no score)
-        if turn.dice and not engine.must_reroll_last_die(state):
-            bank_label = _("Bank")
-            if turn.selected:  # an empty selection is no value (and no exception to raise)
-                with contextlib.suppress(IllegalMove):
-                    chosen = engine.selection_value(state)
-                    bank_label = _("Bank {points}", points=turn.total + chosen)
+        chosen = throw.value  # what the selection scores (None: nothing, or no score)
+        if turn.dice and not throw.reroll:
+            bank_label = _("Bank") if chosen is None else _("Bank {points}", points=turn.total + chosen)
             items.append(
-                self.button(
-                    session,
+                button(
                     "bank",
                     bank_label,
                     style=discord.ButtonStyle.success,
@@ -307,14 +361,13 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                     row=2,
                 )
             )
-        keep = engine.best_keep(state) if legal else None
+        keep = throw.keep if legal else None
         # The selection already is the best keep (same points, same dice left): Set aside &
         # roll and Bank do what the Keep buttons would, so those are not shown twice.
         if keep is not None and (chosen, len(turn.dice) - len(turn.selected) or 6) != keep[:2]:
             value, left, bankable = keep
             items.append(
-                self.button(
-                    session,
+                button(
                     "bestroll",
                     _keep_and_roll(value, left),
                     style=discord.ButtonStyle.primary,
@@ -323,8 +376,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             )
             if bankable:
                 items.append(
-                    self.button(
-                        session,
+                    button(
                         "bestbank",
                         _keep_and_bank(value, turn.total),
                         style=discord.ButtonStyle.success,
@@ -334,8 +386,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         if "piggyback" in legal and state.piggyback is not None:
             offer = state.piggyback
             items.append(
-                self.button(
-                    session,
+                button(
                     "piggy",
                     _n(
                         "Piggyback {n} die: {points}",

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 
 import discord
 
-from bot.i18n import render
+from bot.i18n import current, reads_markdown, render
 from games.text import Line
 
 FIELD_LIMIT = 1024
@@ -39,9 +39,30 @@ def pages(lines: Iterable[str], limit: int = FIELD_LIMIT) -> list[str]:
     return parts
 
 
+#: Log windows already written (`newest`), by the language, whether markdown is read, the
+#: limit and the lines' ids; each kept with its lines and language, so none of their ids is
+#: reused while it is here. A table shows the same window again after a tap that logs
+#: nothing, and the working copies of a game share their lines (games/copies.py).
+_windows: dict[tuple[object, ...], tuple[tuple[Line, ...], object, str]] = {}
+_WINDOWS_KEPT = 512
+
+
 def newest(lines: Sequence[Line], limit: int = FIELD_LIMIT) -> str:
     """A log window for one field: its newest lines, each in the current language, as many
     whole lines as fit in `limit` (the oldest go first)."""
+    language = current()
+    key = (id(language), reads_markdown(), limit, *map(id, lines))
+    hit = _windows.get(key)
+    if hit is not None:
+        return hit[2]
+    text = _window(lines, limit)
+    if len(_windows) >= _WINDOWS_KEPT:
+        _windows.clear()
+    _windows[key] = (tuple(lines), language, text)
+    return text
+
+
+def _window(lines: Sequence[Line], limit: int) -> str:
     kept: list[str] = []
     size = -1
     for line in reversed(lines):

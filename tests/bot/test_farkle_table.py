@@ -3,18 +3,26 @@ middle, refusals that change nothing, turn timers and the Discord limits of ever
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
 from bot.components import Click
 from bot.errors import CorruptSession, NoSession, StaleTable, UserError
+from bot.i18n import plain_text, speaking
 from bot.service import Actor, Reply, Tables
 from bot.session_json import state_json
+from bot.tables.farkle import FarkleTable
 from games.errors import IllegalMove, LobbyError, NotInGame, NotYourTurn
+from games.farkle import engine
 from games.farkle.engine import FarkleState
+from games.farkle.rules import PRESETS
 from games.farkle.scoring import best_selection
+from games.lobby import Seat
 from tests.bot.conftest import (
     ADMIN,
     ALICE,
@@ -486,3 +494,36 @@ def test_who_the_game_waits_on_is_the_same_with_or_without_what_for() -> None:
     assert seen == {1, 2}
     state = engine.remove_player(state, 2)[0]
     assert state.finished and play.waiting_ids(state) == list(play.waiting_on(state)) == []
+
+
+def _changes(state: FarkleState) -> Iterator[None]:
+    """Change what the scores show, one thing at a time."""
+    for attribute, value in (("score", 1500), ("on_table", True), ("farkles", 2), ("malappys", 1)):
+        setattr(state.players[len(state.players) - 1], attribute, value)
+        yield
+    state.current = (state.current + 1) % len(state.players)
+    yield
+    state.departed.append(state.players.pop())
+    yield
+    state.finished = True
+    yield
+
+
+def test_the_scores_written_once_are_what_they_show_now() -> None:
+    """The scores' fields are kept by what they show (`FarkleTable._scores`): every change
+    a row shows, whose turn it is, the language and markdown give the fields written afresh,
+    never ones kept from before."""
+    adapter = FarkleTable()
+    seats = [Seat(id=11, name="Ann"), Seat(id=12, name="Ben"), Seat(id=13, name="Cy")]
+    for preset in ("classic", "on-the-table", "crappy-malappy"):
+        state = engine.new_game(seats, PRESETS[preset], random.Random(1))[0]
+        shown: set[tuple[str, ...]] = set()
+        for _ in itertools.chain([None], _changes(state)):
+            for language in ("en", "de", "pl"):
+                with speaking(language):
+                    fields = adapter._scores(state)
+                    assert fields == tuple(adapter._score_rows(state))
+                    shown.add(fields)
+                    with plain_text():
+                        assert adapter._scores(state) == tuple(adapter._score_rows(state))
+        assert len(shown) >= 3 * 5  # (a farkle or a malappy shows only where it counts)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from bot import i18n
 from bot.errors import said
-from bot.i18n import render, speaking
+from bot.i18n import _, _n, render, speaking
 from bot.replies import Actor
 from bot.service import Tables
 from bot.settings import GuildSettings
@@ -93,3 +94,18 @@ async def test_an_answer_is_in_the_language_of_whoever_asked(tables: Tables) -> 
     assert "not your turn" in english
     assert french and french != english
     assert tables.language(session) == "de"
+
+
+def test_the_sentences_a_language_keeps_are_bounded() -> None:
+    """Each language keeps the sentences it filled (`_filled`), a bot that runs for weeks
+    too: never more than `_FILLED_KEPT`, and none longer than `_FILLED_LONGEST` (a long one
+    is filled anew each time, and still right)."""
+    with speaking("de") as german:
+        for points in range(i18n._FILLED_KEPT + 100):
+            assert i18n.number(points) in _("Bank {points}", points=points)
+            assert len(german.filled) <= i18n._FILLED_KEPT
+        long = "x" * (i18n._FILLED_LONGEST + 1)
+        german.filled.clear()
+        assert _("{name} left the lobby.", name=long).count("x") == len(long)
+        assert _n("{n} farkle", "{n} farkles", 2) == "2 Farkles"
+        assert len(german.filled) == 1  # the plural, not the long one

@@ -73,6 +73,7 @@ def test_bidi_controls_go_and_nothing_else() -> None:
     kept = "שלום Zoë 王小明 😀 a\u200db \u200b"  # right-to-left letters, joiners: no controls
     assert unbidi(kept) == kept and as_text(kept) == kept
     assert unbidi("two\nlines") == "two lines"
+    assert unbidi("Zoë\u2028✓ 🔥\u202e") == "Zoë ✓ 🔥"  # (not ASCII, and controls too)
 
 
 def test_only_the_bots_own_mentions_notify() -> None:
@@ -92,6 +93,28 @@ def test_names_in_sentences_are_escaped_and_mentions_kept() -> None:
     assert line == "Passed: <@12>, <@13>"
     listed = _("{names} is thinking…", names=["<@&1>", who(1001)])
     assert listed == "\\<\\@&1> and 🤖 Dicey is thinking…"
+
+
+def test_a_sentence_said_before_is_not_mistaken_for_another() -> None:
+    """`_` keeps each sentence it filled (bot/i18n.py `_filled`): a display name that reads
+    like a mention, the same name where no markdown is read, and True where 1 was given
+    are each filled as themselves, whichever came first."""
+    for _round in range(2):
+        assert _("{name} left the lobby.", name=who(12)) == "<@12> left the lobby."
+        assert _("{name} left the lobby.", name="<@12>") == "\\<\\@12> left the lobby."
+        with plain_text():
+            assert _("{name} left the lobby.", name="<@12>") == "<@12> left the lobby."
+        assert _("{player} {score}", player="Ann", score=1) == "Ann 1"
+        assert _("{player} {score}", player="Ann", score=True) == "Ann True"
+        # An engine's message made afresh each time (a refusal): every text in it is a name.
+        said = "It's not your turn: it's {name}'s."
+        assert render(M(said, name="<@12>")) == "It's not your turn: it's \\<\\@12>'s."
+        with plain_text():
+            assert render(M(said, name="<@12>")) == "It's not your turn: it's <@12>'s."
+        with speaking("de"):
+            german = render(M(said, name="Ann"))
+        assert "Ann" in german and german != render(M(said, name="Ann"))
+        assert _(said, name=who(12)) == "It's not your turn: it's <@12>'s."
 
 
 def test_an_engines_message_holds_plain_text_everywhere() -> None:
