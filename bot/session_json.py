@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 from pydantic_core import to_json
 
+from bot.json_text import compact
 from bot.reach import Reach
 from bot.store import SessionRow
 from games.draws import Sealed
@@ -40,7 +41,7 @@ def beside_json(session: Session) -> tuple[list[Any], list[Any], str | None]:
         parts["draws"] = moves
     if entries:
         parts["history"] = entries
-    text = _compact_text(parts) if parts else None
+    text = compact(parts) if parts else None
     return moves, entries, text
 
 
@@ -164,18 +165,13 @@ def session_json(session: Session, via: Reach | None = None, *, whole: bool = Fa
         fields["away"] = session.away.model_dump(mode="json")
     if session.state is not None:
         fields["sealed"] = session.draws is not None
-    tail = _compact(fields)
+    tail = compact(fields)
     draws = "null" if session.draws is None else draws_json(session.draws, whole=whole)
     state = state_json(session)
     if whole and history is not None:
         state = session.state.model_dump_json()
     return f'{{"lobby":{_lobby_json(session)},"state":{state},{tail[1:-1]},"draws":{draws}}}'
 
-
-#: `json.dumps(value, separators=(",", ":"))` without making its encoder at every call.
-_compact = json.JSONEncoder(separators=(",", ":")).encode
-#: As `_compact`, keeping text as it is (`ensure_ascii=False`).
-_compact_text = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 #: The JSON of started games' lobbies, by id, each with its lobby (so an id reused is no
 #: hit): a game's lobby no longer changes once it started (a lobby is only ever changed on

@@ -41,7 +41,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
-    log_beside,
+    log_values,
     places,
     played_game,
     played_sql,
@@ -523,7 +523,7 @@ async def _upsert_session(conn: asyncpg.Connection | asyncpg.Pool, row: SessionR
     follows the stored one; False when another save came first."""
     if row.log or row.beside:
         status = await conn.execute(
-            _UPSERT_SESSION_LOGGED, *session_values(row), json.dumps(row.log), log_beside(row)
+            _UPSERT_SESSION_LOGGED, *session_values(row), *log_values(row)
         )
     else:
         status = await conn.execute(_UPSERT_SESSION, *session_values(row))

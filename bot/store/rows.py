@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from bot.json_text import compact
 from bot.records import LUCK
 from bot.store.packed import pack, stored_value
 from bot.store.seats import Seat
@@ -217,11 +218,12 @@ class PlayerRating:
     last_change: float
 
 
-def log_beside(row: SessionRow) -> str | None:
-    """The `game_log.beside` value of a saved revision: what it adds beside the row, or None."""
+def log_values(row: SessionRow) -> tuple[str, str | None]:
+    """The `game_log` values (lines, beside) of a saved revision: the log lines it adds, as
+    JSON, and what it adds beside the row, or None."""
     if len(row.beside) > 1:
         raise ValueError("a saved revision adds one value beside its row")
-    return row.beside[0] if row.beside else None
+    return compact(row.log), row.beside[0] if row.beside else None
 
 
 def session_values(row: SessionRow) -> tuple[object, ...]:

@@ -35,7 +35,7 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
-    log_beside,
+    log_values,
     places,
     played_game,
     played_sql,
@@ -554,7 +554,7 @@ def _save_with_logs(
         if row.log or row.beside:
             conn.execute(
                 "INSERT INTO game_log (channel_id, revision, lines, beside) VALUES (?, ?, ?, ?)",
-                (row.channel_id, row.revision, json.dumps(row.log), log_beside(row)),
+                (row.channel_id, row.revision, *log_values(row)),
             )
         if row.seats is not None:
             stored = conn.execute(SEATS_OF_SQL, (row.channel_id,)).fetchall()
