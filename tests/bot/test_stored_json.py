@@ -45,7 +45,8 @@ async def test_log_lines_and_beside_read_back_equal(db_path: Path | str) -> None
     try:
         log: list[dict[str, object] | str] = [
             {"k": "{name} banked {n}.", "a": {"name": name, "n": 350}} for name in NAMES
-        ] + ["a line saved as text: Grüße"]
+        ]
+        log.append("a line saved as text: Grüße")
         beside = compact({"draws": [{"by": 11, "act": "bank", "draws": []}], "history": [[1, 2.5]]})
         row = SessionRow(
             CHANNEL, GUILD, "farkle", '{"lobby":{}}', 1, None, 1_700_000_123.456789,
