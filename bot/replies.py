@@ -5,7 +5,7 @@ in `bot/table_updates.py` and carried out by `bot/display.py`), and a Rematch's 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict, Unpack
 
@@ -66,7 +66,9 @@ class TableUpdate:
     table: Rendered
     message_id: int | None
     fresh: bool
-    summary: Rendered | None = None
+    #: Makes `summary` (once, however often asked): a table posted afresh retires the older
+    #: message with it, an edit in place mostly never needs it.
+    summarize: Callable[[], Rendered | None] = field(default=lambda: None, repr=False)
     ping: tuple[int, ...] = ()
     seq: int = 0
     #: Where the bot is no member of the channel: the interactions to show it through.
@@ -84,6 +86,12 @@ class TableUpdate:
     #: Players' open private replies that the move changed (their step came), with what
     #: each shows now: edited through the token that made them.
     privates: tuple[tuple[OpenReply, Rendered], ...] = ()
+
+    @property
+    def summary(self) -> Rendered | None:
+        """What the older table message is reduced to: its last moves, no buttons (None: a
+        lobby's, deleted instead)."""
+        return self.summarize()
 
 
 @dataclass

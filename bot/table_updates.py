@@ -11,6 +11,8 @@ open private replies); the others ask it for a table and an update, never read t
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -257,7 +259,7 @@ class TableUpdates:
             message_id=current,
             fresh=fresh,
             # (an edit needs one too, should it find the table posted afresh meanwhile)
-            summary=adapter.summary(session, rendered),
+            summarize=_summary_later(adapter, session, rendered),
             ping=ping,
             seq=self._seq,
             via=via,
@@ -353,6 +355,23 @@ class TableUpdates:
         """`reply`, followed by the channel's table brought up to date."""
         reply.update = self.update(session, rendered)
         return reply
+
+
+def _summary_later(
+    adapter: TableAdapter, session: Session, rendered: Rendered
+) -> Callable[[], Rendered | None]:
+    """`adapter.summary(session, rendered)` as it is now (the game's state, the table's
+    title, the language and markdown of this moment: `contextvars`), made when first asked
+    for, once: most moves edit the table in place and never retire a message."""
+    if not session.started:
+        return _no_summary
+    context = contextvars.copy_context()
+    state, title = session.state, rendered.embed.title
+    return functools.cache(functools.partial(context.run, adapter.summary_of, state, title))
+
+
+def _no_summary() -> None:
+    return None
 
 
 def _with_limit(table: Rendered, session: Session, via: Reach, now: float) -> Rendered:

@@ -185,11 +185,13 @@ class TableAdapter(GameRules[StateT]):
         no buttons (so only the live table can be pressed). None for a lobby: it has no
         moves to keep, and a pointer to a lobby below would outlive that lobby once it is
         cancelled or closes (the old message is deleted instead)."""
-        if not session.started:
-            return None
-        log = [render(line) for line in list(getattr(session.state, "log", None) or [])[-2:]]
+        return self.summary_of(session.state, table.embed.title) if session.started else None
+
+    def summary_of(self, state: StateT, title: str | None) -> Rendered:
+        """`summary` of a started game in `state`, its table titled `title`."""
+        log = [render(line) for line in list(getattr(state, "log", None) or [])[-2:]]
         embed = discord.Embed(
-            title=table.embed.title,
+            title=title,
             description="\n".join([*log, _("⬇ The live table is below.")]),
             colour=EMBED_COLOUR,
         )

@@ -12,6 +12,7 @@ import discord
 import pytest
 
 from bot.components import Click
+from bot.i18n import speaking
 from bot.service import EDIT_WINDOW, Reply, Tables, TableUpdate
 from bot.settings import GuildSettings
 from games.errors import GameError
@@ -24,9 +25,11 @@ from tests.bot.conftest import (
     Clock,
     find,
     make_tables,
+    open_game,
 )
 from tests.bot.test_crap_table import components, my_hand, start_crap
 from tests.bot.test_crap_table import state_of as crap_state
+from tests.bot.test_farkle_table import play_move
 from tests.bot.test_kuriki_table import start_kuriki
 from tests.bot.test_kuriki_table import state_of as kuriki_state
 
@@ -386,3 +389,29 @@ async def test_a_stale_pull_by_someone_who_could_not_have_pulled_says_why(
         assert "moment has passed" not in str(refused.value)
         assert "not your" in str(refused.value), str(refused.value)
     assert await tables.store.load_session(CHANNEL) == before
+
+
+async def test_an_updates_summary_shows_the_game_as_the_update_found_it(
+    tables: Tables, clock: Clock
+) -> None:
+    """The summary an older table message is reduced to is made only when a fresh post
+    retires that message, which may be after more moves: it still shows the last moves and
+    the language of the update's own moment."""
+    await tables.save_settings(GUILD, GuildSettings(language="de"))
+    reply = await open_game(tables, ALICE, BOB, CAROL, rules="classic", target=100_000)
+    for _ in range(3):
+        reply = await play_move(tables, reply)
+    first = reply.update
+    assert first is not None
+    then = (await tables.sessions.get(CHANNEL)).state  # type: ignore[union-attr]
+    with speaking("de"):
+        expected = tables.adapters["farkle"].summary_of(then, first.table.embed.title)
+    for _ in range(6):
+        reply = await play_move(tables, reply)
+    now = (await tables.sessions.get(CHANNEL)).state  # type: ignore[union-attr]
+    assert now.log[-2:] != then.log[-2:]
+    summary = first.summary  # (asked now, outside the table's language)
+    assert summary is not None and summary.items == []
+    assert summary.embed.to_dict() == expected.embed.to_dict()
+    assert "Der aktuelle Tisch ist weiter unten." in str(summary.embed.description)
+    assert first.summary is summary  # made once
