@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.i18n import _
+from bot.i18n import Lang, _, current
 from bot.sessions import Session
 from bot.tables.base import Rendered, TableAdapter
 from games.kuriki.engine import CUP
@@ -31,15 +31,31 @@ def sealed(rendered: Rendered, session: Session, adapter: TableAdapter) -> Rende
     seed instead, see `revealed`; a game started before games were sealed shows nothing)."""
     if session.draws is None or adapter.is_finished(session.state):
         return rendered
-    short = session.draws.commitment[:SHORT]
-    # Translators: {what} is what the game draws ("Dice", "Cards and dice"), {commitment} the
-    # first hex digits of its seed's hash; /verify is a command, keep it.
-    line = _(
-        "🔒 {what} sealed: {commitment} · /verify",
-        what=_(adapter.sealed_what),
-        commitment=short,
-    )
+    language, commitment = current(), session.draws.commitment
+    key = (language.code, adapter.sealed_what, commitment)
+    hit = _LINES.get(key)
+    if hit is not None and hit[0] is language:
+        line = hit[1]
+    else:
+        # Translators: {what} is what the game draws ("Dice", "Cards and dice"), {commitment}
+        # the first hex digits of its seed's hash; /verify is a command, keep it.
+        line = _(
+            "🔒 {what} sealed: {commitment} · /verify",
+            what=_(adapter.sealed_what),
+            commitment=commitment[:SHORT],
+        )
+        if len(_LINES) >= _LINES_KEPT:
+            _LINES.clear()
+        _LINES[key] = (language, line)
     return _footer(rendered, line)
+
+
+#: The sealed line of each running game's tables, by (language, what it draws, commitment):
+#: the same line on every table of a game, made once (neither argument is a name, so the
+#: line is the same whether markdown is read or not), kept with its language: a catalogue
+#: loaded afresh (a new `Lang`) is no hit. About 0.3 MiB when full; all forgotten then.
+_LINES: dict[tuple[str, str, str], tuple[Lang, str]] = {}
+_LINES_KEPT = 1024
 
 
 def revealed(rendered: Rendered, session: Session, game_id: int) -> Rendered:

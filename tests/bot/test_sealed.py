@@ -24,6 +24,7 @@ from bot.records import CUPS, FACES
 from bot.replies import Reply
 from bot.sealed import SHORT, luck_counts
 from bot.service import Tables
+from bot.settings import GuildSettings
 from bot.verify import ONE_LINER, one_liner, verdict, verify_answer
 from games.draws import Sealed, contiguous, replay
 from games.kuriki.engine import declarations
@@ -418,3 +419,19 @@ async def test_a_cached_game_keeps_its_draws_sealed_and_its_record_whole(tables:
     dice: Any = record["dice"]
     checked = replay(bytes.fromhex(dice["seed"]), dice["moves"])
     assert len(dice["moves"]) >= 3 and all(c.ok for c in checked) and contiguous(checked, at)
+
+
+async def test_the_sealed_line_is_in_each_tables_language(tables: Tables) -> None:
+    """The line is made once per game and language: the same game's table shown in another
+    language (the server chose one) says it in that language, and in English again after."""
+    await open_game(tables, ALICE, BOB, CAROL, rules="classic", target=1500)
+    session = await tables.sessions.get(CHANNEL)
+    assert session is not None and session.draws is not None
+    short = session.draws.commitment[:SHORT]
+    shown = []
+    for language in ["en", "de", None]:
+        await tables.save_settings(GUILD, GuildSettings(language=language))
+        shown.append(tables.display.table(session).embed.footer.text or "")
+    assert shown[0].endswith(f"🔒 Dice sealed: {short} · /verify")
+    assert shown[1].endswith(f"🔒 Würfel versiegelt: {short} · /prüfen")
+    assert shown[2] == shown[0]
