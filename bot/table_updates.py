@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import functools
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -365,13 +364,28 @@ def _summary_later(
     for, once: most moves edit the table in place and never retire a message."""
     if not session.started:
         return _no_summary
-    context = contextvars.copy_context()
-    state, title = session.state, rendered.embed.title
-    return functools.cache(functools.partial(context.run, adapter.summary_of, state, title))
+    return _Summary(contextvars.copy_context(), adapter, session.state, rendered.embed.title)
 
 
 def _no_summary() -> None:
     return None
+
+
+class _Summary:
+    """`TableAdapter.summary_of` of a moment (`_summary_later`), made on the first call."""
+
+    __slots__ = ("adapter", "context", "made", "state", "title")
+
+    def __init__(
+        self, context: contextvars.Context, adapter: TableAdapter, state: object, title: str | None
+    ) -> None:
+        self.context, self.adapter, self.state, self.title = context, adapter, state, title
+        self.made: Rendered | None = None
+
+    def __call__(self) -> Rendered:
+        if self.made is None:
+            self.made = self.context.run(self.adapter.summary_of, self.state, self.title)
+        return self.made
 
 
 def _with_limit(table: Rendered, session: Session, via: Reach, now: float) -> Rendered:
