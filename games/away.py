@@ -65,11 +65,13 @@ class AwayBook(BaseModel):
         playing is away (there is nobody for the bot to play against)."""
         if self.pause is not None and self.pause.on and self.pause.until > now:
             return True
+        if not self.away:  # (every move asks: mostly nobody is away)
+            return False
         return bool(persons) and all(self.is_away(p, now) for p in persons)
 
     def stand_ins(self, persons: Collection[int], now: float) -> list[int]:
         """The persons whose turns a bot plays now (none while the game is paused)."""
-        if self.paused(persons, now):
+        if not self.away or self.paused(persons, now):
             return []
         return [p for p in persons if self.is_away(p, now)]
 
