@@ -68,7 +68,9 @@ class TableUpdate:
     fresh: bool
     #: Makes `summary` (once, however often asked): a table posted afresh retires the older
     #: message with it, an edit in place mostly never needs it.
-    summarize: Callable[[], Rendered | None] = field(default=lambda: None, repr=False)
+    summarize: Callable[[], Rendered | None] = field(
+        default=lambda: None, repr=False, compare=False
+    )
     ping: tuple[int, ...] = ()
     seq: int = 0
     #: Where the bot is no member of the channel: the interactions to show it through.
