@@ -1,7 +1,7 @@
 """The bot's own connections for interaction callbacks and follow-ups (bot/callback_http.py),
-against a small scripted HTTP/1.1 server on 127.0.0.1: the request is the one discord.py's webhook adapter
-sends, connections are kept alive and reused, and the answers (chunked, cut, rate limited,
-failing) come out as discord.py's path gives them."""
+against a small scripted HTTP/1.1 server on 127.0.0.1: the request is the one discord.py's
+webhook adapter sends, connections are kept alive and reused, and the answers (chunked, cut,
+rate limited, failing) come out as discord.py's path gives them."""
 
 from __future__ import annotations
 
