@@ -328,8 +328,8 @@ async def _post(
     window: Window | None,
 ) -> int | None:
     """Post the table afresh and retire the old message (see `_poster` for where): the new
-    message's id, or None when it cannot be shown now. A window whose token Discord refuses is closed and the
-    next open one tried."""
+    message's id, or None when it cannot be shown now. A window whose token Discord refuses
+    is closed and the next open one tried."""
     retired = False
     while True:
         try:
