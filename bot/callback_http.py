@@ -30,6 +30,7 @@ import ssl
 import time
 import weakref
 from collections import deque
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -276,11 +277,12 @@ class CallbackHTTP:
             self._origin = _Origin(base)
         return self._origin
 
-    async def callback(self, interaction_id: int, token: str, payload: Any) -> Any:
+    def callback(self, interaction_id: int, token: str, payload: Any) -> Awaitable[Any]:
         """POST an interaction callback's payload, as discord.py's webhook adapter does (same
-        tries, same errors); the answer's body."""
+        tries, same errors); the answer's body. (The request's own coroutine: a click's
+        answer goes through no further one.)"""
         path = f"/interactions/{interaction_id}/{quote(token, safe='')}/callback"
-        return await self._post(path, payload, "Interaction %s's callback", interaction_id)
+        return self._post(path, payload, "Interaction %s's callback", interaction_id, None)
 
     async def follow_up(self, application_id: int, token: str, payload: Any) -> Any:
         """POST a follow-up message of an interaction (its webhook's execute, `wait` and
@@ -295,14 +297,22 @@ class CallbackHTTP:
         except KeyError:
             self._locks[bucket] = lock = asyncio.Lock()
         async with lock:
-            return await self._post(path, payload, "Webhook ID %s", application_id, limited=True)
+            emptied: list[float] = []  # each answer's wait for its bucket, if any
+            try:
+                return await self._post(path, payload, "Webhook ID %s", application_id, emptied)
+            finally:
+                if emptied:
+                    log.debug("Webhook ID %s emptied its rate limit bucket (retry: %s).",
+                              application_id, emptied[-1])  # fmt: skip
+                    if emptied[-1] > 0:
+                        await _pause(emptied[-1])
 
     async def _post(
-        self, path: str, payload: Any, what: str, whose: int, *, limited: bool = False
+        self, path: str, payload: Any, what: str, whose: int, emptied: list[float] | None
     ) -> Any:
         """POST `payload` as JSON to `path` under the API base, tried and answered as
-        discord.py's webhook adapter does (`what % whose` names it in the log); `limited`:
-        an emptied rate limit bucket is waited out before returning."""
+        discord.py's webhook adapter does (`what % whose` names it in the log); into
+        `emptied` goes the wait of each answer saying its rate limit bucket is empty."""
         base = internals.api_base()
         if base is None:
             raise RuntimeError("discord.py's API base moved (bot/discord_internals.py)")
@@ -313,19 +323,6 @@ class CallbackHTTP:
             f"Content-Type: application/json\r\nAccept: */*\r\nUser-Agent: {USER_AGENT}\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1") + body
-        emptied: list[float] = []  # when a bucket is watched: each answer's wait, if any
-        try:
-            return await self._tries(origin, request, what, whose, emptied if limited else None)
-        finally:
-            if emptied:
-                log.debug("%s emptied its rate limit bucket (retry: %s).", what % whose,
-                          emptied[-1])  # fmt: skip
-                if emptied[-1] > 0:
-                    await _pause(emptied[-1])
-
-    async def _tries(
-        self, origin: _Origin, request: bytes, what: str, whose: int, emptied: list[float] | None
-    ) -> Any:
         reply: Reply | None = None
         data: Any = None
         for attempt in range(TRIES):
