@@ -1,15 +1,18 @@
-"""Interaction callbacks sent over the bot's own lean HTTP/1.1 connections.
+"""Interaction callbacks and follow-ups sent over the bot's own lean HTTP/1.1 connections.
 
-Every click is answered by one POST /interactions/{id}/{token}/callback (bot/respond.py).
-discord.py sends it through aiohttp, whose request, URL, header and timeout objects cost
-about a sixth of a click's CPU (docs/performance.md, "Per click"). This module sends the same
+Every click is answered by one POST /interactions/{id}/{token}/callback (bot/respond.py),
+and a turn's end posts the next table as the interaction's follow-up, one POST
+/webhooks/{application id}/{token}. discord.py sends them through aiohttp, whose request,
+URL, header and timeout objects cost about a sixth of a click's CPU (docs/performance.md,
+"Per click"). This module sends the same
 request (method, path, headers, JSON body) over keep-alive connections to discord.py's API
 base (`Route.BASE`: https, or http for a fake Discord), reads the answer with httptools (the
 llhttp parser of Node.js and uvicorn), and answers as discord.py's webhook adapter does:
 a 2xx returns its body; a 429 (through Discord's proxy, `Via`) waits `retry_after` and a 5xx
 waits 1, 3, 5... seconds, five tries in all; 403, 404 and the rest raise discord.Forbidden,
-NotFound and HTTPException with Discord's error code and text. (The adapter also delays the
-next request of a webhook whose rate limit bucket ran out; a callback's bucket is its own
+NotFound and HTTPException with Discord's error code and text. Like the adapter, the
+follow-ups of one interaction go one at a time, and one whose answer says the webhook's rate
+limit bucket ran out returns only once it is full again. (A callback's bucket is its own
 interaction's, which gets no second callback, so there is nothing to delay.)
 
 Connections: a request takes the newest idle one, or opens a new one when none is idle. There
@@ -24,8 +27,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import ssl
+import time
 import weakref
 from collections import deque
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -204,6 +209,27 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
 
+def _emptied(reply: Reply) -> float | None:
+    """Seconds until the rate limit bucket is full again when the answer says none is left
+    (from X-RateLimit-Reset-After, else X-RateLimit-Reset, as discord.py reads them)."""
+    remaining = reset_after = reset = None
+    for name, value in reply.raw_headers:
+        lowered = name.lower()
+        if lowered == "x-ratelimit-remaining":
+            remaining = value
+        elif lowered == "x-ratelimit-reset-after":
+            reset_after = value
+        elif lowered == "x-ratelimit-reset":
+            reset = value
+    if remaining != "0":
+        return None
+    if reset_after:
+        return float(reset_after)
+    if reset is not None:
+        return float(reset) - time.time()
+    return None  # (discord.py would fail on the missing header: nothing to wait for here)
+
+
 class _NothingRead(ConnectionError):
     """The server closed the connection before any byte of its answer."""
 
@@ -238,6 +264,10 @@ class CallbackHTTP:
     def __init__(self) -> None:
         self._origin: _Origin | None = None
         self._open: set[_Connection] = set()
+        #: One lock per interaction webhook (application id, token), while it is in use.
+        self._locks: weakref.WeakValueDictionary[object, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     def _origin_of(self, base: str) -> _Origin:
         if self._origin is None or self._origin.base != base:  # tests point it elsewhere
@@ -247,18 +277,51 @@ class CallbackHTTP:
             self._origin = _Origin(base)
         return self._origin
 
-    async def callback(self, interaction_id: int, token: str, payload: Any) -> Any:
+    def callback(self, interaction_id: int, token: str, payload: Any) -> Awaitable[Any]:
         """POST an interaction callback's payload, as discord.py's webhook adapter does (same
-        tries, same errors); the answer's body."""
+        tries, same errors); the answer's body. (The request's own coroutine: a click's
+        answer goes through no further one.)"""
+        path = f"/interactions/{interaction_id}/{quote(token, safe='')}/callback"
+        return self._post(path, payload, "Interaction %s's callback", interaction_id, None)
+
+    async def follow_up(self, application_id: int, token: str, payload: Any) -> Any:
+        """POST a follow-up message of an interaction (its webhook's execute, `wait` and
+        `with_components` on) as discord.py's `Webhook.send(view=..., wait=True)` does; the
+        answer's body (the message). Follow-ups of one interaction go one at a time, and one
+        that empties the webhook's rate limit bucket (X-RateLimit-Remaining: 0) returns
+        only once the bucket is full again, as discord.py's adapter does it."""
+        path = f"/webhooks/{application_id}/{quote(token, safe='')}?wait=1&with_components=1"
+        bucket = (application_id, token)
+        try:
+            lock = self._locks[bucket]
+        except KeyError:
+            self._locks[bucket] = lock = asyncio.Lock()
+        async with lock:
+            emptied: list[float] = []  # each answer's wait for its bucket, if any
+            try:
+                return await self._post(path, payload, "Webhook ID %s", application_id, emptied)
+            finally:
+                if emptied:
+                    log.debug("Webhook ID %s emptied its rate limit bucket (retry: %s).",
+                              application_id, emptied[-1])  # fmt: skip
+                    if emptied[-1] > 0:
+                        await _pause(emptied[-1])
+
+    async def _post(
+        self, path: str, payload: Any, what: str, whose: int, emptied: list[float] | None
+    ) -> Any:
+        """POST `payload` as JSON to `path` under the API base, tried and answered as
+        discord.py's webhook adapter does (`what % whose` names it in the log); into
+        `emptied` goes the wait of each answer saying its rate limit bucket is empty."""
         base = internals.api_base()
         if base is None:
             raise RuntimeError("discord.py's API base moved (bot/discord_internals.py)")
         origin = self._origin_of(base)
         body = orjson.dumps(payload)
         request = (
-            f"POST {origin.path}/interactions/{interaction_id}/{quote(token, safe='')}/callback"
-            f" HTTP/1.1\r\nHost: {origin.host_header}\r\nContent-Type: application/json\r\n"
-            f"Accept: */*\r\nUser-Agent: {USER_AGENT}\r\nContent-Length: {len(body)}\r\n\r\n"
+            f"POST {origin.path}{path} HTTP/1.1\r\nHost: {origin.host_header}\r\n"
+            f"Content-Type: application/json\r\nAccept: */*\r\nUser-Agent: {USER_AGENT}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
         ).encode("latin-1") + body
         reply: Reply | None = None
         data: Any = None
@@ -272,15 +335,19 @@ class CallbackHTTP:
                 raise
             data = reply.data()
             status = reply.status
-            log.debug("Interaction %s's callback answered %s", interaction_id, status)
+            log.debug(what + " answered %s", whose, status)
+            if emptied is not None and status != 429:
+                wait = _emptied(reply)
+                if wait is not None:
+                    emptied.append(wait)
             if 200 <= status < 300:
                 return data
             if status == 429:
                 if not reply.headers.get("Via"):  # not Discord's: Cloudflare's ban
                     raise discord.HTTPException(reply, data)
                 retry_after: float = data["retry_after"]
-                log.warning("Interaction %s's callback is rate limited. Retrying in %.2f "
-                            "seconds.", interaction_id, retry_after)
+                log.warning(what + " is rate limited. Retrying in %.2f seconds.", whose,
+                            retry_after)  # fmt: skip
                 await _pause(retry_after)
                 continue
             if status >= 500:

@@ -34,10 +34,10 @@ INTERNALS: dict[str, str] = {
     "ConnectionState._view_store._views / ._dynamic_items": "the registered views and "
     "dynamic items (gateway.py: a clicked message is trimmed only while there are none)",
     "ConnectionState.http.proxy / .proxy_auth, ConnectionState.allowed_mentions": "what "
-    "discord.py passes with an interaction callback (respond.py)",
+    "discord.py passes with an interaction callback or follow-up (respond.py)",
     "discord.http.Route": "Route(method, path, **parameters), an HTTP route (respond.py)",
     "discord.http.Route.BASE": "the API's base URL, which a fake Discord points elsewhere "
-    "(callback_http.py: where its own connections send callbacks)",
+    "(callback_http.py: where its own connections send callbacks and follow-ups)",
     "discord.webhook.async_.async_context": "the ContextVar holding the webhook adapter whose "
     "request(route, session, *, payload, multipart, files, proxy, proxy_auth) sends a "
     "callback (respond.py)",

@@ -29,7 +29,7 @@ from bot.gateway import clicked_message
 from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.reach import Window, refused_token, webhook, window_of
 from bot.replies import TableUpdate, only_mentioning
-from bot.respond import update_message, update_table
+from bot.respond import post_table, update_message, update_table
 from bot.tables.base import Rendered
 
 if TYPE_CHECKING:
@@ -118,13 +118,14 @@ def _poster(
     update: TableUpdate,
     followup: discord.Webhook | None,
     window: Window | None,
-) -> tuple[Callable[..., Awaitable[Any]], Window | None]:
-    """How to post a new message in the channel (and the window it spends a follow-up of):
-    the answered interaction's follow-up, the channel over REST, or the newest open window."""
+) -> tuple[Callable[[TableUpdate], Awaitable[int]], Window | None]:
+    """How to post the table in the channel, returning the new message's id (and the window
+    it spends a follow-up of): the answered interaction's follow-up, the channel over REST,
+    or the newest open window."""
     if update.via is None:
         if followup is not None:
-            return functools.partial(followup.send, wait=True), None
-        return bot.get_partial_messageable(update.channel_id).send, None
+            return functools.partial(_follow_up, bot, followup), None
+        return functools.partial(_channel_post, bot), None
     now = time.time()
     if window is not None:
         window.answered = True  # the caller answered it
@@ -133,7 +134,7 @@ def _poster(
     if window is None:
         raise Unreachable
     window.posted(None)  # counted before it is sent: a refused one is spent too
-    return functools.partial(webhook(bot, window).send, wait=True), window
+    return functools.partial(_follow_up, bot, webhook(bot, window)), window
 
 
 async def retouch(bot: GameBot, update: TableUpdate) -> None:
@@ -216,10 +217,34 @@ async def _show_on_interaction(
         await _retire_clicked(interaction, update, clicked)
         if update.message_id is not None and update.message_id != clicked:
             await retire(interaction.client, update, update.message_id)
-        posted = await _show(functools.partial(interaction.followup.send, wait=True), update)
+        posted = await _follow_up(interaction.client, interaction.followup, update)
         if window is not None:
-            window.posted(posted.id)
-        await tables.shown(update, posted.id)
+            window.posted(posted)
+        await tables.shown(update, posted)
+
+
+async def _follow_up(bot: discord.Client, followup: discord.Webhook, update: TableUpdate) -> int:
+    """Post the table as an interaction's follow-up; the new message's id. Its body goes
+    straight from the table's items (`post_table`); with the story picture, as a discord.py
+    follow-up with the file."""
+    table = update.table
+    if table.picture is None:
+        return await post_table(
+            bot,
+            followup,
+            content=table.content,
+            embed=table.embed,
+            items=table.items,
+            allowed_mentions=only_mentioning(update.ping),
+        )
+    posted = await _show(functools.partial(followup.send, wait=True), update)
+    return int(posted.id)
+
+
+async def _channel_post(bot: GameBot, update: TableUpdate) -> int:
+    """Post the table in the channel over REST; the new message's id."""
+    posted = await _show(bot.get_partial_messageable(update.channel_id).send, update)
+    return posted.id
 
 
 async def _update_clicked(interaction: discord.Interaction[GameBot], update: TableUpdate) -> None:
@@ -293,7 +318,7 @@ async def _show_table(
     posted = await _post(bot, update, followup, window)
     if posted is None:
         return
-    await tables.shown(update, posted.id)
+    await tables.shown(update, posted)
 
 
 async def _post(
@@ -301,10 +326,10 @@ async def _post(
     update: TableUpdate,
     followup: discord.Webhook | None,
     window: Window | None,
-) -> discord.Message | None:
-    """Post the table afresh and retire the old message (see `_poster` for where); None
-    when it cannot be shown now. A window whose token Discord refuses is closed and the
-    next open one tried."""
+) -> int | None:
+    """Post the table afresh and retire the old message (see `_poster` for where): the new
+    message's id, or None when it cannot be shown now. A window whose token Discord refuses
+    is closed and the next open one tried."""
     retired = False
     while True:
         try:
@@ -317,7 +342,7 @@ async def _post(
             await retire(bot, update, update.message_id)
             retired = True
         try:
-            posted = await _show(send, update)
+            posted = await send(update)
         except discord.HTTPException as exc:
             if spent is not None and refused_token(exc, posting=True):
                 log.info("An interaction's token was refused in %s (%s)", update.channel_id, exc)
@@ -326,7 +351,7 @@ async def _post(
             log.warning("Could not post the table in channel %s", update.channel_id, exc_info=True)
             return None
         if spent is not None:
-            spent.made(posted.id)
+            spent.made(posted)
         return posted
 
 

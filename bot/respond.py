@@ -11,7 +11,9 @@ request machinery; through discord.py's adapter when a proxy is set or a file is
 A table's edit after a click (`update_table`) also skips the discord.ui View: its body is
 built straight from the table's `TableItem`s, the dicts discord.py would send for the same
 message (a View costs more to build than everything else the edit sends; a test compares the
-two bodies).
+two bodies). So does a table posted as the interaction's follow-up at a turn's end
+(`post_table`), which also goes over the bot's own connections and reads only the new
+message's id from the answer, where discord.py builds a whole Message of it.
 
 discord.py has no public switch for this, so the request is made the way discord.py makes it,
 from parts it does not document (reached through bot/discord_internals.py). If an upgrade
@@ -107,6 +109,57 @@ def update_payload(
     if allowed_mentions is not None:
         data["allowed_mentions"] = allowed_mentions.to_dict()
     return {"type": UPDATE_MESSAGE, "data": data}
+
+
+async def post_table(
+    client: discord.Client,
+    followup: discord.Webhook,
+    *,
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+    allowed_mentions: discord.AllowedMentions,
+) -> int:
+    """Post a table as an interaction's follow-up (`followup`: its webhook): the request
+    and errors of `followup.send(content=..., embed=..., view=view_of(items),
+    allowed_mentions=..., wait=True)`, with the body built straight from `items` and sent
+    over the bot's own connections. Returns the new message's id, all the bot reads of it
+    (discord.py builds a whole message from the answer)."""
+    state = internals.connection(client)
+    connections = _lean(client, state) if _callback_parts() else None
+    if connections is None or followup.token is None:
+        send: Any = followup.send  # (its overloads want content and embed never None)
+        posted = await send(
+            content=content,
+            embed=embed,
+            view=view_of(items),
+            allowed_mentions=allowed_mentions,
+            wait=True,
+        )
+        return posted.id
+    payload = follow_up_payload(content, embed, items, allowed_mentions, state.allowed_mentions)
+    message = await connections.follow_up(followup.id, followup.token, payload)
+    return int(message["id"])
+
+
+def follow_up_payload(
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+    allowed_mentions: discord.AllowedMentions,
+    previous: discord.AllowedMentions | None,
+) -> dict[str, Any]:
+    """The JSON body of a follow-up showing `content`, `embed` and `items`, key for key what
+    discord.py's `Webhook.send` builds (`handle_message_parameters`) from the same message
+    with `view_of(items)`, `allowed_mentions` and the client's (`previous`)."""
+    payload: dict[str, Any] = {"embeds": [] if embed is None else [embed.to_dict()]}
+    if content is not None:  # (None is left out: Webhook.send takes it as not given)
+        payload["content"] = str(content)
+    payload["components"] = action_rows(items)
+    payload["tts"] = False
+    mentions = allowed_mentions if previous is None else previous.merge(allowed_mentions)
+    payload["allowed_mentions"] = mentions.to_dict()
+    return payload
 
 
 def _callback_parts() -> bool:

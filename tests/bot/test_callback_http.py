@@ -1,7 +1,7 @@
-"""The bot's own connections for interaction callbacks (bot/callback_http.py), against a small
-scripted HTTP/1.1 server on 127.0.0.1: the request is the one discord.py's webhook adapter
-sends, connections are kept alive and reused, and the answers (chunked, cut, rate limited,
-failing) come out as discord.py's path gives them."""
+"""The bot's own connections for interaction callbacks and follow-ups (bot/callback_http.py),
+against a small scripted HTTP/1.1 server on 127.0.0.1: the request is the one discord.py's
+webhook adapter sends, connections are kept alive and reused, and the answers (chunked, cut,
+rate limited, failing) come out as discord.py's path gives them."""
 
 from __future__ import annotations
 
@@ -180,6 +180,121 @@ async def test_the_request_is_the_one_discord_py_sends(serve, http) -> None:
     assert ours[1]["User-Agent"].startswith("Python/3.") and "aiohttp/" in ours[1]["User-Agent"]
     assert "Authorization" not in ours[1]
     assert ours[2] == PAYLOAD
+
+
+MESSAGE = json.dumps({"id": "777", "channel_id": "5", "type": 0, "content": "",
+                      "author": {"id": "9", "username": "bot", "discriminator": "0",
+                                 "avatar": None},
+                      "attachments": [], "embeds": [], "mentions": [], "mention_roles": [],
+                      "pinned": False, "mention_everyone": False, "tts": False, "flags": 0,
+                      "timestamp": "2026-11-27T21:00:00+00:00", "edited_timestamp": None,
+                      "components": []}).encode()
+POSTED = answer("200 OK", MESSAGE, "Content-Type: application/json")
+FOLLOW_UP = {"embeds": [{"title": "Farkle"}], "content": "<@2>: your turn to roll.",
+             "components": [], "tts": False, "allowed_mentions": {"parse": [], "users": ["2"]}}
+
+
+async def test_a_follow_up_is_the_request_discord_py_sends(serve, http) -> None:
+    """POST /webhooks/{application}/{token}?wait=1&with_components=1, as Webhook.send with
+    a view and wait=True sends it (through the adapter's execute_webhook): same headers
+    (no Authorization: the token in the path is the authority), same body; the answer is
+    the posted message."""
+    server = await serve([POSTED, POSTED])
+    token = "aW50/ZXJ hY3Rpb24"
+    posted = await http.follow_up(9, token, FOLLOW_UP)
+    assert posted["id"] == "777"
+    session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+    try:
+        await async_context.get().execute_webhook(
+            9, token, session=session, payload=FOLLOW_UP, wait=True, with_components=True
+        )
+    finally:
+        await session.close()
+
+    def parts(request: Request) -> tuple[str, dict[str, str], object]:
+        line, *lines = request.head.decode("latin-1").split("\r\n")
+        headers = dict(h.split(": ", 1) for h in lines if h)
+        return line, headers, json.loads(request.body)
+
+    ours, theirs = (parts(r) for r in server.requests)
+    assert ours[0] == (
+        "POST /api/v10/webhooks/9/aW50%2FZXJ%20hY3Rpb24?wait=1&with_components=1 HTTP/1.1"
+    )
+    del theirs[1]["Accept-Encoding"]
+    assert ours == theirs
+    assert "Authorization" not in ours[1] and ours[2] == FOLLOW_UP
+
+
+async def test_post_table_returns_the_posted_message_id(serve, monkeypatch) -> None:
+    """The bot's follow-up of a table goes over its own connections and reads the new
+    message's id; a refused one raises what discord.py raises (Unknown Webhook: the
+    interaction's token expired)."""
+    unknown = json.dumps({"message": "Unknown Webhook", "code": 10015}).encode()
+    server = await serve([POSTED, answer("404 Not Found", unknown, "Content-Type: application/json")])
+    client = discord.Client(intents=discord.Intents.none())
+    followup = discord.Webhook.from_state(
+        data={"id": "9", "type": 3, "token": "tok"}, state=client._connection
+    )
+    table = {"content": "<@2>: your turn to roll.", "embed": discord.Embed(title="Farkle"),
+             "items": [], "allowed_mentions": discord.AllowedMentions.none()}
+    try:
+        assert await respond.post_table(client, followup, **table) == 777
+        [request] = server.requests
+        assert request.head.startswith(b"POST /api/v10/webhooks/9/tok?wait=1&with_components=1 ")
+        assert json.loads(request.body) == respond.follow_up_payload(
+            table["content"], table["embed"], [], table["allowed_mentions"],
+            client.allowed_mentions,
+        )
+        with pytest.raises(discord.NotFound) as caught:
+            await respond.post_table(client, followup, **table)
+        assert caught.value.code == 10015
+        assert [r.connection for r in server.requests] == [1, 1]
+    finally:
+        await callback_http.close(client)
+
+
+async def test_a_follow_up_emptying_its_bucket_waits_it_out_and_holds_the_next(
+    serve, http, monkeypatch
+) -> None:
+    """An answer saying the webhook's rate limit bucket is empty: that follow-up returns
+    only after the bucket's reset, and the interaction's next follow-up waits until then
+    (discord.py's adapter does both); another interaction's does not."""
+    server = await serve([
+        answer("200 OK", MESSAGE, "Content-Type: application/json",
+               "X-RateLimit-Remaining: 0", "X-RateLimit-Reset-After: 0.75"),
+        POSTED,
+        POSTED,
+    ])  # fmt: skip
+    released = asyncio.Event()
+    paused: list[float] = []
+
+    async def pause(seconds: float) -> None:
+        paused.append(seconds)
+        await released.wait()
+
+    monkeypatch.setattr(callback_http, "_pause", pause)
+    first = asyncio.create_task(http.follow_up(9, "a", FOLLOW_UP))
+    while not paused:
+        await asyncio.sleep(0)
+    second = asyncio.create_task(http.follow_up(9, "a", FOLLOW_UP))
+    assert (await http.follow_up(9, "b", FOLLOW_UP))["id"] == "777"  # not held
+    assert paused == [0.75] and not first.done() and len(server.requests) == 2
+    released.set()
+    assert (await first)["id"] == (await second)["id"] == "777"
+    assert len(server.requests) == 3
+
+
+async def test_a_rate_limited_follow_up_waits_retry_after_and_is_sent_again(serve, http) -> None:
+    limited = json.dumps({"message": "You are being rate limited.", "retry_after": 0.5,
+                          "global": False}).encode()
+    server = await serve([
+        answer("429 Too Many Requests", limited, "Content-Type: application/json",
+               "Via: 1.1 google", "X-RateLimit-Remaining: 0", "X-RateLimit-Reset-After: 0.5"),
+        POSTED,
+    ])  # fmt: skip
+    assert (await http.follow_up(9, "t", FOLLOW_UP))["id"] == "777"
+    assert http.pauses == [0.5]  # (the 429's own bucket headers add no second wait)
+    assert len(server.requests) == 2
 
 
 async def test_a_chunked_error_raises_not_found_with_discords_code(serve, http) -> None:

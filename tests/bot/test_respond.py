@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import discord
 import pytest
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot import display
 from bot.app import GameBot
-from bot.components import view_of
+from bot.components import Click, view_of
 from bot.config import BotConfig
-from bot.replies import TableUpdate
+from bot.replies import TableUpdate, only_mentioning
 from bot.respond import update_message, update_payload, update_table
 from bot.service import Reply, Tables
 from bot.tables.base import Rendered
@@ -29,11 +31,14 @@ from tests.bot.conftest import (
     CHANNEL,
     GUILD,
     Clock,
+    buttons,
     find,
     make_tables,
+    open_game,
 )
 from tests.bot.test_crap_table import my_hand, start_crap
 from tests.bot.test_kuriki_table import start_kuriki
+from tests.bot.test_table_flow import message_at
 
 
 class Recorder:
@@ -182,3 +187,124 @@ async def test_a_table_with_the_story_picture_goes_out_with_its_file(
         ),
     )
     assert sent[1]["payload"]["data"]["components"] == [] and "files" not in sent[1]
+
+
+def message_json(message_id: int) -> dict[str, Any]:
+    """A message as Discord returns a posted follow-up (what discord.py builds a
+    WebhookMessage from)."""
+    return {
+        "id": str(message_id), "channel_id": str(CHANNEL), "type": 0, "content": "",
+        "author": {"id": "9", "username": "bot", "discriminator": "0", "avatar": None},
+        "attachments": [], "embeds": [], "mentions": [], "mention_roles": [],
+        "pinned": False, "mention_everyone": False, "tts": False, "flags": 0,
+        "timestamp": "2026-11-27T21:00:00+00:00", "edited_timestamp": None, "components": [],
+    }  # fmt: skip
+
+
+class FollowUps(AsyncWebhookAdapter):
+    """discord.py's webhook adapter, keeping each request instead of sending it; a follow-up
+    is answered with the posted message 777."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.requests: list[dict[str, Any]] = []
+
+    async def request(self, route: Any, session: Any, **kwargs: Any) -> Any:
+        self.requests.append({"url": route.url, "method": route.method, **kwargs})
+        return message_json(777)
+
+
+@pytest.fixture
+def adapter() -> Any:
+    recorder = FollowUps()
+    token = async_context.set(recorder)
+    yield recorder
+    async_context.reset(token)
+
+
+def followup_of(bot: GameBot, token: str = "token-1") -> discord.Webhook:
+    """An interaction's follow-up webhook, as `Interaction.followup` makes it."""
+    data: Any = {"id": "9", "type": 3, "token": token}
+    return discord.Webhook.from_state(data=data, state=bot._connection)
+
+
+async def next_turn(tables: Tables) -> TableUpdate:
+    """A Farkle turn ending (a farkle, or a roll banked): the next player's table, posted
+    afresh mentioning them."""
+    table_id = message_at(Clock().now)  # (a message of the tables' clock's time: editable)
+    reply = await open_game(tables, ALICE, BOB)
+    for _ in range(20):
+        assert reply.update is not None
+        await tables.shown(reply.update, table_id)
+        session = await tables.sessions.get(CHANNEL)
+        mover = ALICE if session.state.current_player.id == ALICE.id else BOB
+        enabled = [Click.parse(c) for c, (_, off) in buttons(reply).items() if not off]
+        click = next(
+            c for a in ("bestbank", "bank", "bestroll", "roll") for c in enabled if c.action == a
+        )
+        reply = await tables.click(mover, click, table_id)
+        assert reply.update is not None
+        if reply.update.fresh:
+            return reply.update
+    raise AssertionError("the turn did not end")
+
+
+async def test_a_follow_up_body_is_what_discord_py_sends_for_the_same_table(
+    bot: GameBot, tables: Tables, adapter: FollowUps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`post_table`'s body, for every kind of table (a next-turn one mentioning its player,
+    a finished one, Kuriki, CRAP), equals key for key and byte for byte the one
+    `followup.send(..., view=view_of(items), wait=True)` sends; so does the request."""
+    from bot.respond import follow_up_payload, post_table
+
+    shown = await shown_tables(tables)
+    await tables.end(ALICE, CHANNEL, "crap")
+    turn = await next_turn(tables)
+    assert turn.ping and turn.table.content and f"<@{turn.ping[0]}>" in turn.table.content
+    cases = [(name, table, ()) for name, table in shown.items()]
+    cases.append(("farkle next turn", turn.table, turn.ping))
+    monkeypatch.setattr("bot.respond._lean", lambda client, state: None)
+    for name, table, ping in cases:
+        for previous in (bot._connection.allowed_mentions, None):
+            monkeypatch.setattr(bot._connection, "allowed_mentions", previous)
+            mentions = only_mentioning(ping)
+            await followup_of(bot).send(
+                content=table.content, embed=table.embed, view=view_of(table.items),
+                allowed_mentions=mentions, wait=True,
+            )  # fmt: skip
+            theirs = adapter.requests[-1]
+            ours = follow_up_payload(table.content, table.embed, table.items, mentions, previous)
+            assert ours == theirs["payload"], name
+            assert discord.utils._to_json(ours) == discord.utils._to_json(theirs["payload"]), name
+            posted = await post_table(
+                bot, followup_of(bot), content=table.content, embed=table.embed,
+                items=table.items, allowed_mentions=mentions,
+            )  # fmt: skip
+            assert posted == 777  # (through discord.py here: the same request again)
+            assert adapter.requests[-1] == theirs
+    assert theirs["params"] == {"wait": 1, "with_components": 1}
+    assert theirs["url"].endswith("/webhooks/9/token-1") and theirs["method"] == "POST"
+
+
+async def test_a_table_with_the_story_picture_follows_up_with_its_file(
+    bot: GameBot, adapter: FollowUps, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a table without the picture goes out lean; the picture goes through discord.py
+    as a file, and a refused picture leaves the table to go out without it."""
+    sent: list[Any] = []
+
+    async def lean(application_id: int, token: str, payload: Any) -> Any:
+        sent.append(payload)
+        return message_json(778)
+
+    connections = SimpleNamespace(follow_up=lean)
+    monkeypatch.setattr("bot.respond._lean", lambda client, state: connections)
+    table = Rendered(embed=discord.Embed(title="Farkle"), content="<@2>", picture=b"\x89PNG")
+    update = TableUpdate(channel_id=CHANNEL, revision=3, table=table, message_id=10, fresh=True)
+    assert await display._follow_up(bot, followup_of(bot), update) == 777
+    [request] = adapter.requests
+    assert request["payload"] is None and request["files"] and request["multipart"]
+    assert sent == []
+    table.picture = None
+    assert await display._follow_up(bot, followup_of(bot), update) == 778
+    assert sent[0]["content"] == "<@2>" and len(adapter.requests) == 1
