@@ -24,6 +24,7 @@ from games.farkle import engine
 from games.farkle.engine import FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.lobby import Lobby
+from games.text import Msg
 
 LOG_LINES = 6
 FIELD_LIMIT = 1024
@@ -61,8 +62,10 @@ class _Throw(NamedTuple):
     keep: tuple[int, int, bool] | None
     #: What the selection scores (None: nothing selected, or no score).
     value: int | None
-    #: Why the selection scores nothing.
-    problem: IllegalMove | None
+    #: Why the selection scores nothing (the refusal's message: the exception itself, kept,
+    #: would keep this frame through its traceback, a cycle of the whole render for the
+    #: garbage collector).
+    problem: Msg | str | None
 
     @classmethod
     def of(cls, state: FarkleState, bots: list[int]) -> _Throw:
@@ -74,7 +77,7 @@ class _Throw(NamedTuple):
             try:
                 value = engine.selection_value(state)
             except IllegalMove as exc:
-                problem = exc
+                problem = exc.message
         return cls(reroll, keep, value, problem)
 
 
@@ -232,7 +235,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
                     _(
                         "**Selected:** {dice} · {problem}",
                         dice=self.faces.dice(chosen, "selected"),
-                        problem=render(throw.problem.message),
+                        problem=render(throw.problem),
                     )
                 )
             elif throw.value is not None:
