@@ -5,6 +5,7 @@ the same size however long the game; and reading that part back."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -58,14 +59,32 @@ def state_json(session: Session) -> str:
     return written[1]
 
 
+class _ByObject:
+    """Text written once per object and kept by its identity, the object with it (an id
+    that another object reuses is no hit); at most `limit` texts (all forgotten when full)."""
+
+    __slots__ = ("_limit", "_texts")
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._texts: dict[int, tuple[Any, str]] = {}
+
+    def __call__(self, thing: Any, write: Callable[[Any], str]) -> str:
+        hit = self._texts.get(id(thing))
+        if hit is None or hit[0] is not thing:
+            if len(self._texts) >= self._limit:
+                self._texts.clear()
+            hit = self._texts[id(thing)] = (thing, write(thing))
+        return hit[1]
+
+
 #: The field of a game's log window (games/gamelog.py): frozen lines (`games.text.Line`),
 #: which a game's working copies share (games/copies.py).
 LOG = "log"
 #: The JSON of log lines already written, by id, each with its line (so an id reused is no
 #: hit): a Farkle table's 12-line window is three quarters of its state's JSON, and each
 #: line is written once instead of at every move it stays in the window.
-_LINES: dict[int, tuple[Any, str]] = {}
-_LINES_KEPT = 2048  # (about 0.5 MB at most: the windows of some 170 busy tables)
+_LINES = _ByObject(2048)  # (about 0.5 MB at most: the windows of some 170 busy tables)
 
 
 def _state_text(state: Any) -> str:
@@ -92,8 +111,7 @@ def _state_text(state: Any) -> str:
 #: game of that rule set) and the state's first field, its JSON is written once (`_RULES`),
 #: not at every move: about a third of the time of writing a Farkle state's other fields.
 RULES = "rules"
-_RULES: dict[int, tuple[Any, str]] = {}
-_RULES_KEPT = 256
+_RULES = _ByObject(256)
 #: By state model: whether its `RULES` are a frozen model and its first field.
 _RULES_FIRST: dict[type, bool] = {}
 
@@ -113,22 +131,19 @@ def _rules_json(state: Any) -> str | None:
         )
     if not first:
         return None
-    rules = getattr(state, RULES)
-    hit = _RULES.get(id(rules))
-    if hit is None or hit[0] is not rules:
-        if len(_RULES) >= _RULES_KEPT:
-            _RULES.clear()
-        hit = _RULES[id(rules)] = (rules, rules.model_dump_json())
-    return hit[1]
+    return _RULES(getattr(state, RULES), _model_json)
 
 
 def _line_json(line: Any) -> str:
-    hit = _LINES.get(id(line))
-    if hit is None or hit[0] is not line:
-        if len(_LINES) >= _LINES_KEPT:
-            _LINES.clear()
-        hit = _LINES[id(line)] = (line, to_json(line).decode())
-    return hit[1]
+    return _LINES(line, _pydantic_json)
+
+
+def _pydantic_json(thing: Any) -> str:
+    return to_json(thing).decode()
+
+
+def _model_json(model: Any) -> str:
+    return str(model.model_dump_json())
 
 
 def draws_json(draws: Sealed, *, whole: bool) -> str:
@@ -176,20 +191,14 @@ def session_json(session: Session, via: Reach | None = None, *, whole: bool = Fa
 #: The JSON of started games' lobbies, by id, each with its lobby (so an id reused is no
 #: hit): a game's lobby no longer changes once it started (a lobby is only ever changed on
 #: a copy, before the start), and it was written again at every move.
-_LOBBIES: dict[int, tuple[Any, str]] = {}
-_LOBBIES_KEPT = 1024  # (about 0.3 MB at most)
+_LOBBIES = _ByObject(1024)  # (about 0.3 MB at most)
 
 
 def _lobby_json(session: Session) -> str:
     lobby = session.lobby
     if session.state is None:
         return lobby.model_dump_json()  # (a lobby still changes: on copies, but each saved)
-    hit = _LOBBIES.get(id(lobby))
-    if hit is None or hit[0] is not lobby:
-        if len(_LOBBIES) >= _LOBBIES_KEPT:
-            _LOBBIES.clear()
-        hit = _LOBBIES[id(lobby)] = (lobby, lobby.model_dump_json())
-    return hit[1]
+    return _LOBBIES(lobby, _model_json)
 
 
 def ending_json(session: Session) -> str:
