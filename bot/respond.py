@@ -180,14 +180,14 @@ async def _callback(
 ) -> None:
     """Send an UPDATE_MESSAGE callback (a JSON payload, or files and their multipart form) as
     discord.py sends one, and mark the interaction answered."""
-    body: dict[str, Any] = (
-        {"payload": payload} if files is None else {"files": files, "multipart": multipart}
-    )
     state = internals.interaction_state(interaction)
     connections = None if files is not None else _lean(interaction.client, state)
     if connections is not None:
         await connections.callback(interaction.id, interaction.token, payload)
     else:
+        body: dict[str, Any] = (
+            {"payload": payload} if files is None else {"files": files, "multipart": multipart}
+        )
         route = internals.Route(
             "POST",
             "/interactions/{webhook_id}/{webhook_token}/callback",
