@@ -15,8 +15,10 @@ per phase, whoever's turn it is clicking (toggle dice, roll, bank, read off the 
   built first, stamped with one dispatch time, then sent as fast as the fake can): how long
   the last of N clicks that arrive together waits for its answer (Discord allows 3 s).
 
-The set-up is itself a burst: every channel's /farkle start at once, then every Join, then
-every Start; their ack latencies are printed too.
+The set-up is itself three bursts: every channel's /farkle start at once, then, once all
+were answered, every Join at once, then every Start; their ack latencies are printed too
+(`--pipelined-set-up`: each channel goes on as soon as its own step was answered, so the
+bursts overlap).
 
 A move is a click the bot accepted (it updated the table: callback type 7). Ack latency is
 the time from the INTERACTION_CREATE dispatch to the callback reaching the fake. At the end
@@ -168,6 +170,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="cProfile the bot during one phase: the flat-out one, or the one named "
         "(such as 'burst 1')",
     )
+    p.add_argument(
+        "--pipelined-set-up",
+        action="store_true",
+        help="each channel's Join as soon as its lobby is up, its Start as soon as it was "
+        "joined (the set-up's bursts overlap), instead of three bursts one after another",
+    )
     p.add_argument("--keep", action="store_true", help="keep the temporary database")
     p.add_argument(
         "--pin",
@@ -210,39 +218,51 @@ class FarkleTableView:
         self.bank = next((b for b in buttons if ":bank:" in b["custom_id"]), None)
 
 
+#: The set-up of a channel, step by step: the host's command, the second player's Join, the
+#: host's Start.
+SET_UP = ("/farkle start", "Join", "Start")
+
+
 async def set_up(
-    fake: BenchDiscord, table: Table, rules: str, latencies: dict[str, list[float]] | None = None
+    fake: BenchDiscord,
+    table: Table,
+    rules: str,
+    latencies: dict[str, list[float]] | None = None,
+    steps: range = range(len(SET_UP)),
 ) -> int:
-    """Open a lobby, join it and start the game; returns how many of the two presses were
-    answered by posting the lobby afresh (acknowledged, the clicked copy deleted) rather than
-    by updating the clicked message: the presses follow it there, as a player would. Each
-    step's ack latency goes into `latencies` under its name."""
+    """Take the channel through `steps` of its set-up (`SET_UP`: open a lobby, join it, start
+    the game); returns how many of its presses were answered by posting the lobby afresh
+    (acknowledged, the clicked copy deleted) rather than by updating the clicked message: the
+    presses follow it there, as a player would. Each step's ack latency goes into
+    `latencies` under its name."""
     starter, joiner = table.players
     latencies = {} if latencies is None else latencies
-    try:
-        opened = await slash(
-            fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
-        )
-    except TimeoutError:
-        latencies.setdefault("/farkle start", []).append(math.inf)
-        raise
-    if opened.callback_type != 4 or opened.message is None:
-        raise RuntimeError(f"/farkle start failed in {table.channel}: {opened.text}")
-    latencies.setdefault("/farkle start", []).append(opened.latency or 0.0)
-    table.message = opened.message
     reposted = 0
-    for user, label in ((joiner, "Join"), (starter, "Start")):
-        comp = table.message.find_component(label=label)
+    for step in steps:
+        label = SET_UP[step]
         try:
-            rec = await press(fake, user, table.message, comp or {})
+            if step == 0:
+                rec = await slash(
+                    fake, starter, table.channel, "farkle start", rules=rules, target=1_000_000
+                )
+            else:
+                assert table.message is not None
+                comp = table.message.find_component(label=label)
+                rec = await press(fake, joiner if label == "Join" else starter, table.message,
+                                  comp or {})  # fmt: skip
         except TimeoutError:
             latencies.setdefault(label, []).append(math.inf)
             raise
-        if rec.callback_type not in (6, 7):
+        if step == 0 and (rec.callback_type != 4 or rec.message is None):
+            raise RuntimeError(f"/farkle start failed in {table.channel}: {rec.text}")
+        if step and rec.callback_type not in (6, 7):
             raise RuntimeError(f"{label} refused in {table.channel}: {rec.text}")
         latencies.setdefault(label, []).append(rec.latency or 0.0)
-        reposted += rec.callback_type == 6
-        await follow(table, rec, moved=rec.callback_type == 6)
+        if step == 0:
+            table.message = rec.message
+        else:
+            reposted += rec.callback_type == 6
+            await follow(table, rec, moved=rec.callback_type == 6)
     return reposted
 
 
@@ -474,11 +494,15 @@ def report_phase(phase: Phase) -> None:
     print(f"  Discord calls per move: {calls}")
     if phase.connections is not None:
         print(f"  TCP connections open to the fake at the end: {phase.connections}")
-    g = phase.gc
-    print(
-        f"  bot garbage collector: {g.get('gc_count', 0):.0f} pauses, "
-        f"{ms(g.get('gc_total', 0.0))} in all, longest {ms(g.get('gc_max', 0.0))}; "
-        f"{g.get('gc_full', 0):.0f} full collections, longest {ms(g.get('gc_full_max', 0.0))}"
+    print(f"  bot garbage collector: {gc_figures(phase.gc)}")
+
+
+def gc_figures(g: dict[str, float]) -> str:
+    """The bot's collector pauses as `bench.botproc` counts them."""
+    return (
+        f"{g.get('gc_count', 0):.0f} pauses, {ms(g.get('gc_total', 0.0))} in all, longest "
+        f"{ms(g.get('gc_max', 0.0))}; {g.get('gc_full', 0):.0f} full collections, longest "
+        f"{ms(g.get('gc_full_max', 0.0))}"
     )
 
 
@@ -564,6 +588,8 @@ async def run(args: argparse.Namespace) -> int:
         ready_s = bot.events["ready"]["t"] - bot.spawned_at
 
         await wait_for_quiet(args.quiet_wait)
+        await bot.gc_stats()
+        setup_cpu0, setup_gen0 = proc_cpu(bot.pid), time.process_time()
         t = time.perf_counter()
         reposted = 0
         failed: list[BaseException] = []
@@ -572,19 +598,28 @@ async def run(args: argparse.Namespace) -> int:
             for i, tb in enumerate(tables):
                 plant_table(fake, tb, args.rules, args.seed + i)
         else:
-            outcomes = await asyncio.gather(
-                *(set_up(fake, tb, args.rules, set_up_latencies) for tb in tables),
-                return_exceptions=True,
-            )
-            reposted = sum(o for o in outcomes if isinstance(o, int))
-            # A channel whose set-up got no answer (the fake refuses one later than 3 s, as
-            # Discord does) plays no more: the others go on, and the report says how many.
-            failed = [o for o in outcomes if isinstance(o, BaseException)]
-            for o in failed:
-                if not isinstance(o, TimeoutError):
-                    raise o
-            tables = [tb for tb, o in zip(tables, outcomes, strict=True) if isinstance(o, int)]
+            # Three bursts, each once the last is answered everywhere; or (--pipelined-set-up)
+            # each channel's next step as soon as its last one was answered.
+            stages = [range(3)] if args.pipelined_set_up else [range(s, s + 1) for s in range(3)]
+            for steps in stages:
+                outcomes = await asyncio.gather(
+                    *(set_up(fake, tb, args.rules, set_up_latencies, steps) for tb in tables),
+                    return_exceptions=True,
+                )
+                reposted += sum(o for o in outcomes if isinstance(o, int))
+                # A channel whose set-up got no answer (the fake refuses one later than 3 s,
+                # as Discord does) plays no more: the others go on, and the report says how
+                # many.
+                stuck = [o for o in outcomes if isinstance(o, BaseException)]
+                for o in stuck:
+                    if not isinstance(o, TimeoutError):
+                        raise o
+                failed += stuck
+                tables = [tb for tb, o in zip(tables, outcomes, strict=True) if isinstance(o, int)]
         setup_s = time.perf_counter() - t
+        setup_cpu = proc_cpu(bot.pid) - setup_cpu0
+        setup_gen = time.process_time() - setup_gen0
+        setup_gc = await bot.gc_stats()
 
         phases = [Phase("flat out", None)]
         phases += [Phase(f"paced {r}", float(r)) for r in args.rates.split(",") if r.strip()]
@@ -638,6 +673,13 @@ async def run(args: argparse.Namespace) -> int:
         )
     for step, lat in set_up_latencies.items():
         print(f"set-up {step} (one per channel, all at once): ack latency {latency_figures(lat)}")
+    if set_up_latencies:
+        steps = sum(len(lat) for lat in set_up_latencies.values())
+        print(
+            f"  set-up CPU: bot process {setup_cpu / setup_s:.0%} of a core, "
+            f"{setup_cpu / steps * 1e3:.2f} ms per interaction ({steps:,}); load generator "
+            f"{setup_gen / setup_s:.0%}; bot garbage collector: {gc_figures(setup_gc)}"
+        )
     for phase in phases:
         report_phase(phase)
     if db is not None:
