@@ -257,7 +257,10 @@ class GameBot(commands.AutoShardedBot):
     async def on_app_command_completion(
         self, interaction: discord.Interaction[GameBot], command: object
     ) -> None:
+        """A command's answer was sent: its window is open to others, and its response
+        object goes (`release`: no cyclic garbage left by every command)."""
         answered(interaction)
+        release(interaction)
 
     async def on_resumed(self) -> None:
         await self.catch_up()

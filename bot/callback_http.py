@@ -97,7 +97,9 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.idle_since = 0.0
-        self._parser = httptools.HttpResponseParser(self)
+        #: The answer's parser; None once the connection is lost (the parser holds this
+        #: connection's methods: kept, the pair would be garbage only a collection frees).
+        self._parser: httptools.HttpResponseParser | None = httptools.HttpResponseParser(self)
         self._waiter: asyncio.Future[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._start()
@@ -105,6 +107,7 @@ class _Connection(asyncio.Protocol):
     def _start(self) -> None:
         self.received = False  # any byte of the answer
         self.complete = False
+        self._status = 0
         self._reason = b""
         self._headers: list[tuple[str, str]] = []
         self._body: list[bytes] = []
@@ -120,6 +123,7 @@ class _Connection(asyncio.Protocol):
             self.close()
             return
         self.received = True
+        assert self._parser is not None  # (no data comes once the connection is lost)
         try:
             self._parser.feed_data(data)
         except httptools.HttpParserError as exc:
@@ -131,14 +135,14 @@ class _Connection(asyncio.Protocol):
         self._opened.discard(self)
         if self in self._idle:
             self._idle.remove(self)
-        if self._waiter is None or self._waiter.done():
-            return
-        if self._until_close and not self.complete:
-            self.on_message_complete()
-        elif not self.received:
-            self._fail(_NothingRead())
-        else:
-            self._fail(ServerDisconnected("the server closed the connection mid-answer"))
+        if self._waiter is not None and not self._waiter.done():
+            if self._until_close and not self.complete:
+                self.on_message_complete()
+            elif not self.received:
+                self._fail(_NothingRead())
+            else:
+                self._fail(ServerDisconnected("the server closed the connection mid-answer"))
+        self._parser = None
 
     # --- httptools
     def on_status(self, reason: bytes) -> None:
@@ -148,8 +152,9 @@ class _Connection(asyncio.Protocol):
         self._headers.append((name.decode("latin-1"), value.decode("latin-1")))
 
     def on_headers_complete(self) -> None:
+        assert self._parser is not None  # (it is the parser calling)
         self._keep_alive = self._parser.should_keep_alive()  # (no longer known once complete)
-        status = self._parser.get_status_code()
+        self._status = status = self._parser.get_status_code()
         if status >= 200 and status not in (204, 304):
             names = {name.lower() for name, _ in self._headers}
             self._until_close = not names & {"content-length", "transfer-encoding"}
@@ -158,7 +163,7 @@ class _Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
-        if self._parser.get_status_code() < 200:  # an interim answer (100 Continue): wait on
+        if self._status < 200:  # an interim answer (100 Continue): wait on
             self._start()
             return
         self.complete = True
@@ -185,7 +190,7 @@ class _Connection(asyncio.Protocol):
         if self._until_close or not self._keep_alive:
             self.close()
         return Reply(
-            self._parser.get_status_code(),
+            self._status,
             self._reason.decode("latin-1"),
             self._headers,
             b"".join(self._body),
@@ -277,11 +282,16 @@ class CallbackHTTP:
             self._origin = _Origin(base)
         return self._origin
 
-    def callback(self, interaction_id: int, token: str, payload: Any) -> Awaitable[Any]:
+    def callback(
+        self, interaction_id: int, token: str, payload: Any, *, with_response: bool = False
+    ) -> Awaitable[Any]:
         """POST an interaction callback's payload, as discord.py's webhook adapter does (same
-        tries, same errors); the answer's body. (The request's own coroutine: a click's
-        answer goes through no further one.)"""
+        tries, same errors); the answer's body (with `with_response`, the callback's
+        resource: a new message's id). (The request's own coroutine: a click's answer goes
+        through no further one.)"""
         path = f"/interactions/{interaction_id}/{quote(token, safe='')}/callback"
+        if with_response:
+            path += "?with_response=1"
         return self._post(path, payload, "Interaction %s's callback", interaction_id, None)
 
     async def follow_up(self, application_id: int, token: str, payload: Any) -> Any:

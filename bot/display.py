@@ -29,7 +29,7 @@ from bot.gateway import clicked_message
 from bot.pictures.story import FILENAME as STORY_FILENAME
 from bot.reach import Window, refused_token, webhook, window_of
 from bot.replies import TableUpdate, only_mentioning
-from bot.respond import post_table, update_message, update_table
+from bot.respond import post_answer, post_table, update_message, update_table
 from bot.tables.base import Rendered
 
 if TYPE_CHECKING:
@@ -197,13 +197,13 @@ async def _show_on_interaction(
             return
         update = tables.aimed(update)
         if clicked is None:  # a slash command: the answer is the new table
-            response = await interaction.response.send_message(**post_kwargs(update))
-            if window is not None and response.message_id:
-                window.made(response.message_id)
+            posted = await _answer(interaction, update)
+            if window is not None and posted:
+                window.made(posted)
             if update.message_id is not None:
                 await retire(interaction.client, update, update.message_id)
-            if response.message_id:
-                await tables.shown(update, response.message_id)
+            if posted:
+                await tables.shown(update, posted)
             return
         if not update.fresh and clicked == update.message_id:
             try:
@@ -221,6 +221,23 @@ async def _show_on_interaction(
         if window is not None:
             window.posted(posted)
         await tables.shown(update, posted)
+
+
+async def _answer(interaction: discord.Interaction, update: TableUpdate) -> int | None:
+    """Answer a slash command with the table; the new message's id. Its body goes straight
+    from the table's items (`post_answer`); with the story picture, through discord.py's
+    `send_message` with the file."""
+    table = update.table
+    if table.picture is None:
+        return await post_answer(
+            interaction,
+            content=table.content,
+            embed=table.embed,
+            items=table.items,
+            allowed_mentions=only_mentioning(update.ping),
+        )
+    response = await _show(interaction.response.send_message, update)
+    return response.message_id
 
 
 async def _follow_up(bot: discord.Client, followup: discord.Webhook, update: TableUpdate) -> int:

@@ -12,6 +12,7 @@ from bot.i18n import N_, _, render, speak
 from bot.mentions import mention
 from bot.options import RefusedOption, check_options
 from bot.reach import answered
+from bot.respond import release
 from games.errors import GameError
 
 log = logging.getLogger(__name__)
@@ -209,3 +210,4 @@ class GameTree(app_commands.CommandTree):
             await answer_error(interaction, error)
         finally:
             answered(interaction)
+            release(interaction)

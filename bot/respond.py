@@ -35,7 +35,8 @@ from bot.components import TableItem, action_rows, view_of
 log = logging.getLogger(__name__)
 
 _PARTS = internals.CALLBACK_PARTS
-UPDATE_MESSAGE = discord.InteractionResponseType.message_update.value  # the callback's type
+UPDATE_MESSAGE = discord.InteractionResponseType.message_update.value  # a click's answer
+CHANNEL_MESSAGE = discord.InteractionResponseType.channel_message.value  # a command's
 
 _warned = False
 _warned_lean = False
@@ -142,6 +143,51 @@ async def post_table(
     return int(message["id"])
 
 
+async def post_answer(
+    interaction: discord.Interaction,
+    *,
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+    allowed_mentions: discord.AllowedMentions,
+) -> int | None:
+    """Answer a slash command with a new message (`/farkle start`'s lobby): the request and
+    errors of `interaction.response.send_message(content=..., embed=..., view=view_of(items),
+    allowed_mentions=...)`, its body built straight from `items` and sent over the bot's own
+    connections. Returns the new message's id (None if Discord gave none), all the bot reads
+    of the answer (discord.py builds a whole message from it)."""
+    state = internals.interaction_state(interaction)
+    if not _callback_parts():
+        send: Any = interaction.response.send_message  # (overloads want content never None)
+        response = await send(
+            content=content, embed=embed, view=view_of(items), allowed_mentions=allowed_mentions
+        )
+        return response.message_id
+    if interaction.response.is_done():
+        raise discord.InteractionResponded(interaction)
+    data = answer_payload(content, embed, items, allowed_mentions, state.allowed_mentions)
+    payload = {"type": CHANNEL_MESSAGE, "data": data}
+    answer = await _callback(interaction, payload=payload, kind=CHANNEL_MESSAGE)
+    message_id = answer.get("interaction", {}).get("response_message_id") if answer else None
+    return None if message_id is None else int(message_id)
+
+
+def answer_payload(
+    content: str | None,
+    embed: discord.Embed | None,
+    items: list[TableItem],
+    allowed_mentions: discord.AllowedMentions,
+    previous: discord.AllowedMentions | None,
+) -> dict[str, Any]:
+    """The `data` of a CHANNEL_MESSAGE_WITH_SOURCE callback showing `content`, `embed` and
+    `items`, key for key what discord.py's `interaction_message_response_params` builds for
+    `send_message` from the same message, `allowed_mentions` and the client's (`previous`)."""
+    data = update_payload(content, embed, items, None)["data"]
+    mentions = allowed_mentions if previous is None else previous.merge(allowed_mentions)
+    data["allowed_mentions"] = mentions.to_dict()
+    return data
+
+
 def follow_up_payload(
     content: str | None,
     embed: discord.Embed | None,
@@ -177,31 +223,40 @@ async def _callback(
     payload: dict[str, Any] | None = None,
     files: Sequence[discord.File] | None = None,
     multipart: list[dict[str, Any]] | None = None,
-) -> None:
-    """Send an UPDATE_MESSAGE callback (a JSON payload, or files and their multipart form) as
-    discord.py sends one, and mark the interaction answered."""
+    kind: int = UPDATE_MESSAGE,
+) -> Any:
+    """Send a callback (a JSON payload, or files and their multipart form) as discord.py
+    sends one, and mark the interaction answered. An UPDATE_MESSAGE asks for nothing back; a
+    new message (CHANNEL_MESSAGE) asks, as discord.py does, for the answer that names it,
+    which is returned."""
     state = internals.interaction_state(interaction)
     connections = None if files is not None else _lean(interaction.client, state)
+    back = kind != UPDATE_MESSAGE
     if connections is not None:
-        await connections.callback(interaction.id, interaction.token, payload)
+        answer = await connections.callback(
+            interaction.id, interaction.token, payload, with_response=back
+        )
     else:
         body: dict[str, Any] = (
             {"payload": payload} if files is None else {"files": files, "multipart": multipart}
         )
+        if back:
+            body["params"] = {"with_response": "1"}
         route = internals.Route(
             "POST",
             "/interactions/{webhook_id}/{webhook_token}/callback",
             webhook_id=interaction.id,
             webhook_token=interaction.token,
         )
-        await internals.async_context.get().request(
+        answer = await internals.async_context.get().request(
             route,
             session=internals.interaction_session(interaction),
             proxy=state.http.proxy,
             proxy_auth=state.http.proxy_auth,
             **body,
         )
-    internals.mark_answered(interaction.response, discord.InteractionResponseType.message_update)
+    internals.mark_answered(interaction.response, discord.InteractionResponseType(kind))
+    return answer
 
 
 def _lean(client: discord.Client, state: Any) -> callback_http.CallbackHTTP | None:

@@ -182,6 +182,32 @@ async def test_the_request_is_the_one_discord_py_sends(serve, http) -> None:
     assert ours[2] == PAYLOAD
 
 
+async def test_a_command_answer_asks_for_its_message_as_discord_py_does(serve, http) -> None:
+    """A new message answering a command (`with_response`) is the request discord.py's
+    `send_message` sends (`create_interaction_response`: the callback with
+    `?with_response=1`), and returns Discord's answer naming the message."""
+    created = json.dumps({"interaction": {"id": "123", "type": 2, "response_message_id": "778"},
+                          "resource": {"type": 4}}).encode()  # fmt: skip
+    server = await serve([answer("200 OK", created, "Content-Type: application/json")] * 2)
+    token = "aW50/ZXJ hY3Rpb24"
+    back = await http.callback(123, token, PAYLOAD, with_response=True)
+    assert back["interaction"]["response_message_id"] == "778"
+    session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar())
+    try:
+        params = SimpleNamespace(files=None, payload=PAYLOAD)
+        await async_context.get().create_interaction_response(
+            123, token, session=session, params=params
+        )
+    finally:
+        await session.close()
+    ours, theirs = (r.head.decode("latin-1").split("\r\n") for r in server.requests)
+    assert ours[0] == (
+        "POST /api/v10/interactions/123/aW50%2FZXJ%20hY3Rpb24/callback?with_response=1 HTTP/1.1"
+    )
+    assert ours == [h for h in theirs if not h.startswith("Accept-Encoding")]
+    assert server.requests[0].body == server.requests[1].body
+
+
 MESSAGE = json.dumps({"id": "777", "channel_id": "5", "type": 0, "content": "",
                       "author": {"id": "9", "username": "bot", "discriminator": "0",
                                  "avatar": None},
@@ -435,6 +461,29 @@ async def test_closing_the_client_closes_its_connections_for_good(serve) -> None
     await callback_http.close(client)
     await server.hung_up.wait()  # the server saw the connection end
     assert callback_http.of(client) is None
+
+
+async def test_a_closed_connection_is_freed_without_the_garbage_collector(serve, http) -> None:
+    """A connection closed (by the bot, or idle too long) leaves no cycle behind: after a
+    burst a thousand of them close at once, and each would leave its parser, transport and
+    socket to a collection of the oldest generation."""
+    import gc
+    import weakref
+
+    await serve([NO_CONTENT])
+    await http.callback(1, "t", PAYLOAD)
+    [connection] = http._origin.idle if http._origin else []
+    gone = weakref.ref(connection)
+    del connection
+    gc.collect()
+    gc.disable()  # (only reference counting from here)
+    try:
+        http.close()
+        for _ in range(3):
+            await asyncio.sleep(0)  # the transport's close, then connection_lost
+        assert gone() is None
+    finally:
+        gc.enable()
 
 
 def test_through_a_proxy_or_when_the_api_base_moved_callbacks_go_through_discord_py(caplog, monkeypatch) -> None:
