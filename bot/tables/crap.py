@@ -28,6 +28,7 @@ from games.crap.cards import (
 )
 from games.crap.engine import CrapRules, CrapState
 from games.lobby import Lobby
+from games.shared import rules_model
 from games.text import Arg, Line, Part
 
 # Translators: the rules of CRAP (/crap rules). Score, Recycle, Acquire, Challenge, Protect
@@ -86,7 +87,7 @@ class CrapTable(CrapPlay, CrapHand):
     # ---------------------------------------------------------------- lobby
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
-        rules = _describe(CrapRules.model_validate(lobby.options["rules"]))
+        rules = _describe(rules_model(CrapRules, lobby.options["rules"]))
         return rules + " · " + mention("crap rules")
 
     # ---------------------------------------------------------------- moves

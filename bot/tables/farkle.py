@@ -24,6 +24,7 @@ from games.farkle import engine
 from games.farkle.engine import FarkleState
 from games.farkle.rules import PRESETS, FarkleRules
 from games.lobby import Lobby
+from games.shared import rules_model
 from games.text import Msg
 
 LOG_LINES = 6
@@ -110,7 +111,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
         return text
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
-        rules = FarkleRules.model_validate(lobby.options["rules"])
+        rules = rules_model(FarkleRules, lobby.options["rules"])
         house = house_rules(rules)
         parts = [short_rules(rules)]
         if house:
@@ -409,7 +410,7 @@ class FarkleTable(FarklePlay, TableAdapter[FarkleState]):
             source = (
                 session.state.rules
                 if session.started
-                else FarkleRules.model_validate(session.lobby.options["rules"])
+                else rules_model(FarkleRules, session.lobby.options["rules"])
             )
             heading = _("Rules of the game in this channel")
         else:

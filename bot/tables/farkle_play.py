@@ -19,6 +19,7 @@ from games.farkle import engine, policy
 from games.farkle.engine import Action, ActionKind, FarklePlayer, FarkleState
 from games.farkle.rules import FarkleRules
 from games.numbers import number
+from games.shared import rules_model
 from games.text import M
 
 #: The buttons' actions, as the engine names them.
@@ -61,7 +62,7 @@ class FarklePlay(GameRules[FarkleState]):
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """Per rule set: Crappy Malappy has no limit, so up to what a table shows (25)."""
-        return int(FarkleRules.model_validate(options["rules"]).max_players)
+        return int(rules_model(FarkleRules, options["rules"]).max_players)
 
     def stamp(self, state: FarkleState | None, action: str, arg: str | None) -> int:
         return 0 if state is None else engine.decision(state)

@@ -20,6 +20,7 @@ from games.kuriki import engine
 from games.kuriki.engine import KurikiRules, KurikiState
 from games.kuriki.values import name, roll_value
 from games.lobby import Lobby
+from games.shared import rules_model
 from games.text import Part
 
 LOG_LINES = 6
@@ -128,7 +129,7 @@ class KurikiTable(KurikiPlay, KurikiMessages):
     # ---------------------------------------------------------------- lobby
 
     def lobby_description(self, lobby: Lobby, settings: GuildSettings) -> str:
-        rules = KurikiRules.model_validate(lobby.options["rules"])
+        rules = rules_model(KurikiRules, lobby.options["rules"])
         lives = _n(
             "Two dice, a cup, and lies. **{n} life** each.",
             "Two dice, a cup, and lies. **{n} lives** each.",

@@ -19,6 +19,7 @@ from games.autoplay import Chooser
 from games.bots import bot_seats, only_bots
 from games.lobby import Lobby, Seat
 from games.places import Order, places
+from games.shared import rules_json, rules_model
 from games.text import Line, M, Msg
 
 log = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ class GameRules(ABC, Generic[StateT]):
 
     def lobby_options(self, settings: GuildSettings) -> dict[str, Any]:
         """The lobby's options from its settings: the rules of `rules_of`, as JSON."""
-        return {"rules": self.rules_of(settings).model_dump(mode="json")}
+        return {"rules": rules_json(self.rules_of(settings))}
 
     def lobby_max_players(self, options: dict[str, Any]) -> int:
         """The most players a lobby with these (validated) options takes."""
@@ -181,7 +182,7 @@ class GameRules(ABC, Generic[StateT]):
 
     def new_game(self, lobby: Lobby, settings: GuildSettings, rng: random.Random) -> StateT:
         """The started game's state, by the rules the lobby kept (`lobby_options`)."""
-        rules = self.rules_model.model_validate(lobby.options["rules"])
+        rules = rules_model(self.rules_model, lobby.options["rules"])
         return self.engine.new_game(lobby.players, rules, rng)[0]
 
     # ------------------------------------------------------------------ moves

@@ -73,3 +73,24 @@ def test_messages_are_made_with_the_shared_set() -> None:
     assert one.__pydantic_fields_set__ is many.__pydantic_fields_set__
     assert one.__pydantic_fields_set__ == {"k", "a", "p", "n"}
     assert many.model_dump(exclude_defaults=True) == {"k": "{n} die", "p": "{n} dice", "n": 2}
+
+
+def test_a_lobby_keeps_one_shared_dict_of_equal_rules_and_reads_it_back_once() -> None:
+    from games.crap.engine import CrapRules
+    from games.farkle.rules import PRESETS, FarkleRules
+    from games.shared import rules_json, rules_model
+
+    classic = PRESETS["classic"]
+    again = FarkleRules.model_validate(classic.model_dump())
+    kept = rules_json(classic)
+    assert kept == classic.model_dump(mode="json") and rules_json(again) is kept
+    assert rules_model(FarkleRules, kept) is rules_model(FarkleRules, kept) == classic
+    other = rules_json(classic.model_copy(update={"target": 5_000}))
+    assert other is not kept and rules_model(FarkleRules, other).target == 5_000
+    stored = dict(kept)  # read back from the database: not the shared dict
+    assert rules_model(FarkleRules, stored) == classic
+    assert rules_model(FarkleRules, stored) is not rules_model(FarkleRules, stored)
+    # A model that can change is neither shared nor made once.
+    crap = CrapRules(threshold=500)
+    assert rules_json(crap) is not rules_json(crap)
+    assert rules_model(CrapRules, rules_json(crap)) == crap
