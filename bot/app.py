@@ -19,7 +19,7 @@ from bot.components import LEGACY_CUSTOM_ID, Click
 from bot.config import BotConfig
 from bot.display import retire_orphans, retire_pressed, show_table
 from bot.errors import GameOver, GameTree, NoSession, UserError, answer_error
-from bot.gateway import clicked_message, skip_unread_events
+from bot.gateway import clicked_message, hear_new_messages, skip_unread_events
 from bot.i18n import _, speak
 from bot.interactions import actor_of, send_rematch, send_reply
 from bot.pictures.emojis import Faces, load_emojis
@@ -127,6 +127,7 @@ class GameBot(commands.AutoShardedBot):
         )
         await add_cogs(self)
         skip_unread_events(self)  # after the cogs: their listeners count
+        hear_new_messages(self, self.message_seen)
         self.timers.start()
         await self.tree.set_translator(CatalogueTranslator())
         if self.sync_commands:
@@ -265,13 +266,19 @@ class GameBot(commands.AutoShardedBot):
     async def on_resumed(self) -> None:
         await self.catch_up()
 
-    async def on_message(self, message: discord.Message) -> None:
+    def message_seen(self, channel_id: int, message_id: int) -> None:
         """Chatter below a table pushes it up: once it is out of sight, and the channel has
-        been quiet for a moment, the table is posted again at the bottom."""
-        if self.tables.heard(message.channel.id, message.id):
-            task = asyncio.create_task(self._repost_later(message.channel.id))
+        been quiet for a moment, the table is posted again at the bottom. (Called by the
+        gateway with each new message's ids: bot/gateway.py, `hear_new_messages`.)"""
+        if self.tables.heard(channel_id, message_id):
+            task = asyncio.create_task(self._repost_later(channel_id))
             self._reposts.add(task)
             task.add_done_callback(self._reposts.discard)
+
+    async def on_message(self, message: discord.Message) -> None:
+        """`message_seen`, for a message discord.py parsed (its parsers moved, or another
+        listener wants messages: bot/gateway.py). No prefix commands to look for."""
+        self.message_seen(message.channel.id, message.id)
 
     async def _repost_later(self, channel_id: int) -> None:
         await asyncio.sleep(self.config.repost_delay)

@@ -92,6 +92,37 @@ def skip_unread_events(client: discord.Client) -> list[str]:
     return [*UNREAD_EVENTS, "INTERACTION_CREATE"]
 
 
+def hear_new_messages(client: discord.Client, seen: Callable[[int, int], None]) -> bool:
+    """Tell `seen(channel_id, message_id)` of every new message (MESSAGE_CREATE) straight
+    from its payload, all the bot reads of one (chatter below a table, bot/table_updates.py),
+    where discord.py would build a whole Message of it for the client's `on_message`: in a
+    busy server every line of chat is such an event, and each table the bot posts too.
+    While another listener wants messages (an `on_message` listener or a `wait_for`), the
+    event is parsed as before, and the client's own `on_message` hears it. False when
+    discord.py's parsers moved: every message then goes to `on_message`."""
+    parsers = internals.parsers(client)
+    if parsers is None or "MESSAGE_CREATE" not in parsers:
+        log.warning("discord.py's gateway parsers moved: new messages are parsed in full")
+        return False
+    parse = parsers["MESSAGE_CREATE"]
+
+    def parse_if_listened(data: Any) -> None:
+        extra = getattr(client, "extra_events", {})
+        if extra.get("on_message") or internals.waiting(client).get("message"):
+            parse(data)
+            return
+        try:
+            channel_id, message_id = int(data["channel_id"]), int(data["id"])
+        except (KeyError, TypeError, ValueError):
+            log.info("A MESSAGE_CREATE without a channel or message id")
+            return
+        seen(channel_id, message_id)
+
+    parse_if_listened.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
+    parsers["MESSAGE_CREATE"] = parse_if_listened
+    return True
+
+
 def _when_listened(
     client: discord.Client, parse: Callable[[Any], None], listeners: tuple[str, ...]
 ) -> Callable[[Any], None]:

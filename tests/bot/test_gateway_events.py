@@ -12,11 +12,12 @@ from typing import Any
 
 import discord
 import pytest
+from discord.ext import commands
 
 from bot import discord_internals as internals
 from bot.app import GameBot
 from bot.config import BotConfig
-from bot.gateway import CLICKED, Clicked, clicked_message, skip_unread_events
+from bot.gateway import CLICKED, Clicked, clicked_message, hear_new_messages, skip_unread_events
 
 
 @pytest.fixture
@@ -57,6 +58,43 @@ async def test_a_discord_py_without_the_parsers_table_parses_everything(
     assert "every event is parsed in full" in caplog.text
     assert "MESSAGE_UPDATE" not in bot._connection.parsers
     bot._connection.parsers["MESSAGE_UPDATE"] = original
+
+
+async def test_a_new_message_is_heard_by_its_ids_and_parsed_only_while_something_listens(
+    bot: GameBot,
+) -> None:
+    """Chatter below a table needs only the message's channel and id: those go to the bot
+    straight from the payload, and discord.py builds a Message only for a listener."""
+    calls: list[Any] = []
+    seen: list[tuple[int, int]] = []
+    bot._connection.parsers["MESSAGE_CREATE"] = calls.append
+    assert hear_new_messages(bot, lambda channel, message: seen.append((channel, message)))
+    parse = bot._connection.parsers["MESSAGE_CREATE"]
+    parse({"id": "7", "channel_id": "2", "content": "gg"})
+    assert seen == [(2, 7)] and calls == []
+
+    async def on_message(message: discord.Message) -> None: ...
+
+    bot.add_listener(on_message)  # added after start-up: parsed for it from now on, and
+    parse({"id": "8", "channel_id": "2"})  # the bot's own on_message hears it then
+    assert seen == [(2, 7)] and calls == [{"id": "8", "channel_id": "2"}]
+    bot.remove_listener(on_message)
+    parse({"channel_id": "2"})  # no id: nothing heard, nothing parsed
+    parse({"id": "9", "channel_id": "3"})
+    assert seen == [(2, 7), (3, 9)] and len(calls) == 1
+
+
+async def test_without_the_parsers_table_new_messages_come_through_on_message(
+    bot: GameBot, caplog: pytest.LogCaptureFixture
+) -> None:
+    original = bot._connection.parsers.pop("MESSAGE_CREATE")
+    try:
+        with caplog.at_level(logging.WARNING, logger="bot.gateway"):
+            assert not hear_new_messages(bot, lambda channel, message: None)
+        assert "new messages are parsed in full" in caplog.text
+        assert type(bot).on_message is not commands.Bot.on_message  # (no prefix commands)
+    finally:
+        bot._connection.parsers["MESSAGE_CREATE"] = original
 
 
 def click_payload(kind: int = 3) -> dict[str, Any]:
