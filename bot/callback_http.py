@@ -15,12 +15,16 @@ follow-ups of one interaction go one at a time, and one whose answer says the we
 limit bucket ran out returns only once it is full again. (A callback's bucket is its own
 interaction's, which gets no second callback, so there is nothing to delay.)
 
-Connections: a request takes the newest idle one, or opens a new one when none is idle. There
-is no cap: a cap made answers queue behind each other in a burst (docs/performance.md,
-"Bursts"). A connection goes back to the idle ones after a whole answer the server keeps alive;
-one idle longer than aiohttp's keep-alive (15 s) is closed. When the server closes a reused
-connection before answering anything (it closed it while idle, as servers do), the request is
-sent again on a new one. All are closed when the bot closes (`close`)."""
+Connections: a request takes the newest idle one, or opens a new one when none is idle,
+up to `MAX_CONNECTIONS` open (256): beyond, it waits for the next one released, first come
+first served (aiohttp's capped pool hands a released connection to a new request before a
+waiting one, which can starve under load: docs/performance.md, "Bursts"). A burst of a
+thousand answers opened a thousand connections, each a TLS handshake against Discord. A
+connection goes back to the idle ones (or to the first waiter) after a whole answer the
+server keeps alive; one idle longer than aiohttp's keep-alive (15 s) is closed. When the
+server closes a reused connection before answering anything (it closed it while idle, as
+servers do), the request is sent again on a new one. All are closed when the bot closes
+(`close`)."""
 
 from __future__ import annotations
 
@@ -30,7 +34,7 @@ import ssl
 import time
 import weakref
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -50,6 +54,9 @@ CONNECT_TIMEOUT = 30.0
 ANSWER_TIMEOUT = 300.0
 #: Seconds a connection may stay idle before it is closed rather than reused (aiohttp's).
 KEEPALIVE = 15.0
+#: Connections open at once (per client); a request that finds none idle and this many open
+#: waits for the next one released, first come first served.
+MAX_CONNECTIONS = 256
 TRIES = 5
 _pause = asyncio.sleep  # between tries (a test records the pauses instead)
 
@@ -91,9 +98,9 @@ class _Connection(asyncio.Protocol):
     """One HTTP/1.1 connection: sends a request, parses its answer (httptools calls the
     on_* methods), then waits idle for the next."""
 
-    def __init__(self, idle: deque[_Connection], opened: set[_Connection]) -> None:
+    def __init__(self, idle: deque[_Connection], lost: Callable[[_Connection], None]) -> None:
         self._idle = idle  # the idle connections of its origin, which it leaves when closed
-        self._opened = opened  # all its client's open connections, likewise
+        self._lost = lost  # tells its client it is gone
         self.transport: asyncio.Transport | None = None
         self.closed = False
         self.idle_since = 0.0
@@ -132,7 +139,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._opened.discard(self)
+        self._lost(self)
         if self in self._idle:
             self._idle.remove(self)
         if self._waiter is not None and not self._waiter.done():
@@ -269,6 +276,10 @@ class CallbackHTTP:
     def __init__(self) -> None:
         self._origin: _Origin | None = None
         self._open: set[_Connection] = set()
+        self._opening = 0  # connections being opened (or a slot promised to a waiter)
+        #: The requests waiting for a connection, first come first served: each is handed a
+        #: released connection, or None for a free slot (open one).
+        self._waiting: deque[asyncio.Future[_Connection | None]] = deque()
         #: One lock per interaction webhook (application id, token), while it is in use.
         self._locks: weakref.WeakValueDictionary[object, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -374,24 +385,69 @@ class CallbackHTTP:
         raise discord.HTTPException(reply, data)
 
     async def _send(self, origin: _Origin, request: bytes) -> Reply:
-        """One request on an idle connection, or a new one; once more on a new connection if
-        a reused one was closed before it answered anything."""
-        connection = self._idle_connection(origin)
-        if connection is not None:
+        """One request on an idle connection, or a new one, or (with `MAX_CONNECTIONS` open)
+        the next one released; once more on a new connection if a reused one was closed
+        before it answered anything."""
+        connection, reused = await self._connection(origin)
+        if reused:
             try:
                 reply = await connection.exchange(request)
             except _NothingRead:
-                connection = None
+                pass  # (its slot frees once it is lost: the new one may go over by one)
             else:
                 self._release(origin, connection)
                 return reply
-        connection = await self._connect(origin)
+            connection = await self._connect(origin)
         try:
             reply = await connection.exchange(request)
         except _NothingRead:
             raise ServerDisconnected("the server closed a new connection unanswered") from None
         self._release(origin, connection)
         return reply
+
+    async def _connection(self, origin: _Origin) -> tuple[_Connection, bool]:
+        """A connection for a request, and whether it was used before: an idle one, a new
+        one while fewer than `MAX_CONNECTIONS` are open, else the next one released. (Each
+        new one a TLS handshake against Discord: a burst of a thousand answers would open a
+        thousand.)"""
+        connection = self._idle_connection(origin)
+        if connection is not None:
+            return connection, True
+        if len(self._open) + self._opening < MAX_CONNECTIONS and not self._waiting:
+            return await self._connect(origin), False
+        waiter: asyncio.Future[_Connection | None] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            handed = await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed over, then cancelled
+                self._pass_on(origin, waiter.result())
+            raise
+        if handed is None:  # a free slot, kept for this request (`_lost`)
+            return await self._connect(origin, promised=True), False
+        return handed, True
+
+    def _pass_on(self, origin: _Origin, connection: _Connection | None) -> None:
+        """What a cancelled waiter was handed goes to the next: a connection, or a slot."""
+        if connection is not None:
+            self._release(origin, connection)
+            return
+        self._opening -= 1
+        self._free_slot()
+
+    def _free_slot(self) -> None:
+        """A connection is gone: the first waiter may open one in its place."""
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                self._opening += 1  # (the slot is the waiter's: `_connect(promised=True)`)
+                waiter.set_result(None)
+                return
+
+    def _lost(self, connection: _Connection) -> None:
+        if connection in self._open:
+            self._open.discard(connection)
+            self._free_slot()
 
     def _idle_connection(self, origin: _Origin) -> _Connection | None:
         idle = origin.idle
@@ -407,8 +463,14 @@ class CallbackHTTP:
         return None
 
     def _release(self, origin: _Origin, connection: _Connection) -> None:
+        """A connection whose answer was read: to the first waiter, else among the idle."""
         if connection.closing():
-            return
+            return  # (its slot frees once it is lost)
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(connection)
+                return
         now = asyncio.get_running_loop().time()
         connection.idle_since = now
         idle = origin.idle
@@ -416,16 +478,25 @@ class CallbackHTTP:
             idle.popleft().close()
         idle.append(connection)
 
-    async def _connect(self, origin: _Origin) -> _Connection:
+    async def _connect(self, origin: _Origin, *, promised: bool = False) -> _Connection:
+        """A new connection (`promised`: in the slot a waiter was given)."""
         loop = asyncio.get_running_loop()
-        async with asyncio.timeout(CONNECT_TIMEOUT):
-            _, connection = await loop.create_connection(
-                lambda: _Connection(origin.idle, self._open),
-                origin.host,
-                origin.port,
-                ssl=origin.tls,
-                server_hostname=origin.host if origin.tls else None,
-            )
+        if not promised:
+            self._opening += 1
+        try:
+            async with asyncio.timeout(CONNECT_TIMEOUT):
+                _, connection = await loop.create_connection(
+                    lambda: _Connection(origin.idle, self._lost),
+                    origin.host,
+                    origin.port,
+                    ssl=origin.tls,
+                    server_hostname=origin.host if origin.tls else None,
+                )
+        except BaseException:
+            self._opening -= 1
+            self._free_slot()  # (the next waiter tries its own)
+            raise
+        self._opening -= 1
         self._open.add(connection)
         return connection
 
@@ -434,6 +505,10 @@ class CallbackHTTP:
         for connection in list(self._open):
             connection.close()
         self._open.clear()
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_exception(ServerDisconnected("the client closed its connections"))
         self._origin = None
 
 

@@ -463,6 +463,47 @@ async def test_closing_the_client_closes_its_connections_for_good(serve) -> None
     assert callback_http.of(client) is None
 
 
+async def test_at_the_cap_requests_wait_for_the_next_connection_first_come_first_served(
+    serve, http, monkeypatch
+) -> None:
+    """With MAX_CONNECTIONS open, a request waits for a connection to be released rather
+    than opening another (each one a TLS handshake against Discord), and the waiting ones
+    are served in the order they came: none waits behind a later one."""
+    monkeypatch.setattr(callback_http, "MAX_CONNECTIONS", 2)
+    server = await serve([NO_CONTENT] * 7)
+    answered: list[int] = []
+
+    async def one(n: int) -> None:
+        await http.callback(n, "t", PAYLOAD)
+        answered.append(n)
+
+    await asyncio.gather(*(one(n) for n in range(7)))
+    assert server.connections == 2 and len(server.requests) == 7
+    order = [int(r.head.split(b"/")[4]) for r in server.requests]
+    assert order == list(range(7)) and sorted(answered) == list(range(7))
+
+
+async def test_a_waiter_gets_a_lost_connections_slot_and_a_cancelled_one_passes_it_on(
+    serve, http, monkeypatch
+) -> None:
+    """A connection the server closed frees its slot for the first waiter, which opens a new
+    one; a waiter cancelled after being handed a connection hands it to the next."""
+    monkeypatch.setattr(callback_http, "MAX_CONNECTIONS", 1)
+    server = await serve([NO_CONTENT] * 4, close_after={0})
+    first = asyncio.create_task(http.callback(1, "t", PAYLOAD))  # its connection then closes
+    second = asyncio.create_task(http.callback(2, "t", PAYLOAD))
+    third = asyncio.create_task(http.callback(3, "t", PAYLOAD))
+    await asyncio.sleep(0)
+    assert len(http._waiting) == 2
+    await first
+    second.cancel()  # handed the slot the closed connection left, and cancelled
+    await asyncio.wait_for(third, 5)
+    assert second.cancelled() and [r.connection for r in server.requests] == [1, 2]
+    await http.callback(4, "t", PAYLOAD)  # the second connection, kept alive
+    assert [r.connection for r in server.requests] == [1, 2, 2]
+    assert http._opening == 0 and len(http._open) == 1 and not http._waiting
+
+
 async def test_a_closed_connection_is_freed_without_the_garbage_collector(serve, http) -> None:
     """A connection closed (by the bot, or idle too long) leaves no cycle behind: after a
     burst a thousand of them close at once, and each would leave its parser, transport and
