@@ -182,7 +182,7 @@ def frames_readable() -> bool:
     socket = WebSocket.__new__(WebSocket)  # (no connection: only its attributes' shape)
     names = ("_decompressor", "_dispatch_listeners", "_dispatch", "_keep_alive", "sequence")
     try:
-        WebSocket.__init__(socket, None, loop=None)  # type: ignore[arg-type]
+        WebSocket.__init__(socket, None, loop=None)  # type: ignore[arg-type]  # (no socket: its shape only)
         made = inspect.getsource(WebSocket.from_client)
     except Exception:
         return False

@@ -4,7 +4,10 @@ The guild-messages intent is there so that chatter below a table is seen (MESSAG
 The same intent brings the MESSAGE_UPDATE of every edit, the bot's own table edits too: one
 per move, which discord.py turns into a whole Message (the embed, every button) and a copy of
 the cached one, for nobody: the bot listens to no edit. Dropping those events on arrival is
-the largest single cut in a click's cost (docs/performance.md, "Per click").
+the largest single cut in a click's cost (docs/performance.md, "Per click"); their frames
+are not even decoded, only their head read for the event's name and sequence
+(`_read_frames_lightly`). A new message (MESSAGE_CREATE) is read for its channel and id
+only (`hear_new_messages`).
 
 A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
 its mentions and timestamps, and discord.py builds all of it into `interaction.message`. The
@@ -190,7 +193,7 @@ def _read_frames_lightly() -> None:
             internals.received_unparsed(ws, text, *unread)
 
     received_message.reads = received  # type: ignore[attr-defined]  # (discord.py's own)
-    socket.received_message = received_message  # type: ignore[method-assign]
+    socket.received_message = received_message  # type: ignore[method-assign]  # (the class's, once)
 
 
 def _views_registered(client: discord.Client) -> bool:
