@@ -99,9 +99,7 @@ def rules_json(rules: BaseModel) -> dict[str, Any]:
         return rules.model_dump(mode="json")
     shared = _BY_MODEL.get(rules)
     if shared is None:
-        options = {"rules": rules.model_dump(mode="json")}
-        share_rules(options)  # (beyond RULES_KEPT distinct rules, the dict stays its own)
-        shared = options["rules"]
+        shared = _shared_rules(rules.model_dump(mode="json"))
         if id(shared) in _SHARED and len(_BY_MODEL) < RULES_KEPT:
             _BY_MODEL[rules] = shared
             _MODELS.setdefault(id(shared), rules)
@@ -124,13 +122,20 @@ def share_rules(options: dict[str, Any]) -> None:
     """Let `options["rules"]` (a dict nothing changes in place) be the same object as every
     equal rules dict shared before."""
     rules = options.get("rules")
-    if not isinstance(rules, dict) or id(rules) in _SHARED:
-        return
+    if isinstance(rules, dict):
+        options["rules"] = _shared_rules(rules)
+
+
+def _shared_rules(rules: dict[str, Any]) -> dict[str, Any]:
+    """The shared dict equal to `rules`: one shared before, else `rules` itself, shared
+    from now on (beyond RULES_KEPT distinct rule sets, left its own)."""
+    if id(rules) in _SHARED:
+        return rules
     key = json.dumps(rules, sort_keys=True, separators=(",", ":"), default=str)
     shared = _RULES.get(key)
     if shared is None:
         if len(_RULES) >= RULES_KEPT:
-            return
+            return rules
         shared = _RULES[key] = rules
         _SHARED.add(id(shared))
-    options["rules"] = shared
+    return shared
