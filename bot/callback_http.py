@@ -435,14 +435,21 @@ class CallbackHTTP:
         self._opening -= 1
         self._free_slot()
 
-    def _free_slot(self) -> None:
-        """A connection is gone: the first waiter may open one in its place."""
+    def _next_waiter(self) -> asyncio.Future[_Connection | None] | None:
+        """The first request still waiting for a connection (None: none is), taken off the
+        queue; a cancelled one is passed over."""
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():
-                self._opening += 1  # (the slot is the waiter's: `_connect(promised=True)`)
-                waiter.set_result(None)
-                return
+                return waiter
+        return None
+
+    def _free_slot(self) -> None:
+        """A connection is gone: the first waiter may open one in its place."""
+        waiter = self._next_waiter()
+        if waiter is not None:
+            self._opening += 1  # (the slot is the waiter's: `_connect(promised=True)`)
+            waiter.set_result(None)
 
     def _lost(self, connection: _Connection) -> None:
         if connection in self._open:
@@ -466,11 +473,10 @@ class CallbackHTTP:
         """A connection whose answer was read: to the first waiter, else among the idle."""
         if connection.closing():
             return  # (its slot frees once it is lost)
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            if not waiter.done():
-                waiter.set_result(connection)
-                return
+        waiter = self._next_waiter()
+        if waiter is not None:
+            waiter.set_result(connection)
+            return
         now = asyncio.get_running_loop().time()
         connection.idle_since = now
         idle = origin.idle
@@ -505,10 +511,8 @@ class CallbackHTTP:
         for connection in list(self._open):
             connection.close()
         self._open.clear()
-        while self._waiting:
-            waiter = self._waiting.popleft()
-            if not waiter.done():
-                waiter.set_exception(ServerDisconnected("the client closed its connections"))
+        while (waiter := self._next_waiter()) is not None:
+            waiter.set_exception(ServerDisconnected("the client closed its connections"))
         self._origin = None
 
 
