@@ -68,12 +68,15 @@ def clicked_message(interaction: discord.Interaction) -> Clicked | None:
     return Clicked(message.id, ephemeral, meta.user.id if ephemeral and meta is not None else 0)
 
 
-def _listened(client: discord.Client, events: tuple[str, ...]) -> bool:
+def _listened(client: discord.Client, events: tuple[str, ...], *, methods: bool = True) -> bool:
     """Whether anything would hear these events: a listener (commands.Bot's add_listener), an
-    on_<event> method, or a wait_for."""
+    on_<event> method (unless `methods` is false: the client's own), or a wait_for."""
     extra = getattr(client, "extra_events", {})
     waiting = internals.waiting(client)
-    return any(extra.get(f"on_{e}") or hasattr(client, f"on_{e}") or waiting.get(e) for e in events)
+    return any(
+        extra.get(f"on_{e}") or (methods and hasattr(client, f"on_{e}")) or waiting.get(e)
+        for e in events
+    )
 
 
 def skip_unread_events(client: discord.Client) -> list[str]:
@@ -108,8 +111,7 @@ def hear_new_messages(client: discord.Client, seen: Callable[[int, int], None]) 
     parse = parsers["MESSAGE_CREATE"]
 
     def parse_if_listened(data: Any) -> None:
-        extra = getattr(client, "extra_events", {})
-        if extra.get("on_message") or internals.waiting(client).get("message"):
+        if _listened(client, ("message",), methods=False):
             parse(data)
             return
         try:
