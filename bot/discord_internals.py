@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -56,6 +57,11 @@ INTERNALS: dict[str, str] = {
     "leaves out of the payload)",
     "Webhook.from_state": "Webhook.from_state(data, state): an interaction's webhook from "
     "its stored token, for follow-ups and edits after a restart (reach.py)",
+    "DiscordWebSocket.received_message / ._decompressor / ._discord_parsers / "
+    "._dispatch_listeners / ._dispatch / ._keep_alive / .sequence / .log_receive": "how a "
+    "gateway frame is read: decompressed, logged, decoded, its sequence kept, the keep-alive "
+    "ticked, then parsed (gateway.py reads a frame of an event it leaves unparsed no "
+    "further than its event name and sequence)",
 }
 
 # ------------------------------------------------------------------- the client's state
@@ -150,6 +156,57 @@ def forget_response(interaction: discord.Interaction) -> None:
         del interaction._cs_response  # type: ignore[attr-defined]  # cached response, not in the stubs
 
 
+# ------------------------------------------------------------------- the gateway's frames
+
+WebSocket = discord.gateway.DiscordWebSocket
+
+
+def frame_text(ws: Any, frame: Any) -> Any:
+    """A frame as `received_message` decodes it: text, or None for part of a compressed
+    message."""
+    return ws._decompressor.decompress(frame) if type(frame) is bytes else frame
+
+
+def ws_parsers(ws: Any) -> dict[str, Any]:
+    return ws._discord_parsers
+
+
+def ws_waits_for_events(ws: Any) -> bool:
+    """Whether the connection itself waits for a dispatched event (a shard's READY)."""
+    return bool(ws._dispatch_listeners)
+
+
+@functools.cache
+def frames_readable() -> bool:
+    """Whether the gateway's frames are read as the functions above expect."""
+    socket = WebSocket.__new__(WebSocket)  # (no connection: only its attributes' shape)
+    names = ("_decompressor", "_dispatch_listeners", "_dispatch", "_keep_alive", "sequence")
+    try:
+        WebSocket.__init__(socket, None, loop=None)  # type: ignore[arg-type]  # (no socket: its shape only)
+        made = inspect.getsource(WebSocket.from_client)
+    except Exception:
+        return False
+    read = getattr(WebSocket, "received_message", None)
+    return (
+        read is not None
+        and inspect.iscoroutinefunction(getattr(read, "reads", read))
+        and all(n in vars(socket) for n in names)
+        and callable(getattr(socket, "log_receive", None))
+        and "_discord_parsers" in made
+    )
+
+
+def received_unparsed(ws: Any, text: str, event: str, sequence: int) -> None:
+    """What `received_message` does with a dispatched event before its parser, which then
+    does nothing: log the frame (a debug event, when enabled), tell `socket_event_type`
+    listeners, keep the sequence (for a RESUME) and tick the keep-alive."""
+    ws.log_receive(text)
+    ws._dispatch("socket_event_type", event)
+    ws.sequence = sequence
+    if ws._keep_alive:
+        ws._keep_alive.tick()
+
+
 # ------------------------------------------------------------------- the check
 
 
@@ -232,6 +289,12 @@ def problems() -> list[str]:
          "Interaction._cs_response", "no longer caches interaction.response")
     need(state is not None and keeps_interaction_data(client), "Interaction.data",
          "is no longer the payload's own dict")
+    need(
+        frames_readable(),
+        "DiscordWebSocket.received_message / ._decompressor / ._discord_parsers / "
+        "._dispatch_listeners / ._dispatch / ._keep_alive / .sequence / .log_receive",
+        "changed",
+    )
     from_state = getattr(discord.Webhook, "from_state", None)
     need(from_state is not None and {"data", "state"} <= _params(from_state),
          "Webhook.from_state", "is gone or takes other arguments")

@@ -4,8 +4,10 @@ The guild-messages intent is there so that chatter below a table is seen (MESSAG
 The same intent brings the MESSAGE_UPDATE of every edit, the bot's own table edits too: one
 per move, which discord.py turns into a whole Message (the embed, every button) and a copy of
 the cached one, for nobody: the bot listens to no edit. Dropping those events on arrival is
-the largest single cut in a click's cost (docs/performance.md, "Per click"). A new message
-(MESSAGE_CREATE) is read for its channel and id only (`hear_new_messages`).
+the largest single cut in a click's cost (docs/performance.md, "Per click"); their frames
+are not even decoded, only their head read for the event's name and sequence
+(`_read_frames_lightly`). A new message (MESSAGE_CREATE) is read for its channel and id
+only (`hear_new_messages`).
 
 A click's INTERACTION_CREATE carries the clicked message whole, its embed and every button,
 its mentions and timestamps, and discord.py builds all of it into `interaction.message`. The
@@ -26,6 +28,7 @@ the bot logs a warning or simply parses everything as before (slower, never wron
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -134,7 +137,65 @@ def _when_listened(
             parse(data)
 
     parse_if_listened.parses = parse  # type: ignore[attr-defined]  # the parser it wraps (bench/botproc.py unwraps it)
+    parse_if_listened.unread = lambda: not _listened(client, listeners)  # type: ignore[attr-defined]  # (`_read_frame` asks)
+    _read_frames_lightly()
     return parse_if_listened
+
+
+# ------------------------------------------------------------------- frames left unread
+
+#: Where a dispatch frame's event data starts, looked for in its first characters: the
+#: event's name, sequence and opcode come before it in Discord's frames (and the fake's).
+_HEAD = 128
+_EVENT = re.compile(r'"t":"([A-Z_]+)"')
+_SEQUENCE = re.compile(r'"s":(\d+)')
+
+
+def _unread_event(ws: Any, text: str) -> tuple[str, int] | None:
+    """The event and sequence of a dispatch frame the client would not parse (a guarded
+    event nothing listens to), read from the frame's head; None for any other frame, or one
+    whose head does not say (its keys in another order): that one is read in full."""
+    cut = text.find('"d":', 0, _HEAD)
+    if cut < 0:
+        return None
+    head = text[:cut]
+    event = _EVENT.search(head)
+    if event is None or '"op":0' not in head:
+        return None
+    unread = getattr(internals.ws_parsers(ws).get(event[1]), "unread", None)
+    if unread is None or not unread() or internals.ws_waits_for_events(ws):
+        return None
+    sequence = _SEQUENCE.search(head)
+    return None if sequence is None else (event[1], int(sequence[1]))
+
+
+def _read_frames_lightly() -> None:
+    """Let the gateway read a frame of an event the bot leaves unparsed (the echo of every
+    table edit) no further than its head: the event's name and sequence. discord.py decodes
+    every frame's JSON before it looks up the event's parser; for an edit's echo, a whole
+    message with its embed and buttons, that was a sixth of a click's CPU (docs/
+    performance.md). Every other frame, and every frame of a client without the guards of
+    `skip_unread_events`, goes through discord.py's own `received_message`. Done once."""
+    socket = internals.WebSocket
+    received = socket.received_message
+    if getattr(received, "reads", None) is not None:
+        return
+    if not internals.frames_readable():
+        log.warning("discord.py reads gateway frames otherwise: every frame is decoded")
+        return
+
+    async def received_message(ws: Any, frame: Any, /) -> None:
+        text = internals.frame_text(ws, frame)
+        if text is None:
+            return  # (part of a compressed message)
+        unread = _unread_event(ws, text) if type(text) is str else None
+        if unread is None:
+            await received(ws, text)
+        else:
+            internals.received_unparsed(ws, text, *unread)
+
+    received_message.reads = received  # type: ignore[attr-defined]  # (discord.py's own)
+    socket.received_message = received_message  # type: ignore[method-assign]  # (the class's, once)
 
 
 def _views_registered(client: discord.Client) -> bool:

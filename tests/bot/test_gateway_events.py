@@ -5,6 +5,8 @@ so discord.py builds no Message of it."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
 import re
 from pathlib import Path
@@ -47,6 +49,62 @@ async def test_message_edits_are_parsed_only_while_something_listens(bot: GameBo
     bot.remove_listener(on_raw_message_edit)
     parse({"id": "4", "channel_id": "2"})
     assert len(calls) == 1
+
+
+class Ticks:
+    """A keep-alive handler that counts its ticks."""
+
+    def __init__(self) -> None:
+        self.ticks = 0
+
+    def tick(self) -> None:
+        self.ticks += 1
+
+
+def socket_of(bot: GameBot, dispatched: list[tuple[Any, ...]]) -> Any:
+    """A gateway connection of `bot` as discord.py sets one up (no socket under it)."""
+    from discord.gateway import DiscordWebSocket
+
+    ws = DiscordWebSocket(None, loop=asyncio.get_running_loop())  # type: ignore[arg-type]
+    ws._discord_parsers = bot._connection.parsers
+    ws._dispatch = lambda *event: dispatched.append(event)
+    ws._keep_alive = Ticks()  # type: ignore[assignment]
+    ws.shard_id = None
+    return ws
+
+
+async def test_an_unread_events_frame_is_read_no_further_than_its_head(
+    bot: GameBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The echo of a table edit is not decoded: its sequence is kept (a RESUME asks for what
+    follows it), the keep-alive ticks and `socket_event_type` is told, as discord.py does
+    for every dispatch; the frame of an event something reads, or whose head does not say
+    what it is, goes through discord.py whole."""
+    edits: list[Any] = []
+    parse = edit_parser(bot, edits)  # (the guarded MESSAGE_UPDATE parser, installed)
+    clicks: list[Any] = []
+    bot._connection.parsers["INTERACTION_CREATE"] = clicks.append
+    dispatched: list[tuple[Any, ...]] = []
+    ws = socket_of(bot, dispatched)
+    decoded: list[str] = []
+    decode = discord.utils._from_json
+    monkeypatch.setattr(discord.utils, "_from_json", lambda text: decoded.append(text) or decode(text))
+    body = '{"id":"5","channel_id":"2","embeds":[{"title":"Farkle"}],"components":[]}'
+    await ws.received_message('{"t":"MESSAGE_UPDATE","s":41,"op":0,"d":' + body + "}")
+    await ws.received_message('{"op":0,"t":"MESSAGE_UPDATE","s":42,"d":' + body + "}")
+    assert ws.sequence == 42 and ws._keep_alive.ticks == 2 and edits == []
+    assert dispatched == [("socket_event_type", "MESSAGE_UPDATE")] * 2 and decoded == []
+    await ws.received_message('{"d":' + body + ',"op":0,"s":43,"t":"MESSAGE_UPDATE"}')
+    assert ws.sequence == 43 and edits == [] and len(decoded) == 1  # in full, unparsed
+    await ws.received_message('{"t":"INTERACTION_CREATE","s":44,"op":0,"d":{"id":"9"}}')
+    assert clicks == [{"id": "9"}] and ws.sequence == 44
+
+    async def on_raw_message_edit(event: object) -> None: ...
+
+    bot.add_listener(on_raw_message_edit)
+    await ws.received_message('{"t":"MESSAGE_UPDATE","s":45,"op":0,"d":' + body + "}")
+    assert edits == [json.loads(body)] and ws.sequence == 45
+    assert parse.unread() is False
 
 
 async def test_a_discord_py_without_the_parsers_table_parses_everything(
