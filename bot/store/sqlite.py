@@ -35,14 +35,13 @@ from bot.store.rows import (
     UnseenEnding,
     finished_record,
     finished_values,
-    log_values,
     places,
     played_game,
     played_sql,
-    session_values,
 )
-from bot.store.seats import DROP_SEATS_SQL, INSERT_SEAT_SQL, SEATS_OF_SQL, seat_values
+from bot.store.seats import DROP_SEATS_SQL
 from bot.store.sqlite_connection import Database
+from bot.store.sqlite_saves import SAVE_BATCH, save_rows
 from bot.store.stats import added_record, leaderboard_rows
 
 log = logging.getLogger(__name__)
@@ -124,10 +123,10 @@ class SqliteStore(Store):
         revision it shows: only `table_shown` writes those (a move committed while the table
         was being posted afresh must not bring back the old message).
 
-        The saves made in one turn of the event loop are written together, in one statement
-        and one commit (a group commit): each still returns only once its row is committed,
-        and a busy bot commits once for many moves (docs/performance.md, "Per click"). The
-        log lines of the saves written go into the same transaction."""
+        The saves made in one turn of the event loop are written together, in one
+        transaction (a group commit): each still returns only once its row is committed, and
+        a busy bot commits once for many moves (docs/performance.md, "Per click"). The log
+        lines of the saves written go into the same transaction."""
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._saves.append((row, done))
         if self._saver is None:
@@ -135,25 +134,15 @@ class SqliteStore(Store):
         return await done
 
     async def _write_saves(self) -> None:
-        """Write the waiting saves, a statement at a time, until none are left."""
+        """Write the waiting saves, a transaction at a time, until none are left."""
         try:
             while self._saves:
                 batch, self._saves = self._saves[:SAVE_BATCH], self._saves[SAVE_BATCH:]
-                now = time.time()
-                values = [v for row, _ in batch for v in (*session_values(row), now)]
+                rows = [row for row, _ in batch]
                 try:
-                    if any(
-                        row.log or row.beside or row.revision == 1 or row.seats is not None
-                        for row, _ in batch
-                    ):
-                        written = self.db.transaction(
-                            functools.partial(_save_with_logs, [row for row, _ in batch], values)
-                        )
-                    else:
-                        rows = await self.db.execute_fetchall(
-                            _upsert_sessions(len(batch)), values
-                        )
-                        written = {(channel, revision) for channel, revision in rows}
+                    written = self.db.transaction(
+                        functools.partial(save_rows, rows, time.time())
+                    )
                 except Exception as exc:
                     for _, done in batch:
                         if not done.done():
@@ -536,52 +525,6 @@ def _drop_session(conn: sqlite3.Connection, channel_id: int) -> None:
     conn.execute("DELETE FROM sessions WHERE channel_id = ?", (channel_id,))
     conn.execute("DELETE FROM game_log WHERE channel_id = ?", (channel_id,))
     conn.execute(DROP_SEATS_SQL, (channel_id,))
-
-
-def _save_with_logs(
-    rows: list[SessionRow], values: list[object], conn: sqlite3.Connection
-) -> set[tuple[int, int]]:
-    """Save `rows` (their `values` for `_upsert_sessions`) and append the log lines and
-    what those written keep beside them, and write their seats when they changed
-    (bot/store/seats.py), inside the caller's transaction. A new session (revision 1) starts with no log:
-    lines left by a game of that channel that was never finished are dropped."""
-    written = {(c, r) for c, r in conn.execute(_upsert_sessions(len(rows)), values).fetchall()}
-    for row in rows:
-        if (row.channel_id, row.revision) not in written:
-            continue
-        if row.revision == 1:
-            conn.execute("DELETE FROM game_log WHERE channel_id = ?", (row.channel_id,))
-        if row.log or row.beside:
-            conn.execute(
-                "INSERT INTO game_log (channel_id, revision, lines, beside) VALUES (?, ?, ?, ?)",
-                (row.channel_id, row.revision, *log_values(row)),
-            )
-        if row.seats is not None:
-            stored = conn.execute(SEATS_OF_SQL, (row.channel_id,)).fetchall()
-            conn.execute(DROP_SEATS_SQL, (row.channel_id,))
-            conn.executemany(
-                INSERT_SEAT_SQL, seat_values(row.channel_id, row.seats, stored, row.seats_at)
-            )
-    return written
-
-
-#: At most this many sessions in one saving statement (9 values each; SQLite allows 32,766).
-SAVE_BATCH = 500
-
-
-@functools.cache
-def _upsert_sessions(count: int) -> str:
-    """Insert or update `count` sessions; RETURNING names the (channel, revision) pairs
-    written: an update only follows the revision before it."""
-    return (
-        "INSERT INTO sessions (channel_id, guild_id, kind, data, revision, message_id,"
-        " deadline, created_at, updated_at) VALUES "
-        + ",".join(["(?,?,?,?,?,?,?,?,?)"] * count)
-        + " ON CONFLICT(channel_id) DO UPDATE SET guild_id=excluded.guild_id,"
-        " kind=excluded.kind, data=excluded.data, revision=excluded.revision,"
-        " deadline=excluded.deadline, updated_at=excluded.updated_at"
-        " WHERE sessions.revision = excluded.revision - 1 RETURNING channel_id, revision"
-    )
 
 
 #: A mark of an older revision than the recorded one changes nothing: a late writer (a

@@ -1,4 +1,4 @@
-"""Saves that arrive together are written together (one statement, SQLite's group commit),
+"""Saves that arrive together are written together (one transaction, SQLite's group commit),
 and each still answers for its own row: written, or refused because another revision came
 first. Only the SQLite store batches; the PostgreSQL store's saves are single statements."""
 
@@ -27,45 +27,61 @@ async def store(tmp_path: Path) -> SqliteStore:
 
 
 async def test_saves_made_at_once_are_each_committed_and_answered(store: SqliteStore) -> None:
-    # The games exist (a new game's first save also clears any log left in its channel:
-    # a transaction of its own, see the next test).
+    # The games exist (a new game's first save also clears any log left in its channel).
     assert await asyncio.gather(*(store.save_session(row(c, 1)) for c in range(50))) == [True] * 50
-    statements: list[int] = []
-    writing = asyncio.Event()
-    release = asyncio.Event()
-    real = store.db.execute_fetchall
+    executed: list[str] = []
+    saves: list[asyncio.Future[bool]] = []
+    answered_at_commit: list[int] = []
 
-    async def held(sql: str, params: object) -> object:
-        statements.append(sql.count("(?,?,?,?,?,?,?,?,?)"))
-        writing.set()
-        await release.wait()
-        return await real(sql, params)  # type: ignore[arg-type]
+    def trace(sql: str) -> None:
+        executed.append(sql)
+        if sql == "COMMIT":  # no save answers before its row is committed
+            answered_at_commit.append(sum(s.done() for s in saves))
 
-    store.db.execute_fetchall = held  # type: ignore[method-assign]
-    first = asyncio.ensure_future(store.save_session(row(0, 2)))
-    await writing.wait()  # the first save is being written...
-    later = asyncio.gather(*(store.save_session(row(c, 2)) for c in range(1, 50)))
-    for _ in range(20):  # turns of the loop, not time: every save gets as far as it can
-        await asyncio.sleep(0)
-    assert not first.done()  # ...and answers only once committed
-    release.set()
-    assert await first is True and await later == [True] * 49
-    # The 49 saves that came while the first was written went in one statement.
-    assert statements == [1, 49]
+    store.db.writer.set_trace_callback(trace)
+    saves += [asyncio.ensure_future(store.save_session(row(c, 2))) for c in range(50)]
+    assert await asyncio.gather(*saves) == [True] * 50
+    # The 50 saves made at once went in one transaction: an UPDATE a row, one commit.
+    assert executed.count("BEGIN") == 1 and executed.count("COMMIT") == 1
+    assert answered_at_commit == [0]
+    assert sum(s.startswith("UPDATE sessions SET guild_id") for s in executed) == 50
+    assert not any("INTO sessions" in s for s in executed)  # (no UPSERT needed)
+    executed.clear()
     results = await asyncio.gather(
         *(store.save_session(row(c, 3, f'{{"n":{c}}}')) for c in range(50)),
         store.save_session(row(7, 5)),  # not the revision after the stored one: refused
     )
+    store.db.writer.set_trace_callback(None)
     assert results == [True] * 50 + [False]
-    assert statements == [1, 49, 51]
+    assert executed.count("COMMIT") == 1
     stored = await fetch_sql(store, "SELECT channel_id, revision, data FROM sessions ORDER BY 1")
     assert stored == [(c, 3, f'{{"n":{c}}}') for c in range(50)]
+
+
+async def test_a_row_that_follows_no_stored_revision_is_written_as_the_upsert_would(
+    store: SqliteStore,
+) -> None:
+    """A later revision is written by an UPDATE over the one before it; when there is none
+    to follow, the UPSERT decides, as it did for every row: a row gone behind the store's
+    back is inserted again, a row at another revision is left, a new one is inserted. In
+    one transaction, each save answered for its own row."""
+    assert await asyncio.gather(*(store.save_session(row(c, 1)) for c in range(3))) == [True] * 3
+    await store.db.execute("DELETE FROM sessions WHERE channel_id = 1")
+    results = await asyncio.gather(
+        store.save_session(row(0, 2, '"updated"')),
+        store.save_session(row(1, 2, '"gone, inserted"')),
+        store.save_session(row(2, 3, '"skipped a revision"')),
+        store.save_session(row(3, 1, '"new"')),
+    )
+    assert results == [True, True, False, True]
+    stored = await fetch_sql(store, "SELECT channel_id, revision, data FROM sessions ORDER BY 1")
+    assert stored == [(0, 2, '"updated"'), (1, 2, '"gone, inserted"'), (2, 1, "{}"), (3, 1, '"new"')]
 
 
 async def test_log_lines_saved_at_once_go_in_the_same_commit_as_their_moves(
     store: SqliteStore,
 ) -> None:
-    """Saves with log lines are written together too (one saving statement, one commit);
+    """Saves with log lines are written together too (one transaction, one commit);
     the lines of a refused save are not kept, and a new game starts with no lines."""
     assert await asyncio.gather(*(store.save_session(row(c, 1)) for c in range(6))) == [True] * 6
     executed: list[str] = []
@@ -77,7 +93,9 @@ async def test_log_lines_saved_at_once_go_in_the_same_commit_as_their_moves(
     store.db.writer.set_trace_callback(None)
     assert results == [True] * 5 + [False]
     assert executed[0] == "BEGIN" and executed[-1] == "COMMIT"
-    assert sum("INTO sessions" in s for s in executed) == 1  # every move in one statement
+    # Each move one UPDATE; the refused one then tried by the UPSERT, which leaves it.
+    assert sum(s.startswith("UPDATE sessions SET guild_id") for s in executed) == 6
+    assert sum("INTO sessions" in s for s in executed) == 1
     assert sum("INTO game_log" in s for s in executed) == 5  # the lines of those written
     assert [await store.game_log(c) for c in (0, 4, 5)] == [["move of 0"], ["move of 4"], []]
     # The channel's game is deleted behind the bot's back (not through the store): a new
