@@ -173,9 +173,10 @@ def _read_frames_lightly() -> None:
     """Let the gateway read a frame of an event the bot leaves unparsed (the echo of every
     table edit) no further than its head: the event's name and sequence. discord.py decodes
     every frame's JSON before it looks up the event's parser; for an edit's echo, a whole
-    message with its embed and buttons, that was a sixth of a click's CPU (docs/
-    performance.md). Every other frame, and every frame of a client without the guards of
-    `skip_unread_events`, goes through discord.py's own `received_message`. Done once."""
+    message with its embed and buttons, that is some 2% of a click's CPU (docs/
+    performance.md, "Per click"). Every other frame, and every frame of a client without the
+    guards of `skip_unread_events`, goes through discord.py's own `received_message`. Done
+    once."""
     socket = internals.WebSocket
     received = socket.received_message
     if getattr(received, "reads", None) is not None:
