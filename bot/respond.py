@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot import callback_http
 from bot import discord_internals as internals
 from bot.components import TableItem, action_rows, view_of
+
+if TYPE_CHECKING:
+    from discord.types.message import AllowedMentions as MentionsPayload
 
 log = logging.getLogger(__name__)
 
@@ -183,8 +186,7 @@ def answer_payload(
     `items`, key for key what discord.py's `interaction_message_response_params` builds for
     `send_message` from the same message, `allowed_mentions` and the client's (`previous`)."""
     data = update_payload(content, embed, items, None)["data"]
-    mentions = allowed_mentions if previous is None else previous.merge(allowed_mentions)
-    data["allowed_mentions"] = mentions.to_dict()
+    data["allowed_mentions"] = _merged_mentions(allowed_mentions, previous)
     return data
 
 
@@ -203,9 +205,17 @@ def follow_up_payload(
         payload["content"] = str(content)
     payload["components"] = action_rows(items)
     payload["tts"] = False
-    mentions = allowed_mentions if previous is None else previous.merge(allowed_mentions)
-    payload["allowed_mentions"] = mentions.to_dict()
+    payload["allowed_mentions"] = _merged_mentions(allowed_mentions, previous)
     return payload
+
+
+def _merged_mentions(
+    allowed_mentions: discord.AllowedMentions, previous: discord.AllowedMentions | None
+) -> MentionsPayload:
+    """A message's allowed mentions over the client's (`previous`), as discord.py merges
+    them for a first answer and for a follow-up alike."""
+    mentions = allowed_mentions if previous is None else previous.merge(allowed_mentions)
+    return mentions.to_dict()
 
 
 def _callback_parts() -> bool:
